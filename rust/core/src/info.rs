@@ -1,0 +1,106 @@
+//! A summary of a level: what `llamawad info` prints.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use crate::container::{Convention, Tag};
+use crate::level::{ChunkBody, Level};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChunkInfo {
+    pub tag: Tag,
+    /// Payload size in bytes as written.
+    pub size: usize,
+    /// `typed` when the project models the chunk, `verbatim` when it keeps it as bytes.
+    pub kept_as: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Info {
+    pub file_size: usize,
+    pub convention: Convention,
+    pub chunks: Vec<ChunkInfo>,
+    pub wfpc: u32,
+    pub name: Option<String>,
+    pub models: usize,
+    pub model_faces: usize,
+    pub model_vertices: usize,
+    pub collision_polygons: usize,
+    pub tiles: usize,
+    /// Faces drawn over all tiles (each tile draws its model's faces).
+    pub tile_faces: usize,
+    pub grid: [u32; 2],
+    pub palettes: usize,
+    pub pages: usize,
+    pub texture_entries: usize,
+    pub object_models: usize,
+    pub animation_sets: usize,
+    pub lights: Option<usize>,
+    pub strats: usize,
+    /// Strat instances per type name; `?` for strats whose type name was not found.
+    pub strat_types: BTreeMap<String, usize>,
+    pub tile_swaps: usize,
+    pub warnings: Vec<String>,
+}
+
+impl Info {
+    pub fn of(level: &Level, file_size: usize) -> Info {
+        let trak = level.trak();
+        let map = level.map();
+        let text = level.text();
+        let stpc = level.stpc();
+        let models = trak.map_or(&[][..], |t| &t.models[..]);
+        let mut strat_types = BTreeMap::new();
+        if let Some(map) = map {
+            for s in &map.strats {
+                let name = stpc
+                    .and_then(|st| st.strat_name(s.code_offset))
+                    .unwrap_or_else(|| "?".to_string());
+                *strat_types.entry(name).or_insert(0) += 1;
+            }
+        }
+        // Sizes of the payloads as the writer produces them: for an unedited level, the sizes in
+        // the file.
+        let payloads = level.payloads().unwrap_or_default();
+        let chunks = level
+            .chunks
+            .iter()
+            .zip(payloads.iter().map(Vec::len).chain(std::iter::repeat(0)))
+            .map(|(c, size)| ChunkInfo {
+                tag: c.tag,
+                size,
+                kept_as: if matches!(c.body, ChunkBody::Raw(_)) { "verbatim" } else { "typed" },
+            })
+            .collect();
+        Info {
+            file_size,
+            convention: level.convention,
+            chunks,
+            wfpc: level.wfpc(),
+            name: level.name().map(|n| n.text()),
+            models: models.len(),
+            model_faces: models.iter().map(|m| m.faces.len()).sum(),
+            model_vertices: models.iter().map(|m| m.vertices.len()).sum(),
+            collision_polygons: models.iter().map(|m| m.collision_count()).sum(),
+            tiles: map.map_or(0, |m| m.tiles.len()),
+            tile_faces: map.map_or(0, |m| {
+                m.tiles
+                    .iter()
+                    .filter_map(|t| models.get(t.model_index as usize))
+                    .map(|m| m.faces.len())
+                    .sum()
+            }),
+            grid: map.map_or([0, 0], |m| [m.width, m.height]),
+            palettes: text.map_or(0, |t| t.palettes.len()),
+            pages: text.map_or(0, |t| t.pages.len()),
+            texture_entries: text.map_or(0, |t| t.entries.len()),
+            object_models: stpc.map_or(0, |s| s.models.len()),
+            animation_sets: stpc.map_or(0, |s| s.animations.len()),
+            lights: level.lights().map(|l| l.lights.len()),
+            strats: map.map_or(0, |m| m.strats.len()),
+            strat_types,
+            tile_swaps: map.map_or(0, |m| m.tiles.iter().filter(|t| t.swap.is_some()).count()),
+            warnings: level.warnings.clone(),
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Reads and writes the level WADs of *Ein Königreich für ein Lama* (The Emperor's New Groove, PC).
+//!
+//! Layers: [`container`] splits a file into chunks; [`raw`] holds the fixed-size on-disk records
+//! (binrw); [`level`] is the level model built from them, with one parser and one writer per
+//! chunk; [`info`] summarises a level; [`generate`] makes synthetic levels to the specification.
+
+pub mod container;
+pub mod error;
+pub mod generate;
+pub mod info;
+pub mod level;
+pub mod raw;
+mod reader;
+
+pub use error::{BuildError, ParseError, WadError};
+pub use level::Level;
+
+/// Reads a level WAD from disk.
+pub fn read_level(path: &std::path::Path) -> Result<Level, WadError> {
+    let bytes = std::fs::read(path).map_err(|source| WadError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    Ok(Level::parse(&bytes)?)
+}
+
+/// Writes bytes next to `path` and renames them into place, so that a failed write never leaves a
+/// half-written file.
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), WadError> {
+    let io = |source| WadError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}

@@ -1,0 +1,310 @@
+//! The fixed-size on-disk records of a level, exactly as the notes describe them.
+//!
+//! Each struct here is one record: its fields in file order, every byte accounted for (fields the
+//! notes call "always 0" or "unknown" are kept under a name, never dropped). The level model in
+//! [`crate::level`] is built from these in one place and never reads bytes itself.
+
+use binrw::binrw;
+use serde::Serialize;
+
+use crate::reader::Record;
+
+macro_rules! record_size {
+    ($($t:ty = $n:expr),* $(,)?) => {
+        $(impl Record for $t { const SIZE: usize = $n; })*
+        #[cfg(test)]
+        mod sizes {
+            use super::*;
+            #[test]
+            fn record_sizes_match_the_notes() {
+                $({
+                    let mut out = std::io::Cursor::new(Vec::new());
+                    binrw::BinWrite::write_le(&<$t>::default(), &mut out).unwrap();
+                    assert_eq!(out.into_inner().len(), $n, stringify!($t));
+                })*
+            }
+        }
+    };
+}
+
+record_size! {
+    ModelHeader = 0x84,
+    StpcModelExtra = 8,
+    Vertex = 24,
+    Face = 28,
+    CollisionPolygon = 32,
+    TextureEntry = 8,
+    TileFloat = 24,
+    TileFixed = 24,
+    TileSwap = 20,
+    ZoneRecord = 90,
+    Waypoint = 34,
+    StratRecord = 58,
+    Region = 8,
+    AnimationHeader = 32,
+}
+
+/// TRAK/STPC model header (0x84 bytes; STPC adds [`StpcModelExtra`]).
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ModelHeader {
+    pub centre: [f32; 3],
+    /// Order (−x−y+z)(+x−y+z)(−x+y+z)(+x+y+z)(−x−y−z)(+x−y−z)(−x+y−z)(+x+y−z).
+    pub box_corners: [[f32; 3]; 8],
+    pub vertex_count: u16,
+    pub face_count: u16,
+    /// Pointer slots, 0 in the files; set by the engine on load.
+    pub vertex_pointer: u32,
+    pub face_pointer: u32,
+    pub collision_counts: [u16; 3],
+    pub reserved: u16,
+    pub collision_pointer: u32,
+}
+
+/// The 8 bytes an STPC model header has after the TRAK fields.
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StpcModelExtra {
+    /// nVerts for rigid models, 0 for skinned ones.
+    pub rigid_vertex_count: u16,
+    pub bone_count: u16,
+    pub bone_pointer: u32,
+}
+
+/// Render vertex in export space (24 bytes).
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Vertex {
+    pub position: [f32; 3],
+    /// Smoothed normal; lighting comes from the MAP vertex colours.
+    pub normal: [f32; 3],
+}
+
+/// Render triangle (28 bytes).
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Face {
+    pub flags: u16,
+    pub corners: [u16; 3],
+    /// Index into the TEXT texture table.
+    pub texture: u16,
+    pub reserved: u16,
+    /// normalize((v1−v0)×(v2−v0)) and d = n·v0, used for backface culling.
+    pub plane: [f32; 4],
+}
+
+/// One plane of a collision polygon: normal ×127, d in 20.12 fixed point (see FORMAT-DECISIONS §3).
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct CollisionPlane {
+    pub normal: [i8; 3],
+    pub pad: u8,
+    pub d: i16,
+}
+
+/// Collision polygon in game space relative to its tile (32 bytes).
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct CollisionPolygon {
+    /// Bit 0: quad (4 edge planes), otherwise a triangle.
+    pub kind: u8,
+    pub material: u8,
+    /// Plane 0 is the surface, 1..4 the edges with normals pointing inwards.
+    pub planes: [CollisionPlane; 5],
+}
+
+/// TEXT texture table entry: a rectangle on a page, or a flat colour when flags bit 0 is set.
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct TextureEntry {
+    pub flags: u16,
+    pub page: i8,
+    pub page2: i8,
+    pub u0: u8,
+    pub u1: u8,
+    pub v0: u8,
+    pub v1: u8,
+}
+
+/// MAP block 2: a tile in export-space floats.
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TileFloat {
+    pub position: [f32; 3],
+    /// Rotation about y, 4096 = 360°.
+    pub rotation: u32,
+    pub model: u32,
+    /// Non-zero for tiles with a swap model (doors, bridges).
+    pub swap_flag: u32,
+}
+
+/// MAP block 8: the same tile in 20.12 fixed point, game space (z negated).
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TileFixed {
+    pub rotation: [i32; 3],
+    pub position: [i32; 3],
+}
+
+/// MAP block 10 entry (WFPC & 0x10000).
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct TileSwap {
+    pub cell_x: u32,
+    pub y: u32,
+    pub cell_z: u32,
+    pub model_a: u32,
+    pub model_b: u32,
+}
+
+/// MAP block 4: camera/fog/music area, 90 bytes (fields after the first six: confidence medium).
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct ZoneRecord {
+    pub cell: [u32; 3],
+    pub position: [i32; 3],
+    pub unknown_18: u32,
+    pub rotation: u32,
+    /// Bit 8: start zone.
+    pub flags: u32,
+    pub unknown_24: u32,
+    /// Offset into STPC, 0 for none.
+    pub stpc_offset: u32,
+    pub unknown_2c: [u32; 3],
+    pub unknown_38: u16,
+    pub fog: [u32; 2],
+    pub unknown_42: [u32; 2],
+    pub colours: [u32; 2],
+    pub unknown_52: [u16; 2],
+    pub music: u32,
+}
+
+/// MAP block 5: path node, 34 bytes.
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Waypoint {
+    /// Non-zero: the next entry belongs to the same chain.
+    pub next: u32,
+    pub unknown_04: u32,
+    pub rotation: [u16; 3],
+    pub position: [i32; 3],
+    pub unknown_1a: [u32; 2],
+}
+
+/// MAP block 6 entry: visibility mask and value of one region (zone).
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Region {
+    pub mask: u32,
+    pub value: i32,
+}
+
+/// MAP block 12 entry: one placed strat (object instance), 58 bytes.
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct StratRecord {
+    pub rotation: [u16; 3],
+    /// 20.12 fixed point, game space.
+    pub position: [i32; 3],
+    /// Offset of the strat's code from the start of the STPC payload: the strat's type.
+    pub code_offset: u32,
+    pub parameter_count: u32,
+    /// Index into the parameter pool, −1 when there are none.
+    pub parameter_index: i32,
+    pub variable_count: u32,
+    pub slot_count: u32,
+    pub type_flags: u32,
+    pub extra_memory: u32,
+    /// Index into the waypoints, −1 for none.
+    pub waypoint: i32,
+    pub reserved_32: u32,
+    /// Bit 1: not created at level start.
+    pub flags: u16,
+    pub reserved_38: u16,
+}
+
+/// STPC animation set header, 32 bytes.
+#[binrw]
+#[brw(little)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct AnimationHeader {
+    /// nA: followed by nA × 4 bytes.
+    pub table_count: u32,
+    pub unknown_04: u32,
+    pub frame_count: u32,
+    /// 0: a frame table of frame_count × 8 bytes follows.
+    pub frame_table: u32,
+    /// Compressed vertex deltas: frame 0 has delta_count × 8 bytes, the others delta_count × 2
+    /// (padded to 4).
+    pub delta_count: u32,
+    pub unknown_14: u32,
+    /// Each frame has bone_count 4×4 matrices (64 bytes).
+    pub bone_count: u32,
+    pub unknown_1c: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::{Reader, Writer};
+
+    #[test]
+    fn face_reads_and_writes_back() {
+        let bytes: Vec<u8> = [
+            &0x0808u16.to_le_bytes()[..],
+            &[1, 0, 2, 0, 3, 0],
+            &7u16.to_le_bytes(),
+            &[0, 0],
+            &0f32.to_le_bytes(),
+            &1f32.to_le_bytes(),
+            &0f32.to_le_bytes(),
+            &0.25f32.to_le_bytes(),
+        ]
+        .concat();
+        let face: Face = Reader::new(&bytes, 0, "TRAK").record("face").unwrap();
+        assert_eq!(
+            face,
+            Face {
+                flags: 0x0808,
+                corners: [1, 2, 3],
+                texture: 7,
+                reserved: 0,
+                plane: [0.0, 1.0, 0.0, 0.25],
+            }
+        );
+        let mut w = Writer::default();
+        w.record(&face);
+        assert_eq!(w.bytes, bytes);
+    }
+
+    #[test]
+    fn collision_polygon_reads_and_writes_back() {
+        let mut bytes = vec![1u8, 0x1e];
+        for k in 0..5i8 {
+            bytes.extend_from_slice(&[k as u8, (-k) as u8, 127, 0]);
+            bytes.extend_from_slice(&(-1000i16 * k as i16).to_le_bytes());
+        }
+        let poly: CollisionPolygon = Reader::new(&bytes, 0, "TRAK").record("collision").unwrap();
+        assert_eq!(poly.kind, 1);
+        assert_eq!(poly.material, 30);
+        assert_eq!(poly.planes[2].normal, [2, -2, 127]);
+        assert_eq!(poly.planes[4].d, -4000);
+        let mut w = Writer::default();
+        w.record(&poly);
+        assert_eq!(w.bytes, bytes);
+    }
+}
