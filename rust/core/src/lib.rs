@@ -2,11 +2,13 @@
 //!
 //! Layers: [`container`] splits a file into chunks; [`raw`] holds the fixed-size on-disk records
 //! (binrw); [`level`] is the level model built from them, with one parser and one writer per
-//! chunk; [`info`] summarises a level; [`generate`] makes synthetic levels to the specification.
+//! chunk; [`geometry`] recomputes what the game derives from vertices; [`info`] summarises a
+//! level; [`generate`] makes synthetic levels to the specification.
 
 pub mod container;
 pub mod error;
 pub mod generate;
+pub mod geometry;
 pub mod info;
 pub mod level;
 pub mod raw;
