@@ -1,0 +1,116 @@
+//! `llamawad-bench`: times the core operations on the generated full-size level (seed 1).
+//!
+//! Each step runs a number of times; the median is the figure to compare between commits, the
+//! minimum shows the noise floor. New steps are one `time_median` call each.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use llamawad::generate::{self, Size};
+use llamawad::Level;
+use serde::Serialize;
+
+#[derive(Parser)]
+#[command(
+    name = "llamawad-bench",
+    version,
+    about = "Times parsing and writing of the generated full-size level (seed 1)"
+)]
+struct Args {
+    /// Runs per timed step.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+    /// Print the results as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Timing {
+    step: &'static str,
+    runs: u32,
+    median_ms: f64,
+    min_ms: f64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    seed: u64,
+    size: String,
+    file_size: usize,
+    steps: Vec<Timing>,
+}
+
+/// Runs `f` `runs` times and returns the median and the minimum wall-clock time. The result of
+/// `f` goes through `black_box` so that the work cannot be optimised away.
+fn time_median<T>(step: &'static str, runs: u32, mut f: impl FnMut() -> T) -> Timing {
+    let mut ms: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    let mid = ms.len() / 2;
+    let median_ms = if ms.len() % 2 == 1 {
+        ms[mid]
+    } else {
+        (ms[mid - 1] + ms[mid]) / 2.0
+    };
+    Timing {
+        step,
+        runs,
+        median_ms,
+        min_ms: ms[0],
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let (seed, size) = (1, Size::Full);
+    let bytes = match generate::generate(seed, size).to_bytes() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: the generated level cannot be written: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let level = match Level::parse(&bytes) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: the generated level does not parse: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let steps = vec![
+        time_median("parse", args.runs, || Level::parse(black_box(&bytes))),
+        time_median("to_bytes", args.runs, || black_box(&level).to_bytes()),
+    ];
+    let report = Report {
+        seed,
+        size: size.to_string(),
+        file_size: bytes.len(),
+        steps,
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("the report is plain data")
+        );
+    } else {
+        println!(
+            "level: generated, seed {seed}, size {size}, {} bytes",
+            report.file_size
+        );
+        for t in &report.steps {
+            println!(
+                "{:<10} median {:>9.3} ms   min {:>9.3} ms   ({} runs)",
+                t.step, t.median_ms, t.min_ms, t.runs
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,201 @@
+//! `llamawad`: inspect, round-trip and generate level WADs from the command line.
+//!
+//! A thin layer over the `llamawad` crate: it parses arguments, reads and writes files and
+//! formats results. Every failure is reported as `error: <message>` with exit code 1 (clap uses 2
+//! for usage errors); a round trip that changes the bytes exits with 3.
+
+mod text;
+
+use std::error::Error;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Parser, Subcommand};
+use llamawad::generate::{self, Size};
+use llamawad::info::Info;
+use llamawad::{Level, WadError};
+
+type Result<T> = std::result::Result<T, Box<dyn Error>>;
+
+/// Exit code of `roundtrip` when the written bytes differ from the input.
+const EXIT_DIFFERS: u8 = 3;
+
+#[derive(Parser)]
+#[command(
+    name = "llamawad",
+    version,
+    about = "Reads, checks and writes level WADs of Ein Königreich für ein Lama \
+             (The Emperor's New Groove, PC)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Summarise a level (text, or JSON with --json)
+    ///
+    /// Prints the chunks and their sizes, the detected container convention, the WFPC flags, the
+    /// level name, counts of models, tiles, faces (of the models and drawn over the tiles),
+    /// collision polygons, pages, texture entries, object models, strats by type name, and the
+    /// reader's warnings.
+    Info {
+        /// The level WAD to read.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
+        /// Print the summary as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Parse a level, write it back and compare the bytes
+    ///
+    /// Says whether OUT is byte-identical to IN; exits 0 when it is, 3 when the bytes differ.
+    /// OUT must not be the same file as IN: the input WAD is never overwritten.
+    Roundtrip {
+        /// The level WAD to read.
+        #[arg(value_name = "IN")]
+        input: PathBuf,
+        /// Where to write the result (replaced atomically).
+        #[arg(value_name = "OUT")]
+        output: PathBuf,
+    },
+    /// Write a synthetic level
+    ///
+    /// The level is the same for the same seed and size on every machine.
+    Generate {
+        /// Seed of the generator.
+        #[arg(long)]
+        seed: u64,
+        /// How big a level to make.
+        #[arg(long, value_parser = size_parser())]
+        size: Size,
+        /// Where to write the level (replaced atomically).
+        #[arg(value_name = "OUT")]
+        output: PathBuf,
+    },
+}
+
+fn size_parser() -> impl TypedValueParser<Value = Size> {
+    PossibleValuesParser::new(Size::ALL.map(|s| PossibleValue::new(s.to_string()))).map(|s| {
+        s.parse()
+            .expect("the possible values are the names of Size::ALL")
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut out = io::stdout().lock();
+    match run(cli.command, &mut out) {
+        Ok(code) => code,
+        // The reader of our output went away (`llamawad info x.wad | head`): not a failure.
+        Err(e)
+            if e.downcast_ref::<io::Error>()
+                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
+    match command {
+        Command::Info { level, json } => info(&level, json, out),
+        Command::Roundtrip { input, output } => roundtrip(&input, &output, out),
+        Command::Generate { seed, size, output } => {
+            let bytes = generate::generate(seed, size)
+                .to_bytes()
+                .map_err(WadError::from)?;
+            llamawad::write_atomically(&output, &bytes)?;
+            writeln!(
+                out,
+                "wrote {} ({} bytes, seed {seed}, size {size})",
+                output.display(),
+                bytes.len()
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn info(path: &Path, json: bool, out: &mut impl Write) -> Result<ExitCode> {
+    let bytes = read_bytes(path)?;
+    let info = Info::of(&parse(path, &bytes)?, bytes.len());
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &info)?;
+        writeln!(out)?;
+    } else {
+        text::write_info(out, &path.display().to_string(), &info)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn roundtrip(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCode> {
+    if same_file(input, output) {
+        return Err(format!(
+            "{} is the input file; roundtrip never overwrites its input, give another OUT",
+            output.display()
+        )
+        .into());
+    }
+    let original = read_bytes(input)?;
+    let written = parse(input, &original)?
+        .to_bytes()
+        .map_err(WadError::from)?;
+    llamawad::write_atomically(output, &written)?;
+    let (from, to) = (input.display(), output.display());
+    match first_difference(&original, &written) {
+        None => {
+            writeln!(
+                out,
+                "{from} -> {to}: byte-identical ({} bytes)",
+                written.len()
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(at) => {
+            writeln!(
+                out,
+                "{from} -> {to}: DIFFERS from the input ({} bytes in, {} bytes out, first difference at byte {at:#x})",
+                original.len(),
+                written.len()
+            )?;
+            Ok(ExitCode::from(EXIT_DIFFERS))
+        }
+    }
+}
+
+/// Whether two paths name the same existing file. Canonical paths see through `.`/`..` and
+/// symlinks; a path that does not exist yet cannot be the input.
+fn same_file(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    match a.iter().zip(b).position(|(x, y)| x != y) {
+        Some(i) => Some(i),
+        None if a.len() != b.len() => Some(a.len().min(b.len())),
+        None => None,
+    }
+}
+
+/// Reads a whole file; the error names the file, as `llamawad::read_level`'s does. (The commands
+/// need the bytes themselves, for the file size and the comparison, so they cannot use
+/// `read_level`.)
+fn read_bytes(path: &Path) -> std::result::Result<Vec<u8>, WadError> {
+    std::fs::read(path).map_err(|source| WadError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Parses a level; the error is prefixed with the file name, which the parser does not know.
+fn parse(path: &Path, bytes: &[u8]) -> Result<Level> {
+    Level::parse(bytes).map_err(|e| format!("{}: {e}", path.display()).into())
+}

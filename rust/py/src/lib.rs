@@ -1,0 +1,103 @@
+//! Python bindings of `llamawad`, imported as `llamawad._native` and re-exported by the
+//! `llamawad` package.
+//!
+//! A thin layer: each function converts its arguments, runs the core with the GIL released (so
+//! Blender's UI and other Python threads keep running), and turns every error of the WAD layer
+//! into the one exception `llamawad.WadError`, whose message is the Rust error's message.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use llamawad::generate::Size;
+use llamawad::info::Info;
+use llamawad::{Level, WadError as CoreError};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+pyo3::create_exception!(
+    llamawad,
+    WadError,
+    PyValueError,
+    "A level WAD could not be read or written. The message says where (chunk and byte offset) \
+     and why."
+);
+
+fn wad_error(e: impl Into<CoreError>) -> PyErr {
+    WadError::new_err(e.into().to_string())
+}
+
+/// The summary of a level as JSON text, so that Python gets plain dicts and lists.
+fn info_json(level: &Level, file_size: usize) -> String {
+    serde_json::to_string(&Info::of(level, file_size))
+        .expect("Info is plain data with string keys, which JSON can always hold")
+}
+
+/// Turns JSON text into Python objects with the standard library's parser: no second
+/// serialisation path to keep in step with `Info`.
+fn json_to_python<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (json,))
+}
+
+#[pymodule]
+mod _native {
+    use super::*;
+
+    #[pymodule_export]
+    use super::WadError;
+
+    /// parse_info(data: bytes) -> dict
+    ///
+    /// Parses a level WAD and returns its summary (what `llamawad info --json` prints).
+    /// Raises WadError if the bytes are not a level this project can read.
+    #[pyfunction]
+    fn parse_info<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyAny>> {
+        let json = py
+            .detach(|| Level::parse(&data).map(|level| info_json(&level, data.len())))
+            .map_err(wad_error)?;
+        json_to_python(py, &json)
+    }
+
+    /// info_file(path: str | os.PathLike) -> dict
+    ///
+    /// Reads a level WAD from disk and returns its summary, like parse_info.
+    #[pyfunction]
+    fn info_file(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>> {
+        let json = py
+            .detach(|| {
+                let data = std::fs::read(&path).map_err(|source| CoreError::Io {
+                    path: path.display().to_string(),
+                    source,
+                })?;
+                let level = Level::parse(&data)?;
+                Ok::<_, CoreError>(info_json(&level, data.len()))
+            })
+            .map_err(wad_error)?;
+        json_to_python(py, &json)
+    }
+
+    /// roundtrip(data: bytes) -> bytes
+    ///
+    /// Parses a level WAD and writes it back. For every file that parses, the result is
+    /// byte-identical to the input.
+    #[pyfunction]
+    fn roundtrip<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py
+            .detach(|| Ok::<_, CoreError>(Level::parse(&data)?.to_bytes()?))
+            .map_err(wad_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// generate(seed: int, size: str) -> bytes
+    ///
+    /// A synthetic level WAD, the same for the same seed on every machine. size is "tiny",
+    /// "small" or "full"; any other size raises ValueError.
+    #[pyfunction]
+    fn generate<'py>(py: Python<'py>, seed: u64, size: &str) -> PyResult<Bound<'py, PyBytes>> {
+        let size: Size = size.parse().map_err(PyValueError::new_err)?;
+        let bytes = py
+            .detach(|| llamawad::generate::generate(seed, size).to_bytes())
+            .map_err(wad_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+}
