@@ -43,7 +43,7 @@ struct Report {
     steps: Vec<Timing>,
 }
 
-/// Runs `f` `runs` times and returns the median and the minimum wall-clock time. The result of
+/// Runs `f` `runs` times and returns the median and the minimum wall-clock time of `step`. The result of
 /// `f` goes through `black_box` so that the work cannot be optimised away.
 fn time_median<T>(step: &'static str, runs: u32, mut f: impl FnMut() -> T) -> Timing {
     let mut ms: Vec<f64> = (0..runs)
@@ -113,4 +113,26 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_median_runs_the_step_the_given_number_of_times() {
+        for runs in [1, 2, 5] {
+            let mut calls = 0;
+            let t = time_median("step", runs, || calls += 1);
+            assert_eq!(calls, runs);
+            assert_eq!(t.runs, runs);
+            assert!(0.0 <= t.min_ms && t.min_ms <= t.median_ms);
+        }
+    }
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        Args::command().debug_assert();
+    }
 }

@@ -199,3 +199,36 @@ fn read_bytes(path: &Path) -> std::result::Result<Vec<u8>, WadError> {
 fn parse(path: &Path, bytes: &[u8]) -> Result<Level> {
     Level::parse(bytes).map_err(|e| format!("{}: {e}", path.display()).into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_difference_finds_changed_and_missing_bytes() {
+        assert_eq!(first_difference(b"abc", b"abc"), None);
+        assert_eq!(first_difference(b"abc", b"abd"), Some(2));
+        assert_eq!(first_difference(b"abc", b"ab"), Some(2));
+        assert_eq!(first_difference(b"ab", b"abc"), Some(2));
+        assert_eq!(first_difference(b"", b""), None);
+    }
+
+    #[test]
+    fn same_file_sees_through_spellings_but_not_missing_files() {
+        let dir = std::env::temp_dir().join(format!("llamawad-cli-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a.wad");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(same_file(&file, &dir.join(".").join("a.wad")));
+        assert!(!same_file(&file, &dir.join("b.wad")));
+        std::fs::write(dir.join("b.wad"), b"x").unwrap();
+        assert!(!same_file(&file, &dir.join("b.wad")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}
