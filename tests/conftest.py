@@ -1,0 +1,53 @@
+"""Fixtures for every test under tests/.
+
+Nothing here skips a test: a test that cannot run fails or errors with the reason.
+"""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def run_cli():
+    """Runs scripts/llamawad with the given arguments; returns the CompletedProcess."""
+
+    def run(*args, cwd=None) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [REPO / "scripts" / "llamawad", *map(str, args)],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=600,
+        )
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def tiny_wad() -> bytes:
+    """A generated tiny level (seed 1)."""
+    import llamawad
+
+    try:
+        return llamawad.generate(1, "tiny")
+    # A Rust panic arrives as pyo3's PanicException, which derives from BaseException.
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # noqa: BLE001
+        failure = f"{type(e).__name__}: {e}"
+    # Outside the except block, so that the report is this one line rather than a chained trace.
+    pytest.fail(
+        f"llamawad.generate(1, 'tiny') failed: {failure}. "
+        "Tests marked 'generator' need the generator in rust/core/src/generate.rs.",
+        pytrace=False,
+    )

@@ -1,0 +1,228 @@
+"""The Python bindings (the installed llamawad wheel) and the command-line tool.
+
+Tests that need a real level use the generator (marked `generator`); the error paths use small
+WADs built here by hand, so they run whatever the generator does.
+"""
+
+import json
+import struct
+
+import llamawad
+import pytest
+
+# --- WAD bytes by hand, in the convention the project writes for new levels: `u32 total` (the
+# file size), then chunks `{tag reversed, u32 payload size, payload}` with no padding.
+
+
+def make_wad(chunks: list[tuple[bytes, bytes]]) -> bytes:
+    body = b"".join(tag[::-1] + struct.pack("<I", len(payload)) + payload for tag, payload in chunks)
+    return struct.pack("<I", 4 + len(body)) + body
+
+
+def split_wad(data: bytes) -> list[tuple[bytes, bytes]]:
+    """The inverse of make_wad, for files in that convention (generated levels are)."""
+    chunks, pos = [], 4
+    while pos < len(data):
+        tag, size = data[pos : pos + 4][::-1], struct.unpack_from("<I", data, pos + 4)[0]
+        chunks.append((tag, data[pos + 8 : pos + 8 + size]))
+        pos += 8 + size
+    assert make_wad(chunks) == data, "not in the default convention"
+    return chunks
+
+
+def shorten_chunk(data: bytes, tag: bytes, keep: int) -> bytes:
+    """The level with one chunk's payload cut to `keep` bytes and the sizes updated to match: the
+    container is sound, the chunk itself is truncated."""
+    return make_wad([(t, p[:keep] if t == tag else p) for t, p in split_wad(data)])
+
+
+WFPC_FLAGS = 0x1F
+MINIMAL = make_wad([(b"WFPC", struct.pack("<I", WFPC_FLAGS))])
+
+
+def expect_wad_error(data: bytes) -> str:
+    with pytest.raises(llamawad.WadError) as caught:
+        llamawad.parse_info(data)
+    # Exactly the one exception class, not some other ValueError.
+    assert type(caught.value) is llamawad.WadError
+    return str(caught.value)
+
+
+# --- Bindings, hand-built bytes
+
+
+def test_wad_error_is_a_value_error():
+    assert issubclass(llamawad.WadError, ValueError)
+    assert llamawad.WadError.__module__ == "llamawad"
+
+
+def test_minimal_wad_roundtrips_identically():
+    assert llamawad.roundtrip(MINIMAL) == MINIMAL
+    assert llamawad.roundtrip(bytearray(MINIMAL)) == MINIMAL
+
+
+def test_parse_info_of_minimal_wad():
+    info = llamawad.parse_info(MINIMAL)
+    assert info["file_size"] == len(MINIMAL)
+    assert info["wfpc"] == WFPC_FLAGS
+    assert info["chunks"] == [{"tag": "WFPC", "size": 4, "kept_as": "typed"}]
+    assert info["tiles"] == 0 and info["strat_types"] == {}
+
+
+def test_info_file_reads_a_path(tmp_path):
+    path = tmp_path / "minimal.wad"
+    path.write_bytes(MINIMAL)
+    assert llamawad.info_file(path) == llamawad.parse_info(MINIMAL)
+    assert llamawad.info_file(str(path)) == llamawad.parse_info(MINIMAL)
+
+
+def test_truncated_chunk_names_chunk_and_offset():
+    message = expect_wad_error(shorten_chunk(MINIMAL, b"WFPC", 2))
+    # The WFPC payload starts after the length field and the chunk header: byte 12.
+    assert "WFPC chunk, byte 0xc" in message, message
+
+
+def test_truncated_file_says_so():
+    message = expect_wad_error(MINIMAL[:-1])
+    assert "truncated" in message, message
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\x01", b"hello, this is not a WAD", bytes(range(256)) * 4],
+    ids=["empty", "one byte", "text", "noise"],
+)
+def test_non_wad_raises_wad_error(data):
+    assert expect_wad_error(data)
+    with pytest.raises(llamawad.WadError):
+        llamawad.roundtrip(data)
+
+
+def test_missing_file_raises_wad_error_naming_it(tmp_path):
+    with pytest.raises(llamawad.WadError, match="absent.wad"):
+        llamawad.info_file(tmp_path / "absent.wad")
+
+
+def test_unknown_size_is_a_plain_value_error():
+    with pytest.raises(ValueError, match="tiny, small or full") as caught:
+        llamawad.generate(1, "huge")
+    assert not isinstance(caught.value, llamawad.WadError)
+
+
+# --- Command-line tool, hand-built bytes
+
+
+@pytest.fixture
+def minimal_file(tmp_path):
+    path = tmp_path / "in.wad"
+    path.write_bytes(MINIMAL)
+    return path
+
+
+def test_cli_info_json_is_the_info(run_cli, minimal_file):
+    done = run_cli("info", "--json", minimal_file)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == llamawad.parse_info(MINIMAL)
+
+
+def test_cli_info_text(run_cli, minimal_file):
+    done = run_cli("info", minimal_file)
+    assert done.returncode == 0, done.stderr
+    assert "WFPC flags  0x0000001f" in done.stdout
+    assert "warnings (0)" in done.stdout
+
+
+def test_cli_roundtrip_writes_identical_bytes(run_cli, minimal_file, tmp_path):
+    out = tmp_path / "out.wad"
+    done = run_cli("roundtrip", minimal_file, out)
+    assert done.returncode == 0, done.stderr
+    assert "byte-identical" in done.stdout
+    assert out.read_bytes() == MINIMAL
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotted", "relative", "symlink"])
+def test_cli_roundtrip_refuses_to_overwrite_its_input(run_cli, minimal_file, tmp_path, spelling):
+    out = {
+        "same": minimal_file,
+        "dotted": tmp_path / "." / "in.wad",
+        "relative": "in.wad",
+        "symlink": tmp_path / "link.wad",
+    }[spelling]
+    if spelling == "symlink":
+        out.symlink_to(minimal_file)
+    before = minimal_file.stat()
+    done = run_cli("roundtrip", minimal_file, out, cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: ") and "input" in done.stderr, done.stderr
+    assert minimal_file.read_bytes() == MINIMAL
+    assert minimal_file.stat().st_mtime_ns == before.st_mtime_ns
+
+
+@pytest.mark.parametrize("data", [b"not a wad at all", b""], ids=["text", "empty"])
+def test_cli_reports_bad_input_without_panicking(run_cli, tmp_path, data):
+    path = tmp_path / "bad.wad"
+    path.write_bytes(data)
+    for args in (["info", path], ["info", "--json", path], ["roundtrip", path, tmp_path / "out.wad"]):
+        done = run_cli(*args)
+        assert done.returncode == 1, (args, done.stderr)
+        assert done.stderr.startswith(f"error: {path}: the file is not a level WAD"), done.stderr
+        assert "panicked" not in done.stderr
+    assert not (tmp_path / "out.wad").exists()
+
+
+def test_cli_missing_file(run_cli, tmp_path):
+    done = run_cli("info", tmp_path / "absent.wad")
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: ") and "absent.wad" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["info"],
+        ["roundtrip", "a.wad"],
+        ["generate", "--seed", "1", "--size", "huge", "x.wad"],
+        ["frobnicate"],
+    ],
+)
+def test_cli_usage_errors_exit_2(run_cli, args):
+    assert run_cli(*args).returncode == 2
+
+
+# --- Generated levels
+
+
+@pytest.mark.generator
+class TestGenerated:
+    def test_generation_is_deterministic(self, tiny_wad):
+        assert llamawad.generate(1, "tiny") == tiny_wad
+
+    def test_roundtrip_is_identical(self, tiny_wad):
+        assert llamawad.roundtrip(tiny_wad) == tiny_wad
+
+    def test_info(self, tiny_wad):
+        info = llamawad.parse_info(tiny_wad)
+        assert info["file_size"] == len(tiny_wad)
+        assert info["tiles"] > 0
+        assert info["strat_types"].get("Llama") == 1, info["strat_types"]
+
+    def test_truncated_trak_names_chunk_and_offset(self, tiny_wad):
+        trak = dict(split_wad(tiny_wad))[b"TRAK"]
+        message = expect_wad_error(shorten_chunk(tiny_wad, b"TRAK", len(trak) // 2))
+        assert "TRAK chunk, byte 0x" in message, message
+
+    def test_cli_generate_info_roundtrip(self, run_cli, tiny_wad, tmp_path):
+        wad, out = tmp_path / "tiny.wad", tmp_path / "out.wad"
+        done = run_cli("generate", "--seed", "1", "--size", "tiny", wad)
+        assert done.returncode == 0, done.stderr
+        assert wad.read_bytes() == tiny_wad
+
+        done = run_cli("info", "--json", wad)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == llamawad.parse_info(tiny_wad)
+
+        done = run_cli("roundtrip", wad, out)
+        assert done.returncode == 0, done.stderr
+        assert "byte-identical" in done.stdout
+        assert out.read_bytes() == tiny_wad
