@@ -128,8 +128,9 @@ fn info(path: &Path, json: bool, out: &mut impl Write) -> Result<ExitCode> {
     let bytes = read_bytes(path)?;
     let info = Info::of(&parse(path, &bytes)?, bytes.len());
     if json {
-        serde_json::to_writer_pretty(&mut *out, &info)?;
-        writeln!(out)?;
+        // Serialised first and written as text, so that a write error stays an io::Error.
+        let json = serde_json::to_string_pretty(&info)?;
+        writeln!(out, "{json}")?;
     } else {
         text::write_info(out, &path.display().to_string(), &info)?;
     }
