@@ -95,7 +95,7 @@ pub struct RawChunk<'a> {
     /// Absolute file offset of the payload.
     pub offset: u64,
     pub payload: &'a [u8],
-    /// Bytes between the end of the payload and the next chunk.
+    /// Bytes between the end of the payload and the next chunk (empty for the last chunk).
     pub padding: &'a [u8],
 }
 
@@ -162,9 +162,12 @@ pub fn split(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
 }
 
 fn walk(data: &[u8], convention: Convention) -> RawWad<'_> {
-    let mut chunks = Vec::new();
-    let mut pos = 4usize;
+    let mut chunks: Vec<RawChunk> = Vec::new();
     let align = convention.alignment as usize;
+    // `end` is where the last chunk's payload ends; padding only counts as padding when another
+    // chunk follows it, otherwise it belongs to the trailing bytes.
+    let mut end = 4usize;
+    let mut pos = 4usize;
     loop {
         let Some(header) = data.get(pos..pos + 8) else {
             break;
@@ -183,22 +186,25 @@ fn walk(data: &[u8], convention: Convention) -> RawWad<'_> {
             size
         };
         let start = pos + 8;
-        let Some(end) = start.checked_add(payload_len).filter(|&e| e <= data.len()) else {
+        let Some(payload_end) = start.checked_add(payload_len).filter(|&e| e <= data.len()) else {
             break;
         };
-        let next = end.next_multiple_of(align).min(data.len());
+        if let Some(previous) = chunks.last_mut() {
+            previous.padding = &data[end..pos];
+        }
         chunks.push(RawChunk {
             tag,
             offset: start as u64,
-            payload: &data[start..end],
-            padding: &data[end..next],
+            payload: &data[start..payload_end],
+            padding: &[],
         });
-        pos = next;
+        end = payload_end;
+        pos = end.next_multiple_of(align);
     }
     RawWad {
         convention,
         chunks,
-        trailing: &data[pos.min(data.len())..],
+        trailing: &data[end..],
     }
 }
 
@@ -220,19 +226,22 @@ pub fn join(convention: Convention, chunks: &[ChunkOut], trailing: &[u8]) -> Vec
     let mut out = Vec::with_capacity(len_hint);
     out.extend_from_slice(&[0; 4]);
     let align = convention.alignment as usize;
-    for chunk in chunks {
+    for (i, chunk) in chunks.iter().enumerate() {
+        if i > 0 {
+            let pad = out.len().next_multiple_of(align) - out.len();
+            // The padding bytes found in the file are kept when they still fit; a chunk that
+            // changed length is padded with zeros.
+            let previous = chunks[i - 1].padding;
+            if previous.len() == pad {
+                out.extend_from_slice(previous);
+            } else {
+                out.resize(out.len() + pad, 0);
+            }
+        }
         out.extend_from_slice(&chunk.tag.file_bytes());
         let size = chunk.payload.len() + if convention.size_includes_header { 8 } else { 0 };
         out.extend_from_slice(&(size as u32).to_le_bytes());
         out.extend_from_slice(chunk.payload);
-        let pad = out.len().next_multiple_of(align) - out.len();
-        // The padding bytes found in the file are kept when they still fit; a chunk that changed
-        // length is padded with zeros.
-        if chunk.padding.len() == pad {
-            out.extend_from_slice(chunk.padding);
-        } else {
-            out.resize(out.len() + pad, 0);
-        }
     }
     out.extend_from_slice(trailing);
     let total = match convention.total {
