@@ -15,7 +15,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 use llamawad::generate::{self, Size};
 use llamawad::info::Info;
-use llamawad::{Level, WadError};
+use llamawad::{read_bytes, Level, WadError};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -59,6 +59,19 @@ enum Command {
         #[arg(value_name = "IN")]
         input: PathBuf,
         /// Where to write the result (replaced atomically).
+        #[arg(value_name = "OUT")]
+        output: PathBuf,
+    },
+    /// Convert a level to glTF 2.0 (.glb, or .gltf with a .bin beside it)
+    ///
+    /// The glTF is in file space (the game's orientation: y up, right-handed) and carries every
+    /// game attribute the way back needs: face flags, texture entries, vertex colours, collision,
+    /// zones, strats. The mapping is described in rust/core/src/gltf/MAPPING.md.
+    Wad2gltf {
+        /// The level WAD to read.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
+        /// Where to write: OUT.glb, or OUT.gltf (and OUT.bin next to it).
         #[arg(value_name = "OUT")]
         output: PathBuf,
     },
@@ -108,6 +121,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
     match command {
         Command::Info { level, json } => info(&level, json, out),
         Command::Roundtrip { input, output } => roundtrip(&input, &output, out),
+        Command::Wad2gltf { level, output } => wad2gltf(&level, &output, out),
         Command::Generate { seed, size, output } => {
             let bytes = generate::generate(seed, size)
                 .to_bytes()
@@ -133,6 +147,42 @@ fn info(path: &Path, json: bool, out: &mut impl Write) -> Result<ExitCode> {
         writeln!(out, "{json}")?;
     } else {
         text::write_info(out, &path.display().to_string(), &info)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn wad2gltf(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCode> {
+    let extension = output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let is_glb = match extension.as_deref() {
+        Some("glb") => true,
+        Some("gltf") => false,
+        _ => return Err(format!("{}: the output must end in .glb or .gltf", output.display()).into()),
+    };
+    let bytes = read_bytes(input)?;
+    let level = parse(input, &bytes)?;
+    let gltf = llamawad::gltf::wad_to_gltf(&level, llamawad::gltf::Source::of(&bytes))?;
+    if is_glb {
+        llamawad::write_atomically(output, &gltf.to_glb())?;
+    } else {
+        let bin_path = output.with_extension("bin");
+        let bin_name = bin_path
+            .file_name()
+            .expect("a path with an extension has a file name")
+            .to_string_lossy();
+        llamawad::write_atomically(&bin_path, &gltf.bin)?;
+        llamawad::write_atomically(output, &gltf.to_gltf_json(&bin_name))?;
+    }
+    writeln!(
+        out,
+        "{} -> {}: {} nodes, {} meshes, {} materials",
+        input.display(),
+        output.display(),
+        gltf.root.nodes.len(),
+        gltf.root.meshes.len(),
+        gltf.root.materials.len()
+    )?;
+    for warning in &gltf.warnings {
+        writeln!(out, "warning: {warning}")?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -184,16 +234,6 @@ fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
         None if a.len() != b.len() => Some(a.len().min(b.len())),
         None => None,
     }
-}
-
-/// Reads a whole file; the error names the file, as `llamawad::read_level`'s does. (The commands
-/// need the bytes themselves, for the file size and the comparison, so they cannot use
-/// `read_level`.)
-fn read_bytes(path: &Path) -> std::result::Result<Vec<u8>, WadError> {
-    std::fs::read(path).map_err(|source| WadError::Io {
-        path: path.display().to_string(),
-        source,
-    })
 }
 
 /// Parses a level; the error is prefixed with the file name, which the parser does not know.

@@ -9,6 +9,7 @@ pub mod container;
 pub mod error;
 pub mod generate;
 pub mod geometry;
+pub mod gltf;
 pub mod info;
 pub mod level;
 pub mod raw;
@@ -17,13 +18,17 @@ mod reader;
 pub use error::{BuildError, ParseError, WadError};
 pub use level::Level;
 
-/// Reads a level WAD from disk.
-pub fn read_level(path: &std::path::Path) -> Result<Level, WadError> {
-    let bytes = std::fs::read(path).map_err(|source| WadError::Io {
+/// Reads a whole file; the error names the file.
+pub fn read_bytes(path: &std::path::Path) -> Result<Vec<u8>, WadError> {
+    std::fs::read(path).map_err(|source| WadError::Io {
         path: path.display().to_string(),
         source,
-    })?;
-    Ok(Level::parse(&bytes)?)
+    })
+}
+
+/// Reads a level WAD from disk.
+pub fn read_level(path: &std::path::Path) -> Result<Level, WadError> {
+    Ok(Level::parse(&read_bytes(path)?)?)
 }
 
 /// Writes bytes next to `path` and renames them into place, so that a failed write never leaves a

@@ -65,10 +65,7 @@ mod _native {
     fn info_file(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>> {
         let json = py
             .detach(|| {
-                let data = std::fs::read(&path).map_err(|source| CoreError::Io {
-                    path: path.display().to_string(),
-                    source,
-                })?;
+                let data = llamawad::read_bytes(&path)?;
                 let level = Level::parse(&data)?;
                 Ok::<_, CoreError>(info_json(&level, data.len()))
             })

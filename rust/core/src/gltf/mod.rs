@@ -1,0 +1,8 @@
+//! The level as glTF 2.0 in file space (game space: y up, right-handed, the grid at z ≥ 0).
+
+mod buffer;
+pub mod export;
+pub mod texture;
+pub mod uv;
+
+pub use export::{wad_to_gltf, Gltf, GltfExportError, Source};
