@@ -248,18 +248,19 @@ impl Exporter<'_> {
     }
 
     fn tiles(&mut self, trak: &Trak, map: &Map) -> Index<json::Node> {
-        let shared: Vec<Vec<SharedPrimitive>> = trak
-            .models
-            .iter()
-            .map(|m| self.render_primitives(m))
-            .collect();
+        // Built on first use: models no tile places (swap models among them) stay out.
+        let mut shared: HashMap<u32, Vec<SharedPrimitive>> = HashMap::new();
         let mut collision_meshes: HashMap<u32, Option<Index<json::Mesh>>> = HashMap::new();
         let mut nodes = Vec::with_capacity(map.tiles.len());
         for (i, tile) in map.tiles.iter().enumerate() {
             let model_index = tile.model_index;
             let model = trak.models.get(model_index as usize);
             let mesh = model.and_then(|m| {
-                let prims = &shared[model_index as usize];
+                if !shared.contains_key(&model_index) {
+                    let prims = self.render_primitives(m);
+                    shared.insert(model_index, prims);
+                }
+                let prims = &shared[&model_index];
                 (!prims.is_empty()).then(|| self.tile_mesh(i, m, prims, &tile.colours))
             });
             let collision = match collision_meshes.get(&model_index) {
