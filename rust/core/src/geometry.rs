@@ -1,2 +1,699 @@
 //! Geometry the game needs recomputed when a model changes: face planes, smoothed normals,
 //! bounding boxes, render batches, and the encoding of collision polygons.
+//!
+//! Everything is computed in f64 with nothing but arithmetic and square roots, then stored in the
+//! file's f32/i8/i16: the results are the same on every machine, which the seeded generator relies
+//! on.
+
+use glam::{DVec3, Vec3};
+
+use crate::level::check::{render_state, FACE_NEW_BATCH, MAX_BATCH_FACES};
+use crate::raw::{CollisionPlane, CollisionPolygon, Face, TextureEntry};
+
+/// The plane of a render triangle as TRAK stores it: n = normalize((v1−v0)×(v2−v0)), d = n·v0,
+/// in export space (note 001 §3, verified for every original face).
+///
+/// The engine culls with it (drawn when camera·n − d ≥ ε), so a face is seen from the side its
+/// normal points to. A triangle without area gets the zero plane rather than NaN: NaN would make
+/// the level compare unequal to itself after a round trip.
+pub fn face_plane(v0: Vec3, v1: Vec3, v2: Vec3) -> [f32; 4] {
+    let [v0, v1, v2] = [v0, v1, v2].map(|v| v.as_dvec3());
+    let n = (v1 - v0).cross(v2 - v0).normalize_or_zero();
+    [n.x as f32, n.y as f32, n.z as f32, n.dot(v0) as f32]
+}
+
+/// Area-weighted vertex normals: every face adds its unnormalised normal (whose length is twice
+/// its area) to its three corners, so a large face bends a shared vertex more than a sliver does.
+///
+/// The game lights with the MAP vertex colours, not with these, but the originals store smoothed
+/// normals (note 001 §3), and baking vertex colours needs them. A vertex no face uses, or whose
+/// faces cancel out (both sides of a thin wall), gets the zero normal. Faces with a corner
+/// outside `positions` are skipped: `Level::check` reports them.
+pub fn smooth_normals(positions: &[[f32; 3]], faces: &[Face]) -> Vec<[f32; 3]> {
+    let mut sums = vec![DVec3::ZERO; positions.len()];
+    for face in faces {
+        let corners = face.corners.map(|c| c as usize);
+        if corners.iter().any(|&c| c >= positions.len()) {
+            continue;
+        }
+        let [a, b, c] = corners.map(|i| Vec3::from(positions[i]).as_dvec3());
+        let weighted = (b - a).cross(c - a);
+        for i in corners {
+            sums[i] += weighted;
+        }
+    }
+    sums.into_iter()
+        .map(|n| n.normalize_or_zero().as_vec3().to_array())
+        .collect()
+}
+
+/// The header's bounding box: its centre and its 8 corners in the order of note 001 §3,
+/// (−x−y+z)(+x−y+z)(−x+y+z)(+x+y+z)(−x−y−z)(+x−y−z)(−x+y−z)(+x+y−z).
+///
+/// The originals' boxes are 0.004–0.014 larger than the vertices on every side, hence `margin`;
+/// the engine culls whole models with the box, so it must never be smaller than the vertices.
+/// A model without vertices gets a box of `margin` around its origin.
+pub fn bounding_box(positions: &[[f32; 3]], margin: f32) -> ([f32; 3], [[f32; 3]; 8]) {
+    let (min, max) = match positions.split_first() {
+        None => (Vec3::ZERO, Vec3::ZERO),
+        Some((first, rest)) => rest
+            .iter()
+            .fold((Vec3::from(*first), Vec3::from(*first)), |(lo, hi), p| {
+                (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p)))
+            }),
+    };
+    let (min, max) = (min - Vec3::splat(margin), max + Vec3::splat(margin));
+    // Corner i: bit 0 picks +x, bit 1 picks +y, bit 2 picks −z.
+    let corners = std::array::from_fn(|i| {
+        [
+            if i & 1 != 0 { max.x } else { min.x },
+            if i & 2 != 0 { max.y } else { min.y },
+            if i & 4 != 0 { min.z } else { max.z },
+        ]
+    });
+    (((min + max) * 0.5).to_array(), corners)
+}
+
+/// Orders a model's faces into render batches: a stable sort by render state (page, blend and mode
+/// bits), then flag 0x8 on the first face of each run of equal state and again every 256 faces,
+/// cleared everywhere else.
+///
+/// The renderer reloads page and blend mode only at faces with 0x8 and flushes a batch there, and
+/// its batch buffer holds at most 256 faces (note 001 §3, §8). The sort is stable so that the two
+/// halves of a quad stay next to each other.
+pub fn sort_into_batches(faces: &mut [Face], entries: &[TextureEntry]) {
+    faces.sort_by_key(|f| render_state(f, entries));
+    let mut previous = None;
+    let mut run = 0usize;
+    for face in faces.iter_mut() {
+        let state = Some(render_state(face, entries));
+        if state != previous {
+            run = 0;
+        }
+        if run % MAX_BATCH_FACES == 0 {
+            face.flags |= FACE_NEW_BATCH;
+        } else {
+            face.flags &= !FACE_NEW_BATCH;
+        }
+        run += 1;
+        previous = state;
+    }
+}
+
+/// Collision polygon kind bit: four edge planes (a quad); clear for a triangle.
+pub const COLLISION_QUAD: u8 = 0x1;
+/// Collision polygon kind bit: the surface faces down (ceilings, overhangs).
+pub const COLLISION_FACING_DOWN: u8 = 0x4;
+
+/// The i8 normals are unit normals ×127.
+const NORMAL_SCALE: f64 = 127.0;
+/// The engine multiplies the i8 normal by 32 and compares it with d in 1/4096 units, so the plane
+/// it tests is (n_i8/127)·P = d/4064 (FORMAT-DECISIONS §3).
+const D_SCALE: f64 = 32.0 * NORMAL_SCALE;
+/// Normal lengths tried besides 127: shorter lattice vectors point in directions 127 cannot, and
+/// change the engine's edge tolerance by under 6 %.
+const NORMAL_LENGTHS: std::ops::RangeInclusive<i32> = 120..=127;
+/// Tilts (tangent of the angle, up to about 10° either way) of an edge plane about its edge,
+/// towards or away from the surface normal.
+const EDGE_TILT_STEP: f64 = 0.009;
+const EDGE_TILT_STEPS: i32 = 20;
+/// A plane that misses its points by no more than this (units) is good enough: a millimetre,
+/// a sixteenth of the engine's own tolerance.
+const GOOD_FIT: f64 = 0.001;
+/// How far (units) a quad's corners may be off one plane. About the engine's edge tolerance
+/// (0.016 on flat floors): a larger warp collides with a surface visibly different from the
+/// model's.
+pub const MAX_QUAD_WARP: f32 = 0.01;
+/// Edges shorter than this (units) have no direction to build an edge plane from.
+const MIN_EDGE: f64 = 1e-4;
+
+/// Why corners cannot become a collision polygon.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CollisionError {
+    #[error("a collision polygon has 3 or 4 corners; this one has {0}")]
+    CornerCount(usize),
+    #[error("corner {0} is not a finite number")]
+    NotFinite(usize),
+    #[error("the corners do not enclose an area: they lie on one line or two of them coincide")]
+    Degenerate,
+    #[error(
+        "the four corners do not lie in one plane: corner {corner} is {distance:.3} units off it \
+         (at most {max} allowed); split the quad into two triangles",
+        max = MAX_QUAD_WARP
+    )]
+    NotPlanar { corner: usize, distance: f32 },
+    #[error("the quad is not convex: it bends inwards at corner {0}; split it into two triangles")]
+    NotConvex(usize),
+    #[error(
+        "the polygon is too far from its tile's origin: its {} lies {distance:.2} units away, but \
+         the game stores plane distances in 16 bits, which reach only 8 units",
+        plane_name(.plane)
+    )]
+    OutOfReach { plane: usize, distance: f32 },
+}
+
+fn plane_name(plane: &usize) -> String {
+    match plane {
+        0 => "surface plane".to_string(),
+        k => format!("edge plane {k}"),
+    }
+}
+
+/// Encodes a convex polygon as the engine's collision record (note 001 §3, FORMAT-DECISIONS §3).
+///
+/// `corners`: 3 or 4 points in game space relative to the tile origin (z already negated against
+/// the render vertices of the same model). The corner order decides the surface normal by the
+/// right-hand rule (counter-clockwise seen from above gives a floor). Edge plane k (1-based) holds
+/// the edge from corner k−1 to corner k, cyclically, with its normal pointing into the polygon;
+/// so corner k lies on edge planes k and k+1 (edge plane 0 being the last one), which is how
+/// [`decode_collision_polygon`] finds it again.
+///
+/// A normal rounded to 1/127 tilts its plane by up to 0.4°, 0.05 units at 7 units from where it
+/// is anchored: more than the engine's tolerance. So the surface's i8 normal is round(n·127)
+/// unless a lattice vector next to it (length 120–127) fits the corners better, and an edge
+/// plane, which only has to hold its edge, may also turn about the edge by up to 10° from
+/// perpendicular to the surface to find a lattice vector that holds the edge exactly. d =
+/// round(32·n_i8·P) for P midway between the points' extremes. Kind bit 0 marks a quad, bit 2 a
+/// surface facing down (stored ny < 0); triangles leave the fifth plane zero; pad bytes are 0.
+pub fn encode_collision_polygon(
+    corners: &[Vec3],
+    material: u8,
+) -> Result<CollisionPolygon, CollisionError> {
+    let n = corners.len();
+    if !(3..=4).contains(&n) {
+        return Err(CollisionError::CornerCount(n));
+    }
+    if let Some(k) = corners.iter().position(|c| !c.is_finite()) {
+        return Err(CollisionError::NotFinite(k));
+    }
+    let p: Vec<DVec3> = corners.iter().map(|c| c.as_dvec3()).collect();
+    let next = |k: usize| p[(k + 1) % n];
+    let edge = |k: usize| next(k) - p[k];
+    let centroid = p.iter().sum::<DVec3>() / n as f64;
+    // Newell's normal: the plane that fits a slightly warped quad best, and for a triangle simply
+    // the cross product of two edges.
+    let newell: DVec3 = (0..n)
+        .map(|k| (p[k] - centroid).cross(next(k) - centroid))
+        .sum();
+    let longest = (0..n).map(|k| edge(k).length()).fold(0.0, f64::max);
+    if (0..n).any(|k| edge(k).length() < MIN_EDGE) || newell.length() <= 1e-6 * longest * longest {
+        return Err(CollisionError::Degenerate);
+    }
+    let normal = newell.normalize();
+    if n == 4 {
+        for (k, corner) in p.iter().enumerate() {
+            let distance = normal.dot(*corner - centroid).abs() as f32;
+            if distance > MAX_QUAD_WARP {
+                return Err(CollisionError::NotPlanar {
+                    corner: k,
+                    distance,
+                });
+            }
+        }
+        for k in 0..n {
+            let turn = edge((k + n - 1) % n).cross(edge(k)).dot(normal);
+            if turn <= 1e-9 * longest * longest {
+                return Err(CollisionError::NotConvex(k));
+            }
+        }
+    }
+
+    let mut planes = [CollisionPlane::default(); 5];
+    let surface = NORMAL_LENGTHS.rev().flat_map(|length| {
+        let centre = (normal * length as f64).round();
+        NEIGHBOURS.map(|offset| centre + offset)
+    });
+    let surface = std::iter::once((normal * NORMAL_SCALE).round()).chain(surface);
+    planes[0] = fit_plane(surface, &p)
+        .map_err(|distance| CollisionError::OutOfReach { plane: 0, distance })?;
+    for k in 0..n {
+        // Perpendicular to the edge, and for a counter-clockwise polygon pointing inwards.
+        let inward = normal.cross(edge(k)).normalize();
+        let tilts = (0..=2 * EDGE_TILT_STEPS).map(|i| {
+            // 0, +1, −1, +2, −2, …: the untilted plane first.
+            let step = if i % 2 == 1 { (i + 1) / 2 } else { -(i / 2) };
+            (inward + normal * (step as f64 * EDGE_TILT_STEP)).normalize()
+        });
+        let candidates = tilts.flat_map(|direction| {
+            NORMAL_LENGTHS
+                .rev()
+                .map(move |length| (direction * length as f64).round())
+        });
+        planes[k + 1] = fit_plane(candidates, &[p[k], next(k)]).map_err(|distance| {
+            CollisionError::OutOfReach {
+                plane: k + 1,
+                distance,
+            }
+        })?;
+    }
+    let mut kind = if n == 4 { COLLISION_QUAD } else { 0 };
+    if planes[0].normal[1] < 0 {
+        kind |= COLLISION_FACING_DOWN;
+    }
+    Ok(CollisionPolygon {
+        kind,
+        material,
+        planes,
+    })
+}
+
+/// The lattice vector and its offset {0, ±1}³ in an order that tries the vector itself first.
+const NEIGHBOURS: [DVec3; 27] = {
+    let mut out = [DVec3::ZERO; 27];
+    let steps = [0.0, 1.0, -1.0];
+    let mut i = 0;
+    while i < 27 {
+        out[i] = DVec3::new(steps[i % 3], steps[i / 3 % 3], steps[i / 9]);
+        i += 1;
+    }
+    out
+};
+
+/// The candidate i8 normal that best fits the plane through `points`, with its d; or, when that
+/// d does not fit an i16, the plane's distance from the tile origin.
+fn fit_plane(
+    candidates: impl Iterator<Item = DVec3>,
+    points: &[DVec3],
+) -> Result<CollisionPlane, f32> {
+    // How far the farthest point is from the plane the engine will test (d's rounding included),
+    // and that plane's d.
+    let fit = |v: DVec3| {
+        let (lo, hi) = points.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+            let s = v.dot(*p);
+            (lo.min(s), hi.max(s))
+        });
+        let mid = (lo + hi) / 2.0;
+        let d = (32.0 * mid).round();
+        (((hi - lo) / 2.0 + (d / 32.0 - mid).abs()) / v.length(), d)
+    };
+    let mut best: Option<(f64, DVec3, f64)> = None;
+    for v in candidates.filter(|v| v.abs().max_element() <= NORMAL_SCALE) {
+        let (error, d) = fit(v);
+        if best.is_none_or(|(best_error, ..)| error < best_error) {
+            best = Some((error, v, d));
+            if error <= GOOD_FIT {
+                break;
+            }
+        }
+    }
+    let (_, v, d) = best.expect("the first candidate is a rounded unit normal ×127");
+    let d = i16::try_from(d as i64).map_err(|_| (d / 32.0 / v.length()).abs() as f32)?;
+    Ok(CollisionPlane {
+        normal: v.to_array().map(|c| c as i8),
+        pad: 0,
+        d,
+    })
+}
+
+/// The corners of a collision polygon in game space relative to its tile: corner k is where the
+/// surface meets edge planes k and k+1 (edge plane 0 being the last), see
+/// [`encode_collision_polygon`]. Planes are read at the engine's scale, n_i8/127 and d/4064.
+///
+/// The engine itself never needs the corners, only the planes; where a polygon is nearly straight
+/// at a corner, its two edge planes cross at a shallow angle and the corner is found only as
+/// exactly as the i8 planes allow. Where a damaged record's planes do not meet in a point, the
+/// corner is the point of the surface plane nearest the tile origin (or the origin itself), so
+/// that callers never see NaN.
+pub fn decode_collision_polygon(poly: &CollisionPolygon) -> Vec<Vec3> {
+    let n = if poly.kind & COLLISION_QUAD != 0 {
+        4
+    } else {
+        3
+    };
+    let plane = |k: usize| {
+        let p = poly.planes[k];
+        let normal = DVec3::from_array(p.normal.map(f64::from)) / NORMAL_SCALE;
+        (normal, p.d as f64 / D_SCALE)
+    };
+    let surface = plane(0);
+    (0..n)
+        .map(|k| {
+            let before = plane(if k == 0 { n } else { k });
+            intersect([surface, before, plane(k + 1)]).as_vec3()
+        })
+        .collect()
+}
+
+/// The point on three planes n·x = d, or the fallback of [`decode_collision_polygon`].
+fn intersect(planes: [(DVec3, f64); 3]) -> DVec3 {
+    let [(n1, d1), (n2, d2), (n3, d3)] = planes;
+    let det = n1.dot(n2.cross(n3));
+    if det.abs() > 1e-9 {
+        (n2.cross(n3) * d1 + n3.cross(n1) * d2 + n1.cross(n2) * d3) / det
+    } else if n1.length_squared() > 0.0 {
+        n1 * (d1 / n1.length_squared())
+    } else {
+        DVec3::ZERO
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::Rng;
+
+    fn face(corners: [u16; 3], texture: u16) -> Face {
+        Face {
+            corners,
+            texture,
+            ..Face::default()
+        }
+    }
+
+    #[test]
+    fn face_plane_faces_the_side_of_the_right_hand_normal() {
+        let plane = face_plane(
+            Vec3::new(0.0, 0.25, 0.0),
+            Vec3::new(0.0, 0.25, 1.0),
+            Vec3::new(1.0, 0.25, 0.0),
+        );
+        assert_eq!(plane, [0.0, 1.0, 0.0, 0.25]);
+        let plane = face_plane(
+            Vec3::ZERO,
+            Vec3::new(2.0, 0.0, 0.0),
+            Vec3::new(0.0, 3.0, 0.0),
+        );
+        assert_eq!(plane, [0.0, 0.0, 1.0, 0.0]);
+    }
+
+    #[test]
+    fn face_plane_of_a_degenerate_triangle_is_zero() {
+        let p = Vec3::new(1.0, 2.0, 3.0);
+        assert_eq!(face_plane(p, p, Vec3::new(2.0, 4.0, 6.0)), [0.0; 4]);
+    }
+
+    #[test]
+    fn smooth_normals_weight_faces_by_area() {
+        // A roof ridge along x (vertices 0, 1): a large face sloping to +z, a small one to −z.
+        let positions = [
+            [0.0, 1.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 0.0, 3.0],
+            [0.0, 0.0, -1.0],
+            [5.0, 5.0, 5.0],
+        ];
+        let faces = [face([0, 2, 1], 0), face([0, 1, 3], 0)];
+        let normals = smooth_normals(&positions, &faces);
+        // Unnormalised normals (0, 3, 1) (area √10 / 2) and (0, 1, −1) (area √2 / 2): their sum
+        // points straight up, where an unweighted average of the unit normals would not.
+        assert!(
+            Vec3::from(normals[0]).abs_diff_eq(Vec3::Y, 1e-6),
+            "{normals:?}"
+        );
+        assert!(Vec3::from(normals[2]).abs_diff_eq(Vec3::new(0.0, 3.0, 1.0).normalize(), 1e-6));
+        assert_eq!(normals[4], [0.0; 3], "unused vertex");
+    }
+
+    #[test]
+    fn smooth_normals_skip_faces_with_bad_corners() {
+        let normals = smooth_normals(&[[0.0; 3]; 2], &[face([0, 1, 9], 0)]);
+        assert_eq!(normals, vec![[0.0; 3]; 2]);
+    }
+
+    #[test]
+    fn bounding_box_corners_follow_the_notes_order() {
+        let (centre, corners) = bounding_box(&[[-1.0, 0.0, -2.0], [1.0, 4.0, 0.0]], 0.01);
+        assert_eq!(centre, [0.0, 2.0, -1.0]);
+        let (lo, hi) = (Vec3::new(-1.01, -0.01, -2.01), Vec3::new(1.01, 4.01, 0.01));
+        let expected = [
+            [lo.x, lo.y, hi.z],
+            [hi.x, lo.y, hi.z],
+            [lo.x, hi.y, hi.z],
+            [hi.x, hi.y, hi.z],
+            [lo.x, lo.y, lo.z],
+            [hi.x, lo.y, lo.z],
+            [lo.x, hi.y, lo.z],
+            [hi.x, hi.y, lo.z],
+        ];
+        for (got, want) in corners.iter().zip(expected) {
+            assert!(
+                Vec3::from(*got).abs_diff_eq(want.into(), 1e-6),
+                "{corners:?}"
+            );
+        }
+        assert_eq!(bounding_box(&[], 0.5).1[3], [0.5, 0.5, 0.5]);
+    }
+
+    #[test]
+    fn batches_start_at_every_state_change_and_every_256_faces() {
+        let entries = [
+            TextureEntry {
+                page: 1,
+                ..TextureEntry::default()
+            },
+            TextureEntry {
+                page: 0,
+                ..TextureEntry::default()
+            },
+            TextureEntry {
+                page: 0,
+                flags: 0x1000,
+                ..TextureEntry::default()
+            },
+        ];
+        // 350 faces on page 1 and 350 on page 0, interleaved, all wrongly flagged; then three
+        // with page 0's blend variant.
+        let mut faces: Vec<Face> = (0..700u16)
+            .map(|i| Face {
+                flags: FACE_NEW_BATCH,
+                ..face([i, 0, 0], i % 2)
+            })
+            .chain((0..3).map(|i| face([1000 + i, 0, 0], 2)))
+            .collect();
+        sort_into_batches(&mut faces, &entries);
+        let starts: Vec<usize> = (0..faces.len())
+            .filter(|&i| faces[i].flags & FACE_NEW_BATCH != 0)
+            .collect();
+        assert_eq!(starts, [0, 256, 350, 353, 353 + 256]);
+        assert!(faces[..350].iter().all(|f| f.texture == 1));
+        assert!(
+            faces[..350]
+                .windows(2)
+                .all(|w| w[0].corners[0] < w[1].corners[0]),
+            "stable"
+        );
+        assert_eq!(faces[350].corners[0], 1000);
+        assert!(faces[353..].iter().all(|f| f.texture == 0));
+    }
+
+    fn plane_of(normal: [i8; 3], d: i16) -> CollisionPlane {
+        CollisionPlane { normal, pad: 0, d }
+    }
+
+    #[test]
+    fn a_floor_square_encodes_exactly() {
+        let y = 0.25;
+        // Counter-clockwise seen from above in game space (x east, z south).
+        let corners = [
+            Vec3::new(-0.5, y, 0.5),
+            Vec3::new(0.5, y, 0.5),
+            Vec3::new(0.5, y, -0.5),
+            Vec3::new(-0.5, y, -0.5),
+        ];
+        let poly = encode_collision_polygon(&corners, 16).unwrap();
+        assert_eq!(poly.kind, COLLISION_QUAD);
+        assert_eq!(poly.material, 16);
+        assert_eq!(poly.planes[0], plane_of([0, 127, 0], 1016));
+        // Edge 1 runs from corner 0 to corner 1 along z = 0.5: its inward normal is −z.
+        assert_eq!(poly.planes[1], plane_of([0, 0, -127], -2032));
+        assert_eq!(poly.planes[2], plane_of([-127, 0, 0], -2032));
+        assert_eq!(poly.planes[3], plane_of([0, 0, 127], -2032));
+        assert_eq!(poly.planes[4], plane_of([127, 0, 0], -2032));
+        assert_eq!(decode_collision_polygon(&poly), corners);
+    }
+
+    #[test]
+    fn triangles_and_ceilings_set_their_kind_bits() {
+        let floor = [Vec3::ZERO, Vec3::Z, Vec3::X];
+        let poly = encode_collision_polygon(&floor, 0).unwrap();
+        assert_eq!(poly.kind, 0);
+        assert_eq!(poly.planes[0].normal, [0, 127, 0]);
+        assert_eq!(
+            poly.planes[4],
+            CollisionPlane::default(),
+            "a triangle has no fourth edge"
+        );
+        assert!(poly.planes.iter().all(|p| p.pad == 0));
+        let ceiling = [floor[0], floor[2], floor[1]];
+        let poly = encode_collision_polygon(&ceiling, 0).unwrap();
+        assert_eq!(poly.kind, COLLISION_FACING_DOWN);
+        assert_eq!(poly.planes[0].normal, [0, -127, 0]);
+    }
+
+    /// The engine's floor test (note 001, "Floor test", steps 3 and 5) on integers: does the probe
+    /// (game space, relative to the tile) stand on the polygon?
+    fn engine_accepts_floor(poly: &CollisionPolygon, probe: Vec3) -> bool {
+        let fixed = |v: f32| (v as f64 * 4096.0).round() as i64;
+        let (lx, ly, lz) = (fixed(probe.x), fixed(probe.y), fixed(probe.z));
+        let s = poly.planes[0];
+        let [nx0, ny0, nz0] = s.normal.map(i64::from);
+        assert!(ny0 > 0, "the engine tests only polygons facing up");
+        let i6 = (s.d as i64 * 4096 - nz0 * 32 * lz - nx0 * 32 * lx - ny0 * 32 * ly) / (ny0 * 32);
+        let y = ly + i6;
+        let tolerance = -0x40 - ((0x1000 - ny0 * 32) >> 6);
+        let edges = if poly.kind & COLLISION_QUAD != 0 {
+            4
+        } else {
+            3
+        };
+        poly.planes[1..=edges].iter().all(|e| {
+            let [nx, ny, nz] = e.normal.map(i64::from);
+            ((ny * 32 * y + nz * 32 * lz + nx * 32 * lx) >> 12) - e.d as i64 >= tolerance
+        })
+    }
+
+    /// The interior angles of a polygon, in degrees.
+    fn corner_angles(p: &[Vec3]) -> impl Iterator<Item = f32> + '_ {
+        let n = p.len();
+        (0..n).map(move |k| {
+            let a = p[(k + n - 1) % n] - p[k];
+            let b = p[(k + 1) % n] - p[k];
+            a.angle_between(b).to_degrees()
+        })
+    }
+
+    /// Random convex polygons within ±7 units with interior angles of 15° to 160°: a corner is
+    /// found where two edge planes cross, and at a needle or a nearly straight corner they cross
+    /// at so flat an angle that any plane error moves the corner far (by 1/sin of the angle).
+    fn random_polygon(rng: &mut Rng, corners: usize) -> Vec<Vec3> {
+        loop {
+            let centre = Vec3::new(
+                rng.range(-4.0, 4.0),
+                rng.range(-4.0, 4.0),
+                rng.range(-4.0, 4.0),
+            );
+            let normal = Vec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            );
+            if normal.length() < 0.1 {
+                continue;
+            }
+            let normal = normal.normalize();
+            let u = normal.any_orthonormal_vector();
+            let v = normal.cross(u);
+            let mut angles: Vec<f32> = (0..corners)
+                .map(|_| rng.range(0.0, std::f32::consts::TAU))
+                .collect();
+            angles.sort_by(f32::total_cmp);
+            let radius = rng.range(0.3, 4.0);
+            let p: Vec<Vec3> = angles
+                .iter()
+                .map(|a| centre + radius * (u * a.cos() + v * a.sin()) * rng.range(0.7, 1.0))
+                .collect();
+            let inside = p.iter().all(|c| c.abs().max_element() <= 7.0);
+            let shaped = corner_angles(&p).all(|a| (15.0..=160.0).contains(&a));
+            if inside && shaped && encode_collision_polygon(&p, 0).is_ok() {
+                return p;
+            }
+        }
+    }
+
+    #[test]
+    fn random_polygons_decode_to_their_corners_and_contain_their_centroid() {
+        let mut rng = Rng::new(7);
+        let mut worst = 0f32;
+        for i in 0..4000 {
+            let p = random_polygon(&mut rng, 3 + i % 2);
+            let poly = encode_collision_polygon(&p, 0).unwrap();
+            let decoded = decode_collision_polygon(&poly);
+            assert_eq!(decoded.len(), p.len());
+            for (a, b) in decoded.iter().zip(&p) {
+                worst = worst.max(a.distance(*b));
+            }
+            let centroid = p.iter().sum::<Vec3>() / p.len() as f32;
+            if poly.planes[0].normal[1] > 0 {
+                // Probe from just above, like feet standing on the surface.
+                assert!(
+                    engine_accepts_floor(&poly, centroid + Vec3::Y * 0.1),
+                    "{p:?} {poly:?}"
+                );
+            }
+        }
+        assert!(worst < 0.02, "corners moved by up to {worst}");
+    }
+
+    #[test]
+    fn bad_corners_are_refused_in_plain_words() {
+        let square = [
+            Vec3::new(0.0, 0.0, 1.0),
+            Vec3::new(1.0, 0.0, 1.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 0.0, 0.0),
+        ];
+        let err = |c: &[Vec3]| encode_collision_polygon(c, 0).unwrap_err();
+        assert_eq!(err(&square[..2]), CollisionError::CornerCount(2));
+        assert_eq!(err(&[square[0]; 5]), CollisionError::CornerCount(5));
+        assert_eq!(
+            err(&[Vec3::ZERO, Vec3::X, Vec3::X * 2.0]),
+            CollisionError::Degenerate,
+            "collinear"
+        );
+        assert_eq!(
+            err(&[square[0], square[1], square[1], square[3]]),
+            CollisionError::Degenerate
+        );
+        assert_eq!(
+            err(&[square[0], Vec3::NAN, square[2]]),
+            CollisionError::NotFinite(1)
+        );
+
+        let mut warped = square;
+        warped[2].y = 0.1;
+        let e = err(&warped);
+        assert!(matches!(e, CollisionError::NotPlanar { .. }), "{e}");
+        assert!(e.to_string().contains("do not lie in one plane"), "{e}");
+
+        let bowtie = [square[0], square[2], square[1], square[3]];
+        assert_eq!(
+            err(&bowtie),
+            CollisionError::Degenerate,
+            "its two halves cancel out"
+        );
+        let dart = [square[0], square[1], square[2], Vec3::new(0.7, 0.0, 0.7)];
+        let e = err(&dart);
+        assert_eq!(e, CollisionError::NotConvex(3));
+        assert!(e.to_string().contains("bends inwards at corner 3"), "{e}");
+
+        let far = square.map(|c| c + Vec3::new(0.0, 8.5, 0.0));
+        let e = err(&far);
+        assert!(
+            matches!(e, CollisionError::OutOfReach { plane: 0, .. }),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("surface plane lies 8.50 units away"),
+            "{e}"
+        );
+        // Every corner within ±8 on each axis, yet the diagonal edge plane is 11 units out.
+        let corner = [
+            Vec3::new(7.9, 0.0, 7.9),
+            Vec3::new(7.9, 0.0, 6.0),
+            Vec3::new(6.0, 0.0, 7.9),
+        ];
+        assert!(
+            matches!(err(&corner), CollisionError::OutOfReach { plane: 2, .. }),
+            "{}",
+            err(&corner)
+        );
+    }
+
+    #[test]
+    fn damaged_records_decode_without_nan() {
+        let poly = CollisionPolygon {
+            kind: 0,
+            material: 0,
+            planes: [
+                plane_of([0, 127, 0], 4064),
+                plane_of([0, 127, 0], 0),
+                CollisionPlane::default(),
+                CollisionPlane::default(),
+                CollisionPlane::default(),
+            ],
+        };
+        let corners = decode_collision_polygon(&poly);
+        assert!(corners.iter().all(|c| c.is_finite()));
+        assert_eq!(corners[0], Vec3::Y);
+    }
+}
