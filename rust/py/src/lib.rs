@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use llamawad::generate::Size;
+use llamawad::gltf::{self as wad_gltf, Gltf, Source};
 use llamawad::info::Info;
 use llamawad::{Level, WadError as CoreError};
 use pyo3::exceptions::PyValueError;
@@ -25,6 +26,12 @@ pyo3::create_exception!(
 
 fn wad_error(e: impl Into<CoreError>) -> PyErr {
     WadError::new_err(e.into().to_string())
+}
+
+/// A level's bytes converted to glTF. Parse and export errors both become `WadError`.
+fn convert(data: &[u8]) -> Result<Gltf, String> {
+    let level = Level::parse(data).map_err(|e| CoreError::from(e).to_string())?;
+    wad_gltf::wad_to_gltf(&level, Source::of(data)).map_err(|e| e.to_string())
 }
 
 /// The summary of a level as JSON text, so that Python gets plain dicts and lists.
@@ -96,5 +103,41 @@ mod _native {
             .detach(|| llamawad::generate::generate(seed, size).to_bytes())
             .map_err(wad_error)?;
         Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// wad_to_glb(data: bytes) -> tuple[bytes, list[str]]
+    ///
+    /// Converts a level WAD to glTF 2.0 and returns the binary glTF (.glb) and the conversion's
+    /// warnings (e.g. placeholder texture pages). Raises WadError if the level cannot be read or
+    /// converted.
+    #[pyfunction]
+    fn wad_to_glb<'py>(
+        py: Python<'py>,
+        data: Cow<'_, [u8]>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Vec<String>)> {
+        let (glb, warnings) = py
+            .detach(|| convert(&data).map(|gltf| (gltf.to_glb(), gltf.warnings)))
+            .map_err(WadError::new_err)?;
+        Ok((PyBytes::new(py, &glb), warnings))
+    }
+
+    /// wad_to_gltf(data: bytes) -> tuple[str, bytes, list[str]]
+    ///
+    /// Converts a level WAD to glTF 2.0 and returns the glTF JSON text, its one binary buffer and
+    /// the conversion's warnings. The JSON's buffer 0 has no "uri": the caller holds the buffer
+    /// (as a GLB does) and reads accessors straight out of it. Raises WadError like wad_to_glb.
+    #[pyfunction]
+    fn wad_to_gltf<'py>(
+        py: Python<'py>,
+        data: Cow<'_, [u8]>,
+    ) -> PyResult<(String, Bound<'py, PyBytes>, Vec<String>)> {
+        let (json, gltf) = py
+            .detach(|| {
+                let gltf = convert(&data)?;
+                let json = gltf.root.to_string().expect("a glTF document serialises");
+                Ok::<_, String>((json, gltf))
+            })
+            .map_err(WadError::new_err)?;
+        Ok((json, PyBytes::new(py, &gltf.bin), gltf.warnings))
     }
 }

@@ -6,9 +6,13 @@ The work is done in Rust (the ``_native`` extension); this package only re-expor
 - ``info_file(path) -> dict``: the same for a file on disk
 - ``roundtrip(data) -> bytes``: parse and write back
 - ``generate(seed, size) -> bytes``: a synthetic level; size is "tiny", "small" or "full"
+- ``wad_to_glb(data) -> (bytes, list[str])``: the level as binary glTF (.glb), and the
+  conversion's warnings
+- ``wad_to_gltf(data) -> (str, bytes, list[str])``: the level as glTF JSON text (buffer 0 has no
+  uri), its binary buffer, and the warnings
 - ``WadError`` (a ``ValueError``): raised for every file that cannot be read or written
 """
 
-from ._native import WadError, generate, info_file, parse_info, roundtrip
+from ._native import WadError, generate, info_file, parse_info, roundtrip, wad_to_glb, wad_to_gltf
 
-__all__ = ["WadError", "generate", "info_file", "parse_info", "roundtrip"]
+__all__ = ["WadError", "generate", "info_file", "parse_info", "roundtrip", "wad_to_glb", "wad_to_gltf"]
