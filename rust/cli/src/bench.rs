@@ -1,4 +1,5 @@
-//! `llamawad-bench`: times the core operations on the generated full-size level (seed 1).
+//! `llamawad-bench`: times the core operations on the generated full-size level (seed 1):
+//! parsing, writing, and the conversion to a GLB (textures included).
 //!
 //! Each step runs a number of times; the median is the figure to compare between commits, the
 //! minimum shows the noise floor. New steps are one `time_median` call each.
@@ -9,6 +10,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use llamawad::generate::{self, Size};
+use llamawad::gltf::{wad_to_gltf, Source};
 use llamawad::Level;
 use serde::Serialize;
 
@@ -16,7 +18,7 @@ use serde::Serialize;
 #[command(
     name = "llamawad-bench",
     version,
-    about = "Times parsing and writing of the generated full-size level (seed 1)"
+    about = "Times parsing, writing and GLB export of the generated full-size level (seed 1)"
 )]
 struct Args {
     /// Runs per timed step.
@@ -40,6 +42,7 @@ struct Report {
     seed: u64,
     size: String,
     file_size: usize,
+    glb_size: usize,
     steps: Vec<Timing>,
 }
 
@@ -85,14 +88,29 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Checked once outside the timing, so that a failure is reported rather than timed.
+    let glb_size = match wad_to_gltf(&level, Source::of(&bytes)) {
+        Ok(gltf) => gltf.to_glb().len(),
+        Err(e) => {
+            eprintln!("error: the generated level cannot be converted to glTF: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let steps = vec![
         time_median("parse", args.runs, || Level::parse(black_box(&bytes))),
         time_median("to_bytes", args.runs, || black_box(&level).to_bytes()),
+        // The whole conversion from a parsed level to the bytes of a .glb: source checksum,
+        // geometry, attributes, texture pages decoded and PNG-encoded, JSON and GLB container.
+        time_median("to_glb", args.runs, || {
+            let bytes = black_box(&bytes);
+            wad_to_gltf(black_box(&level), Source::of(bytes)).map(|gltf| gltf.to_glb())
+        }),
     ];
     let report = Report {
         seed,
         size: size.to_string(),
         file_size: bytes.len(),
+        glb_size,
         steps,
     };
     if args.json {
@@ -102,8 +120,8 @@ fn main() -> ExitCode {
         );
     } else {
         println!(
-            "level: generated, seed {seed}, size {size}, {} bytes",
-            report.file_size
+            "level: generated, seed {seed}, size {size}, {} bytes (GLB {} bytes)",
+            report.file_size, report.glb_size
         );
         for t in &report.steps {
             println!(
