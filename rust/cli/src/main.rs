@@ -75,6 +75,29 @@ enum Command {
         #[arg(value_name = "OUT")]
         output: PathBuf,
     },
+    /// Write a level from a glTF and the level it was made from (the base)
+    ///
+    /// Everything the glTF shows unchanged keeps the base's bytes; moved and turned tiles, edited
+    /// faces, face flags, texture entries, vertex colours, collision and zones come through. A
+    /// glTF of the unchanged level gives a file identical to the base. Nothing is written when
+    /// the conversion fails, and the base is never overwritten.
+    Gltf2wad {
+        /// The level the glTF was made from.
+        #[arg(long, value_name = "BASE.wad")]
+        base: PathBuf,
+        /// The glTF (.glb, or .gltf with its buffers beside it).
+        #[arg(value_name = "IN")]
+        input: PathBuf,
+        /// Where to write the level (replaced atomically; must not be the base).
+        #[arg(value_name = "OUT.wad")]
+        output: PathBuf,
+        /// Convert even when the glTF says it was made from another level.
+        #[arg(long)]
+        force: bool,
+        /// Print the change report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a synthetic level
     ///
     /// The level is the same for the same seed and size on every machine.
@@ -122,6 +145,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
         Command::Info { level, json } => info(&level, json, out),
         Command::Roundtrip { input, output } => roundtrip(&input, &output, out),
         Command::Wad2gltf { level, output } => wad2gltf(&level, &output, out),
+        Command::Gltf2wad { base, input, output, force, json } => gltf2wad(&base, &input, &output, force, json, out),
         Command::Generate { seed, size, output } => {
             let bytes = generate::generate(seed, size)
                 .to_bytes()
@@ -183,6 +207,33 @@ fn wad2gltf(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCod
     )?;
     for warning in &gltf.warnings {
         writeln!(out, "warning: {warning}")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn gltf2wad(base: &Path, input: &Path, output: &Path, force: bool, json: bool, out: &mut impl Write) -> Result<ExitCode> {
+    if same_file(base, output) {
+        return Err(format!(
+            "{} is the base level; gltf2wad never overwrites its base, give another OUT",
+            output.display()
+        )
+        .into());
+    }
+    let base_bytes = read_bytes(base)?;
+    let level = parse(base, &base_bytes)?;
+    let gltf_bytes = read_bytes(input)?;
+    let doc = llamawad::gltf::Document::from_slice(&gltf_bytes, input.parent())
+        .map_err(|e| format!("{}: {e}", input.display()))?;
+    let options = llamawad::gltf::ImportOptions { force };
+    let (written, report) = llamawad::gltf::gltf_to_wad(&level, &base_bytes, &doc, options)
+        .map_err(|e| format!("{}: {e}", input.display()))?;
+    let bytes = written.to_bytes().map_err(WadError::from)?;
+    llamawad::write_atomically(output, &bytes)?;
+    if json {
+        let text = serde_json::to_string_pretty(&report)?;
+        writeln!(out, "{text}")?;
+    } else {
+        text::write_change_report(out, &output.display().to_string(), bytes == base_bytes, &report)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -83,3 +83,50 @@ fn convention(c: &Convention) -> String {
     };
     format!("{total}; {size}; {align}")
 }
+
+/// What `gltf2wad` changed, one line per kind of change.
+pub fn write_change_report(
+    out: &mut impl Write,
+    file: &str,
+    identical_to_base: bool,
+    report: &llamawad::gltf::ChangeReport,
+) -> io::Result<()> {
+    if identical_to_base {
+        writeln!(out, "{file}: nothing changed, byte-identical to the base")?;
+    } else {
+        writeln!(out, "{file}: written")?;
+    }
+    let tiles = |list: &[usize]| {
+        let shown: Vec<String> = list.iter().take(12).map(usize::to_string).collect();
+        let more = if list.len() > 12 { format!(" and {} more", list.len() - 12) } else { String::new() };
+        format!("{} ({}{more})", list.len(), shown.join(", "))
+    };
+    let rows: [(&str, &[usize]); 5] = [
+        ("tiles moved or turned", &report.tiles_moved),
+        ("tiles with new geometry", &report.tiles_reshaped),
+        ("tiles recoloured", &report.tiles_recoloured),
+        ("tiles emptied", &report.tiles_emptied),
+        ("tiles added", &report.tiles_added),
+    ];
+    for (label, list) in rows {
+        if !list.is_empty() {
+            writeln!(out, "  {label:<26} {}", tiles(list))?;
+        }
+    }
+    let counts = [
+        ("models added", report.models_added),
+        ("collision polygons changed", report.collision_polygons_changed),
+        ("texture entries appended", report.texture_entries_appended),
+        ("cells given another zone", report.cells_rezoned),
+        ("zone masks changed", report.zone_masks_changed),
+    ];
+    for (label, n) in counts {
+        if n > 0 {
+            writeln!(out, "  {label:<26} {n}")?;
+        }
+    }
+    for w in &report.warnings {
+        writeln!(out, "warning: {w}")?;
+    }
+    Ok(())
+}

@@ -2,7 +2,11 @@
 
 mod buffer;
 pub mod export;
+pub mod import;
+pub mod read;
 pub mod texture;
 pub mod uv;
 
 pub use export::{wad_to_gltf, Gltf, GltfExportError, Source};
+pub use import::{gltf_to_wad, ChangeReport, ImportError, ImportOptions};
+pub use read::Document;

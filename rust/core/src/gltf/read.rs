@@ -1,0 +1,201 @@
+//! Reading any valid glTF 2.0 back: the document, its buffers, node world transforms and the
+//! triangles of a mesh with every attribute as floats, whatever component type a tool chose.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use glam::{Mat4, Vec3};
+use gltf::accessor::{DataType, Dimensions};
+use gltf::mesh::{Mode, Semantic};
+
+/// A glTF document with its buffers loaded.
+pub struct Document {
+    pub document: gltf::Document,
+    pub buffers: Vec<gltf::buffer::Data>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ReadError(pub String);
+
+impl Document {
+    /// Reads a `.glb` or `.gltf`; `dir` is where a `.gltf`'s external buffers are looked for.
+    pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Document, ReadError> {
+        let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| ReadError(format!("not a valid glTF 2.0 file: {e}")))?;
+        let buffers = gltf::import_buffers(&gltf.document, dir, gltf.blob)
+            .map_err(|e| ReadError(format!("the glTF's buffers cannot be read: {e}")))?;
+        Ok(Document {
+            document: gltf.document,
+            buffers,
+        })
+    }
+
+    /// Every node of every scene with its world transform, parents before children.
+    pub fn world_nodes(&self) -> Vec<(gltf::Node<'_>, Mat4)> {
+        let mut out = Vec::new();
+        let mut stack: Vec<(gltf::Node, Mat4)> = self
+            .document
+            .scenes()
+            .flat_map(|s| s.nodes().collect::<Vec<_>>())
+            .map(|n| (n, Mat4::IDENTITY))
+            .collect();
+        stack.reverse();
+        while let Some((node, parent)) = stack.pop() {
+            let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
+            let children: Vec<_> = node.children().collect();
+            for child in children.into_iter().rev() {
+                stack.push((child, world));
+            }
+            out.push((node, world));
+        }
+        out
+    }
+
+    /// The elements of an accessor as floats, `n` components each (normalized integers mapped
+    /// to 0..1 or −1..1 as glTF says).
+    pub fn floats(&self, accessor: &gltf::Accessor) -> Result<Vec<f32>, ReadError> {
+        let what = || format!("accessor {}", accessor.index());
+        if accessor.sparse().is_some() {
+            return Err(ReadError(format!("{} is sparse, which this tool does not read", what())));
+        }
+        let components = accessor.dimensions().multiplicity();
+        let count = accessor.count();
+        let Some(view) = accessor.view() else {
+            // An accessor without a view is all zeros.
+            return Ok(vec![0.0; count * components]);
+        };
+        let data = &self.buffers[view.buffer().index()];
+        let size = accessor.data_type().size();
+        let element = size * components;
+        let stride = view.stride().unwrap_or(element);
+        let start = view.offset() + accessor.offset();
+        let end = if count == 0 { start } else { start + stride * (count - 1) + element };
+        let view_end = view.offset() + view.length();
+        if end > view_end || view_end > data.len() {
+            return Err(ReadError(format!("{} reaches past the end of its buffer", what())));
+        }
+        let normalized = accessor.normalized();
+        let mut out = Vec::with_capacity(count * components);
+        for i in 0..count {
+            let base = start + i * stride;
+            for k in 0..components {
+                let b = &data[base + k * size..base + (k + 1) * size];
+                out.push(component(accessor.data_type(), b, normalized));
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn component(data_type: DataType, b: &[u8], normalized: bool) -> f32 {
+    let scale = |v: f32, max: f32| if normalized { (v / max).max(-1.0) } else { v };
+    match data_type {
+        DataType::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        DataType::U8 => scale(b[0] as f32, 255.0),
+        DataType::I8 => scale(b[0] as i8 as f32, 127.0),
+        DataType::U16 => scale(u16::from_le_bytes([b[0], b[1]]) as f32, 65535.0),
+        DataType::I16 => scale(i16::from_le_bytes([b[0], b[1]]) as f32, 32767.0),
+        DataType::U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32,
+    }
+}
+
+/// The triangles of a mesh, three corners each, with every per-corner attribute.
+#[derive(Debug, Default)]
+pub struct Triangles {
+    pub positions: Vec<Vec3>,
+    pub uvs: Option<Vec<[f32; 2]>>,
+    /// RGBA, linear; alpha 1 where the file had RGB only.
+    pub colours: Option<Vec<[f32; 4]>>,
+    /// Custom scalar attributes by name without the leading underscore (`FLAGS`, `RGB_0`).
+    pub scalars: HashMap<String, Vec<f32>>,
+    /// Name of each triangle's material.
+    pub materials: Vec<Option<String>>,
+}
+
+impl Triangles {
+    pub fn count(&self) -> usize {
+        self.positions.len() / 3
+    }
+
+    pub fn scalar(&self, name: &str) -> Option<&[f32]> {
+        self.scalars.get(name).map(Vec::as_slice)
+    }
+}
+
+impl Document {
+    /// All triangles of a mesh. Attributes that only some primitives have are filled with NaN
+    /// in the others, so that a caller sees which corners lack them.
+    pub fn triangles(&self, mesh: &gltf::Mesh) -> Result<Triangles, ReadError> {
+        let mut out = Triangles::default();
+        let mut uvs: Vec<[f32; 2]> = Vec::new();
+        let mut colours: Vec<[f32; 4]> = Vec::new();
+        let (mut any_uv, mut any_colour) = (false, false);
+        let mut scalars: HashMap<String, Vec<f32>> = HashMap::new();
+        for prim in mesh.primitives() {
+            if prim.mode() != Mode::Triangles {
+                return Err(ReadError(format!(
+                    "primitive {} uses {:?}; only triangle lists carry faces",
+                    prim.index(),
+                    prim.mode()
+                )));
+            }
+            let Some(position) = prim.get(&Semantic::Positions) else {
+                return Err(ReadError(format!("primitive {} has no POSITION", prim.index())));
+            };
+            let positions = self.floats(&position)?;
+            let n = position.count();
+            let indices: Vec<usize> = match prim.indices() {
+                Some(acc) => self.floats(&acc)?.into_iter().map(|i| i as usize).collect(),
+                None => (0..n).collect(),
+            };
+            if indices.len() % 3 != 0 || indices.iter().any(|&i| i >= n) {
+                return Err(ReadError(format!(
+                    "primitive {}: its indices are not whole triangles of its vertices",
+                    prim.index()
+                )));
+            }
+            let before = out.positions.len();
+            out.positions
+                .extend(indices.iter().map(|&i| Vec3::from_slice(&positions[3 * i..3 * i + 3])));
+            let material = prim.material().name().map(str::to_string);
+            out.materials.extend(std::iter::repeat_n(material, indices.len() / 3));
+
+            let uv = match prim.get(&Semantic::TexCoords(0)) {
+                Some(acc) if acc.dimensions() == Dimensions::Vec2 => Some(self.floats(&acc)?),
+                _ => None,
+            };
+            any_uv |= uv.is_some();
+            uvs.extend(indices.iter().map(|&i| uv.as_ref().map_or([f32::NAN; 2], |u| [u[2 * i], u[2 * i + 1]])));
+
+            let colour = match prim.get(&Semantic::Colors(0)) {
+                Some(acc) => Some((self.floats(&acc)?, acc.dimensions().multiplicity())),
+                None => None,
+            };
+            any_colour |= colour.is_some();
+            colours.extend(indices.iter().map(|&i| match &colour {
+                Some((c, 4)) => [c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3]],
+                Some((c, _)) => [c[3 * i], c[3 * i + 1], c[3 * i + 2], 1.0],
+                None => [f32::NAN; 4],
+            }));
+
+            for (semantic, acc) in prim.attributes() {
+                let Semantic::Extras(name) = semantic else { continue };
+                if acc.dimensions() != Dimensions::Scalar {
+                    continue;
+                }
+                let values = self.floats(&acc)?;
+                let column = scalars.entry(name).or_insert_with(|| vec![f32::NAN; before]);
+                column.resize(before, f32::NAN);
+                column.extend(indices.iter().map(|&i| values[i]));
+            }
+        }
+        let total = out.positions.len();
+        for column in scalars.values_mut() {
+            column.resize(total, f32::NAN);
+        }
+        out.scalars = scalars;
+        out.uvs = any_uv.then_some(uvs);
+        out.colours = any_colour.then_some(colours);
+        Ok(out)
+    }
+}
