@@ -94,6 +94,9 @@ enum Command {
         /// Convert even when the glTF says it was made from another level.
         #[arg(long)]
         force: bool,
+        /// Give new meshes without a collision mesh collision from their upward faces.
+        #[arg(long)]
+        generate_collision: bool,
         /// Print the change report as JSON.
         #[arg(long)]
         json: bool,
@@ -145,7 +148,17 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
         Command::Info { level, json } => info(&level, json, out),
         Command::Roundtrip { input, output } => roundtrip(&input, &output, out),
         Command::Wad2gltf { level, output } => wad2gltf(&level, &output, out),
-        Command::Gltf2wad { base, input, output, force, json } => gltf2wad(&base, &input, &output, force, json, out),
+        Command::Gltf2wad {
+            base,
+            input,
+            output,
+            force,
+            generate_collision,
+            json,
+        } => {
+            let options = llamawad::gltf::ImportOptions { force, generate_collision };
+            gltf2wad(&base, &input, &output, options, json, out)
+        }
         Command::Generate { seed, size, output } => {
             let bytes = generate::generate(seed, size)
                 .to_bytes()
@@ -211,7 +224,14 @@ fn wad2gltf(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-fn gltf2wad(base: &Path, input: &Path, output: &Path, force: bool, json: bool, out: &mut impl Write) -> Result<ExitCode> {
+fn gltf2wad(
+    base: &Path,
+    input: &Path,
+    output: &Path,
+    options: llamawad::gltf::ImportOptions,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<ExitCode> {
     if same_file(base, output) {
         return Err(format!(
             "{} is the base level; gltf2wad never overwrites its base, give another OUT",
@@ -224,7 +244,6 @@ fn gltf2wad(base: &Path, input: &Path, output: &Path, force: bool, json: bool, o
     let gltf_bytes = read_bytes(input)?;
     let doc = llamawad::gltf::Document::from_slice(&gltf_bytes, input.parent())
         .map_err(|e| format!("{}: {e}", input.display()))?;
-    let options = llamawad::gltf::ImportOptions { force };
     let (written, report) = llamawad::gltf::gltf_to_wad(&level, &base_bytes, &doc, options)
         .map_err(|e| format!("{}: {e}", input.display()))?;
     let bytes = written.to_bytes().map_err(WadError::from)?;

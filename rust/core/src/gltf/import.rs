@@ -16,7 +16,10 @@ use crate::geometry::{
     sort_into_batches, COLLISION_FACING_DOWN, COLLISION_QUAD,
 };
 use crate::gltf::export::Source;
-use crate::gltf::read::{Document, Triangles};
+use crate::gltf::fit::{with_corner_flags, FitReport, Fitter, PageMaterial};
+use crate::gltf::new_geometry::{add_new_geometry, NewMesh};
+use crate::gltf::uv::FACE_DOUBLE_SIDED;
+use crate::gltf::read::{extras_json, number, Document, Triangles};
 use crate::level::check::{FACE_NEW_BATCH, MAX_MODEL_VERTICES};
 use crate::level::map::Rgba;
 use crate::level::{Level, Model};
@@ -33,6 +36,8 @@ const BOX_MARGIN: f32 = 1.0 / 128.0;
 pub struct ImportOptions {
     /// Convert even when the glTF says it was made from another level.
     pub force: bool,
+    /// Give new meshes without a collision mesh of their own collision from their upward faces.
+    pub generate_collision: bool,
 }
 
 /// What the conversion changed, for the user.
@@ -50,6 +55,8 @@ pub struct ChangeReport {
     pub texture_entries_appended: usize,
     pub cells_rezoned: usize,
     pub zone_masks_changed: usize,
+    /// Faces that had no texture entry and got one fitted to their UVs.
+    pub fit: FitReport,
     pub warnings: Vec<String>,
 }
 
@@ -95,7 +102,7 @@ fn culprit(node: &Option<String>, faces: &[usize]) -> String {
 }
 
 impl ImportError {
-    fn level(message: impl Into<String>) -> ImportError {
+    pub(crate) fn level(message: impl Into<String>) -> ImportError {
         ImportError {
             node: None,
             faces: Vec::new(),
@@ -103,7 +110,7 @@ impl ImportError {
         }
     }
 
-    fn node(node: &str, message: impl Into<String>) -> ImportError {
+    pub(crate) fn node(node: &str, message: impl Into<String>) -> ImportError {
         ImportError {
             node: Some(node.to_string()),
             faces: Vec::new(),
@@ -111,7 +118,7 @@ impl ImportError {
         }
     }
 
-    fn faces(node: &str, faces: Vec<usize>, message: impl Into<String>) -> ImportError {
+    pub(crate) fn faces(node: &str, faces: Vec<usize>, message: impl Into<String>) -> ImportError {
         ImportError {
             node: Some(node.to_string()),
             faces,
@@ -127,18 +134,18 @@ struct Role {
 }
 
 fn role(node: &gltf::Node) -> Option<Role> {
-    let extras: serde_json::Value = serde_json::from_str(node.extras().as_ref()?.get()).ok()?;
+    let extras = extras_json(node.extras())?;
     let kind = extras.get("llamawad")?.as_str()?.to_string();
     let index = ["tile", "strat", "object_model"]
         .iter()
         .find_map(|k| extras.get(*k))
-        .and_then(|v| v.as_f64())
+        .and_then(number)
         .filter(|v| *v >= 0.0 && v.fract() == 0.0)
         .map(|v| v as usize);
     Some(Role { kind, index })
 }
 
-fn node_name(node: &gltf::Node) -> String {
+pub(crate) fn node_name(node: &gltf::Node) -> String {
     match node.name() {
         Some(n) => format!("node '{n}'"),
         None => format!("node {}", node.index()),
@@ -190,14 +197,14 @@ fn linear_to_srgb(c: f32) -> f32 {
 
 /// One corner's colour as the file carries it: the raw frames when they are there, and what the
 /// viewer shows (sRGB).
-struct CornerColour {
+pub(crate) struct CornerColour {
     raw: Vec<Option<Rgba>>,
     shown: Option<[f32; 3]>,
     /// Faces with flag 0x4000 show white whatever their colour: they say nothing about it.
     ignored: bool,
 }
 
-fn corner_colours(tris: &Triangles, frames: usize, flags: &[Option<u16>]) -> Vec<CornerColour> {
+pub(crate) fn corner_colours(tris: &Triangles, frames: usize, flags: &[Option<u16>]) -> Vec<CornerColour> {
     let rgb: Vec<Option<&[f32]>> = (0..frames).map(|k| tris.scalar(&format!("RGB_{k}"))).collect();
     let alpha: Vec<Option<&[f32]>> = (0..frames).map(|k| tris.scalar(&format!("ALPHA_{k}"))).collect();
     (0..tris.positions.len())
@@ -244,7 +251,7 @@ impl CornerColour {
 /// Colours for a model's vertices from the corners that use them: the raw bytes where the shown
 /// colour was not changed, otherwise the shown colour halved (the game doubles). Vertices no
 /// corner speaks for keep `base` (the tile's colours when its model is unchanged).
-fn vertex_colours(
+pub(crate) fn vertex_colours(
     corners: &[CornerColour],
     vertex_of_corner: &[usize],
     vertex_count: usize,
@@ -304,7 +311,7 @@ fn vertex_colours(
 }
 
 /// Per-triangle integer attribute (corner 0 of each triangle).
-fn per_triangle(tris: &Triangles, name: &str) -> Vec<Option<i64>> {
+pub(crate) fn per_triangle(tris: &Triangles, name: &str) -> Vec<Option<i64>> {
     match tris.scalar(name) {
         Some(values) => (0..tris.count()).map(|t| integer(values[3 * t])).collect(),
         None => vec![None; tris.count()],
@@ -363,29 +370,24 @@ fn matches_model(tris: &Triangles, model: &Model, flags: &[Option<u16>], texture
 
 /// A new model from triangles (export space, tile-local), the way the checklists want it:
 /// counts, planes, smoothed normals, box, batches.
-struct BuiltModel {
-    model: Model,
+pub(crate) struct BuiltModel {
+    pub model: Model,
     /// Model vertex of each corner (file corner order), for the colours.
-    vertex_of_corner: Vec<usize>,
+    pub vertex_of_corner: Vec<usize>,
 }
 
-fn build_model(
+pub(crate) fn build_model(
     tris: &Triangles,
     flags: &[Option<u16>],
     textures: &[Option<i64>],
-    level: &Level,
+    fitter: &mut Fitter,
     name: &str,
     report: &mut ChangeReport,
 ) -> Result<BuiltModel, ImportError> {
-    let entries = level.text().map(|t| t.entries.as_slice()).unwrap_or(&[]);
-    let missing: Vec<usize> = (0..tris.count()).filter(|&t| textures[t].is_none()).collect();
-    if !missing.is_empty() {
-        return Err(ImportError::faces(
-            name,
-            missing,
-            "no texture entry (attribute _TEXTURE); give each face an entry from the level's texture table",
-        ));
-    }
+    let mut flags = flags.to_vec();
+    let mut textures = textures.to_vec();
+    fit_missing_entries(tris, &mut flags, &mut textures, fitter, name)?;
+    let entries = &fitter.entries;
     let out_of_range: Vec<usize> = (0..tris.count())
         .filter(|&t| textures[t].is_some_and(|i| i < 0 || i as usize >= entries.len()))
         .collect();
@@ -475,8 +477,43 @@ fn build_model(
     })
 }
 
+/// Faces without a texture entry get one fitted to their UVs on their material's page.
+fn fit_missing_entries(
+    tris: &Triangles,
+    flags: &mut [Option<u16>],
+    textures: &mut [Option<i64>],
+    fitter: &mut Fitter,
+    name: &str,
+) -> Result<(), ImportError> {
+    let missing: Vec<usize> = (0..tris.count()).filter(|&t| textures[t].is_none()).collect();
+    let mut unfittable = Vec::new();
+    for &t in &missing {
+        let material = tris.materials[t].as_deref().and_then(PageMaterial::from_name);
+        let uvs = tris.uvs.as_ref().map(|uv| [0, 2, 1].map(|k| uv[3 * t + k]));
+        match (material, uvs) {
+            (Some(material), Some(uvs)) if uvs.iter().flatten().all(|v| v.is_finite()) => {
+                let (entry, corner_flags) = fitter.fit(uvs, material);
+                let base = flags[t].unwrap_or(if material.double_sided { FACE_DOUBLE_SIDED } else { 0 });
+                flags[t] = Some(with_corner_flags(base, corner_flags));
+                textures[t] = Some(entry as i64);
+            }
+            _ => unfittable.push(t),
+        }
+    }
+    if unfittable.is_empty() {
+        Ok(())
+    } else {
+        Err(ImportError::faces(
+            name,
+            unfittable,
+            "have no texture entry (attribute _TEXTURE) and no UVs on a material named after a page \
+             (\"page 3 blend 0\") to fit one from: give them a page material and UVs, or an entry",
+        ))
+    }
+}
+
 /// The corners of a convex polygon given as triangles, in order around its normal.
-fn polygon_corners(tris: &[[Vec3; 3]]) -> Vec<Vec3> {
+pub(crate) fn polygon_corners(tris: &[[Vec3; 3]]) -> Vec<Vec3> {
     let mut corners: Vec<Vec3> = Vec::new();
     let mut normal = Vec3::ZERO;
     for t in tris {
@@ -583,7 +620,7 @@ fn collision_from_node(
     Ok(Some(groups))
 }
 
-fn encode(
+pub(crate) fn encode(
     corners: &[Vec3],
     material: i64,
     kind: i64,
@@ -638,14 +675,15 @@ pub fn gltf_to_wad(
     let mut duplicates = Vec::new();
     let mut collision_of: HashMap<usize, (&gltf::Node, Mat4)> = HashMap::new();
     let mut zones_node = None;
+    let mut new_meshes: Vec<NewMesh> = Vec::new();
     for (node, world) in &nodes {
         let Some(role) = role(node) else {
-            if node.mesh().is_some() {
-                return Err(ImportError::node(
-                    &node_name(node),
-                    "is a mesh that belongs to no tile; adding new geometry is not supported yet: \
-                     join it into a tile's mesh",
-                ));
+            if node.mesh().is_some() && !is_given_collision(node) {
+                new_meshes.push(NewMesh {
+                    node: node.clone(),
+                    world: *world,
+                    collision: None,
+                });
             }
             continue;
         };
@@ -673,6 +711,16 @@ pub fn gltf_to_wad(
             _ => {}
         }
     }
+
+    // A new mesh's collision is a child mesh named "collision…".
+    for mesh in &mut new_meshes {
+        mesh.collision = mesh
+            .node
+            .children()
+            .find(is_given_collision)
+            .and_then(|c| nodes.iter().find(|(n, _)| n.index() == c.index()).map(|(n, w)| (n.clone(), *w)));
+    }
+    let mut fitter = Fitter::new(level.text().map(|t| t.entries.clone()).unwrap_or_default());
 
     let empty_model = |new_models: &mut Vec<Model>, report: &mut ChangeReport| -> u32 {
         if let Some(k) = new_models.iter().position(|m| m.vertices.is_empty() && m.collision_count() == 0) {
@@ -759,7 +807,7 @@ pub fn gltf_to_wad(
             };
             (model_index, colours)
         } else {
-            let built = build_model(&tris, &flags, &textures, &level, &name, &mut report)?;
+            let built = build_model(&tris, &flags, &textures, &mut fitter, &name, &mut report)?;
             let mut model = built.model;
             model.collision = collision.unwrap_or_else(|| base_model.collision.clone());
             let colours = vertex_colours(&corners, &built.vertex_of_corner, model.vertices.len(), frames, None);
@@ -795,6 +843,26 @@ pub fn gltf_to_wad(
         }
     }
 
+    add_new_geometry(
+        doc,
+        &new_meshes,
+        &mut level,
+        &mut new_models,
+        model_count,
+        &mut fitter,
+        options.generate_collision,
+        &mut report,
+    )?;
+    let appended = fitter.appended().to_vec();
+    if !appended.is_empty() {
+        let text = level
+            .text_mut()
+            .ok_or_else(|| ImportError::level("faces need new texture entries, but the base level has no TEXT chunk"))?;
+        text.entries.extend_from_slice(&appended);
+    }
+    report.texture_entries_appended = appended.len();
+    report.fit = fitter.report();
+
     if let Some(node) = zones_node {
         apply_zones(doc, node, &mut level, &mut report)?;
     }
@@ -818,11 +886,15 @@ pub fn gltf_to_wad(
     Ok((level, report))
 }
 
+/// A mesh given as the collision of a new mesh: named "collision…", without a role of ours.
+fn is_given_collision(node: &gltf::Node) -> bool {
+    role(node).is_none() && node.name().is_some_and(|n| n.to_ascii_lowercase().starts_with("collision"))
+}
+
 fn scene_extras(doc: &Document) -> Option<serde_json::Value> {
-    doc.document.scenes().find_map(|s| {
-        let v: serde_json::Value = serde_json::from_str(s.extras().as_ref()?.get()).ok()?;
-        v.get("llamawad").cloned()
-    })
+    doc.document
+        .scenes()
+        .find_map(|s| extras_json(s.extras())?.get("llamawad").filter(|v| v.is_object()).cloned())
 }
 
 fn check_source(
@@ -839,8 +911,8 @@ fn check_source(
         return Ok(());
     };
     let source = Source::of(base_bytes);
-    let size = ours["source"]["size"].as_f64().map(|v| v as u64);
-    let crc = ours["source"]["crc32"].as_f64().map(|v| v as u32);
+    let size = number(&ours["source"]["size"]).map(|v| v as u64);
+    let crc = number(&ours["source"]["crc32"]).map(|v| v as u32);
     if size == Some(source.size) && crc == Some(source.crc32) {
         return Ok(());
     }
@@ -889,8 +961,8 @@ fn apply_zone_masks(doc: &Document, level: &mut Level, report: &mut ChangeReport
     let Some(regions) = ours["regions"].as_array() else { return };
     let map = level.map_mut().expect("checked by the caller");
     for (region, value) in map.regions.iter_mut().zip(regions) {
-        let mask = value["mask"].as_f64().map(|v| v as u32);
-        let val = value["value"].as_f64().map(|v| v as i32);
+        let mask = number(&value["mask"]).map(|v| v as u32);
+        let val = number(&value["value"]).map(|v| v as i32);
         if let (Some(mask), Some(val)) = (mask, val) {
             if (mask, val) != (region.mask, region.value) {
                 region.mask = mask;
