@@ -1,0 +1,181 @@
+"""What the game's numbers mean: face flags, the texture rule, collision materials, zones,
+vertex colours. Pure Python and numpy, shared by the importer, the exporter, the panels and the
+level check. Sources: the reverse-engineering notes as summed up in /work/shared/FORMAT-DECISIONS.md
+and rust/core (uv.rs, export.rs), whose rules these mirror exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+
+# --- face flags (16 bits per face)
+
+FACE_SPECIAL_1 = 0x1
+FACE_SPECIAL_2 = 0x2
+FACE_SECOND_HALF = 0x10
+FACE_MIRROR_U = 0x20
+FACE_DOUBLE_SIDED = 0x400
+FACE_QUAD_HALF = 0x800
+FACE_IGNORE_COLOURS = 0x4000
+# Written by the exporter (a new render batch starts); never set by hand.
+FACE_NEW_BATCH = 0x8000
+
+# (bit, name, what the game does with it) for the named checkboxes.
+NAMED_FLAGS = (
+    (FACE_DOUBLE_SIDED, "Double-sided", "0x400: the game draws the face from both sides (no back-face culling)"),
+    (FACE_IGNORE_COLOURS, "Ignore vertex colours", "0x4000: the game draws the face at full brightness, ignoring its vertex colours"),
+    (FACE_SPECIAL_1, "Special mode 1", "0x1: one of the engine's special draw modes (note 001); its exact effect is not documented"),
+    (FACE_SPECIAL_2, "Special mode 2", "0x2: one of the engine's special draw modes (note 001); its exact effect is not documented"),
+)
+# Bits that choose the half of the texture rectangle a triangle shows.
+UV_BITS = FACE_QUAD_HALF | FACE_SECOND_HALF | FACE_MIRROR_U
+KNOWN_BITS = UV_BITS | FACE_NEW_BATCH | sum(bit for bit, _, _ in NAMED_FLAGS)
+RAW_BITS = tuple(1 << b for b in range(16) if not (1 << b) & KNOWN_BITS)
+
+# Which half of its texture rectangle a triangle shows (flags 0x800 and 0x10).
+UV_HALVES = (
+    ("TRIANGLE", "Triangle", "No 0x800: the triangle shows the rectangle's corners (U1,V1), (U0,V1), (U1,V0)", 0),
+    ("FIRST", "Quad, first half", "0x800: the first half of a quad split along its diagonal", FACE_QUAD_HALF),
+    ("SECOND", "Quad, second half", "0x800 + 0x10: the second half of a quad split along its diagonal", FACE_QUAD_HALF | FACE_SECOND_HALF),
+)
+
+# --- texture entries
+
+ENTRY_FLAT_COLOUR = 0x1
+PAGE_SIZE = 256.0
+
+
+def is_flat_colour(entry: dict) -> bool:
+    return bool(entry["flags"] & ENTRY_FLAT_COLOUR)
+
+
+def blend_mode(entry: dict) -> int:
+    return (entry["flags"] >> 12) & 0x7
+
+
+def material_name(entry: dict | None, double_sided: bool) -> str:
+    """The name of the material a face with this entry uses: the names the glTF export gives
+    (rust/core/src/gltf/export.rs)."""
+    suffix = " double-sided" if double_sided else ""
+    if entry is None:
+        return "missing texture entry"
+    if is_flat_colour(entry):
+        return f"flat #{entry['u0']:02x}{entry['u1']:02x}{entry['v0']:02x}"
+    return f"page {entry['page']} blend {blend_mode(entry)}{suffix}"
+
+
+def blender_material_name(entry: dict | None, double_sided: bool) -> str:
+    """The Blender material of a face: the export's name, with " double-sided" also for flat
+    colours and missing entries (the export names those alike; Blender names must be unique)."""
+    name = material_name(entry, double_sided)
+    if double_sided and not name.endswith(" double-sided"):
+        name += " double-sided"
+    return name
+
+
+def entry_label(index: int, entry: dict) -> str:
+    if is_flat_colour(entry):
+        return f"{index}: flat #{entry['u0']:02x}{entry['u1']:02x}{entry['v0']:02x}"
+    return f"{index}: page {entry['page']} u {entry['u0']}–{entry['u1']} v {entry['v0']}–{entry['v1']}"
+
+
+def face_uvs(entries: list[dict], textures: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The glTF texture coordinates of triangles (origin top-left), shape (n, 3, 2), in file
+    corner order, by note 001's rule (rust/core/src/gltf/uv.rs); and which triangles have a
+    texture rectangle (not a flat colour, entry exists)."""
+    textures = np.asarray(textures, np.int64)
+    flags = np.asarray(flags, np.int64)
+    n = len(textures)
+    table = np.zeros((max(len(entries), 1), 4), np.float32)
+    usable = np.zeros(max(len(entries), 1), bool)
+    for i, e in enumerate(entries):
+        table[i] = (e["u0"] / PAGE_SIZE, (e["u1"] + 1) / PAGE_SIZE, e["v0"] / PAGE_SIZE, (e["v1"] + 1) / PAGE_SIZE)
+        usable[i] = not is_flat_colour(e)
+    valid = (textures >= 0) & (textures < len(entries))
+    index = np.where(valid, textures, 0)
+    has = valid & usable[index]
+    u0, u1, v0, v1 = table[index].T
+    mirror = (flags & FACE_MIRROR_U) != 0
+    a = np.where(mirror, u0, u1)
+    b = np.where(mirror, u1, u0)
+    quad = (flags & FACE_QUAD_HALF) != 0
+    second = quad & ((flags & FACE_SECOND_HALF) != 0)
+    first = quad & ~second
+    # Export-space corners 0, 1, 2.
+    out = np.empty((n, 3, 2), np.float32)
+    out[:, 0] = np.stack([a, v1], 1)
+    out[:, 1] = np.stack([b, v1], 1)
+    out[:, 2] = np.stack([a, v0], 1)
+    out[first, 2] = np.stack([b[first], v0[first]], 1)
+    out[second, 0] = np.stack([b[second], v0[second]], 1)
+    out[second, 1] = np.stack([a[second], v0[second]], 1)
+    out[second, 2] = np.stack([a[second], v1[second]], 1)
+    # File corner k is export corner (0, 2, 1)[k].
+    return out[:, [0, 2, 1]], has
+
+
+# --- collision
+
+COLLISION_QUAD = 0x1
+COLLISION_FACING_DOWN = 0x4
+# (material, name, what the game does)
+COLLISION_PRESETS = (
+    (0, "Normal ground", "0: ordinary floor and walls"),
+    (16, "Exit floor", "16: the floor that ends the level when Kuzco stands on it"),
+    (17, "Special 17", "17: a special floor the engine treats apart (note 002); meaning not fully known"),
+    (18, "Special 18", "18: a special floor the engine treats apart (note 002); meaning not fully known"),
+    (30, "Death plane / water", "30: falling onto it kills (death plane, water)"),
+)
+COLLISION_GROUPS = (("A", 0), ("B", 1), ("C", 2))
+
+
+def hue(degrees: int) -> tuple[float, float, float]:
+    h = degrees / 60.0
+    x = 1.0 - abs(h % 2.0 - 1.0)
+    r, g, b = [(1.0, x, 0.0), (x, 1.0, 0.0), (0.0, 1.0, x), (0.0, x, 1.0), (x, 0.0, 1.0), (1.0, 0.0, x)][min(int(h), 5)]
+    return (0.15 + 0.7 * r, 0.15 + 0.7 * g, 0.15 + 0.7 * b)
+
+
+def collision_colour(material: int) -> tuple[float, float, float]:
+    """The colour the glTF gives a collision material (export.rs collision_material_colour)."""
+    fixed = {0: (0.45, 0.55, 0.45), 16: (1.0, 0.85, 0.0), 17: (0.0, 0.8, 1.0), 18: (0.2, 0.3, 1.0), 30: (1.0, 0.05, 0.05)}
+    return fixed.get(material, hue(material * 37 % 360))
+
+
+def zone_colour(zone: int) -> tuple[float, float, float]:
+    return hue((zone * 137) % 360)
+
+
+def colour_table(colour_of, values: np.ndarray) -> np.ndarray:
+    """RGBA rows for integer values through ``colour_of``, computed once per distinct value."""
+    values = np.asarray(values, np.int64)
+    out = np.ones((len(values), 4), np.float32)
+    for v in np.unique(values):
+        out[values == v, :3] = colour_of(int(v))
+    return out
+
+
+# --- zones
+
+ZONES = 32
+
+
+def sees(regions: list[dict], a: int, z: int) -> bool:
+    """Bit z of zone a's mask: zone a sees zone z."""
+    return bool(regions[a]["mask"] >> z & 1)
+
+
+# --- vertex colours
+
+def srgb_to_linear(c: np.ndarray) -> np.ndarray:
+    c = np.asarray(c, np.float64)
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def shown_colour(raw_rgb: np.ndarray) -> np.ndarray:
+    """What the game shows for raw colour bytes packed R + G·256 + B·65536: each byte doubled and
+    clamped (0x80 = 1.0), as linear RGBA floats (the glTF's COLOR_0)."""
+    raw = np.asarray(raw_rgb, np.int64)
+    rgb = np.stack([raw & 0xFF, raw >> 8 & 0xFF, raw >> 16 & 0xFF], -1)
+    out = np.ones(raw.shape + (4,), np.float32)
+    out[..., :3] = srgb_to_linear(np.minimum(rgb * 2, 255) / 255.0)
+    return out
