@@ -311,3 +311,43 @@ fn new_faces_outside_the_grid_are_refused_by_name() {
     assert_eq!(err.faces, vec![0, 1]);
     assert!(err.to_string().contains("outside the"), "{err}");
 }
+
+/// Every tile node stripped of its tile: the whole level comes back as new geometry.
+fn retiled(level: &Level) -> Gltf {
+    let bytes = level.to_bytes().unwrap();
+    let mut gltf = wad_to_gltf(level, Source::of(&bytes)).unwrap();
+    for node in &mut gltf.root.nodes {
+        let is_tile = node.extras.as_ref().is_some_and(|e| e.get().contains("\"llamawad\":\"tile\""));
+        if is_tile {
+            node.extras = None;
+        }
+    }
+    gltf
+}
+
+#[test]
+fn a_fully_retiled_level_keeps_its_triangles_and_collision() {
+    let base = generate(5, Size::Small);
+    let gltf = retiled(&base);
+    let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    let base_map = base.map().unwrap();
+    assert_eq!(report.tiles_emptied.len(), base_map.tiles.len());
+    let faces = |level: &Level, tiles: std::ops::Range<usize>| -> usize {
+        let map = level.map().unwrap();
+        tiles
+            .map(|t| level.trak().unwrap().models[map.tiles[t].model_index as usize].faces.len())
+            .sum()
+    };
+    let before = faces(&base, 0..base_map.tiles.len());
+    let after = faces(&level, base_map.tiles.len()..level.map().unwrap().tiles.len());
+    assert_eq!(after, before, "every triangle comes back");
+    let collision = |level: &Level, tiles: std::ops::Range<usize>| -> usize {
+        let map = level.map().unwrap();
+        tiles
+            .map(|t| level.trak().unwrap().models[map.tiles[t].model_index as usize].collision_count())
+            .sum()
+    };
+    assert!(collision(&level, base_map.tiles.len()..level.map().unwrap().tiles.len()) >= collision(&base, 0..base_map.tiles.len()));
+    let new_problems: Vec<_> = level.check().into_iter().filter(|p| !base.check().contains(p)).collect();
+    assert!(new_problems.is_empty(), "{:?}", &new_problems[..new_problems.len().min(5)]);
+}

@@ -712,12 +712,13 @@ pub fn gltf_to_wad(
         }
     }
 
-    // A new mesh's collision is a child mesh named "collision…".
+    // A new mesh's collision is a child mesh named "collision…", or the collision node a tile
+    // had before its node lost its tile (a whole level re-tiled).
     for mesh in &mut new_meshes {
         mesh.collision = mesh
             .node
             .children()
-            .find(is_given_collision)
+            .find(|c| is_given_collision(c) || role(c).is_some_and(|r| r.kind == "collision"))
             .and_then(|c| nodes.iter().find(|(n, _)| n.index() == c.index()).map(|(n, w)| (n.clone(), *w)));
     }
     let mut fitter = Fitter::new(level.text().map(|t| t.entries.clone()).unwrap_or_default());

@@ -37,6 +37,8 @@ struct Slot {
     col: u32,
     /// Origin height in 1/4096 units (the fixed-point grid of MAP).
     y: i64,
+    /// Which new mesh: two meshes in one cell are two tiles, as in the original levels.
+    mesh: usize,
 }
 
 impl Slot {
@@ -91,7 +93,7 @@ pub fn add_new_geometry(
     let (width, height) = (map.width, map.height);
     let mut tiles: BTreeMap<Slot, NewTile> = BTreeMap::new();
 
-    for mesh in meshes {
+    for (mesh_index, mesh) in meshes.iter().enumerate() {
         let name = super::import::node_name(&mesh.node);
         let tris = world_triangles(doc, &mesh.node, &mesh.world, &name)?;
         let centroid = |t: usize| (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2]) / 3.0;
@@ -133,6 +135,7 @@ pub fn add_new_geometry(
                     row,
                     col,
                     y: (lowest(&ts) * 4096.0).round() as i64,
+                    mesh: mesh_index,
                 };
                 let local = subset(&tris, &ts, slot.origin());
                 let local_flags: Vec<Option<u16>> = ts
@@ -143,12 +146,7 @@ pub fn add_new_geometry(
                 let built = build_model(&local, &local_flags, &textures, fitter, &name, report)?;
                 let corners = corner_colours(&local, 1, &local_flags);
                 let colours = vertex_colours(&corners, &built.vertex_of_corner, built.model.vertices.len(), 1, None);
-                if tiles.insert(slot, NewTile { model: built.model, colours }).is_some() {
-                    return Err(ImportError::node(
-                        &name,
-                        format!("shares cell {col}, {row} at the same height with another new mesh; join them into one mesh"),
-                    ));
-                }
+                tiles.insert(slot, NewTile { model: built.model, colours });
             }
         }
 
@@ -169,7 +167,7 @@ pub fn add_new_geometry(
                 .collect(),
             None => Vec::new(),
         };
-        enter_collision(&polygons, &mut tiles, width, height, &name)?;
+        enter_collision(&polygons, &mut tiles, width, height, mesh_index, &name)?;
     }
 
     let map = level.map_mut().expect("checked above");
@@ -201,6 +199,7 @@ fn enter_collision(
     tiles: &mut BTreeMap<Slot, NewTile>,
     width: u32,
     height: u32,
+    mesh: usize,
     name: &str,
 ) -> Result<(), ImportError> {
     for (corners, material, t) in polygons {
@@ -216,14 +215,19 @@ fn enter_collision(
                 }
                 let nearest = tiles
                     .keys()
-                    .filter(|s| s.row == row && s.col == col)
+                    .filter(|s| s.row == row && s.col == col && s.mesh == mesh)
                     .min_by(|a, b| {
                         (a.origin().y - mean_y).abs().total_cmp(&(b.origin().y - mean_y).abs())
                     })
                     .copied();
                 let slot = nearest
                     .filter(|s| (s.origin().y - mean_y).abs() < BAND_HEIGHT)
-                    .unwrap_or(Slot { row, col, y: (min.y * 4096.0).round() as i64 });
+                    .unwrap_or(Slot {
+                        row,
+                        col,
+                        y: (min.y * 4096.0).round() as i64,
+                        mesh,
+                    });
                 let tile = tiles.entry(slot).or_insert_with(|| NewTile {
                     model: Model::default(),
                     colours: Vec::new(),
