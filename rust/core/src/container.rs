@@ -168,10 +168,7 @@ fn walk(data: &[u8], convention: Convention) -> RawWad<'_> {
     // chunk follows it, otherwise it belongs to the trailing bytes.
     let mut end = 4usize;
     let mut pos = 4usize;
-    loop {
-        let Some(header) = data.get(pos..pos + 8) else {
-            break;
-        };
+    while let Some(header) = data.get(pos..pos + 8) {
         let tag = Tag::from_file_bytes(header[0..4].try_into().expect("4 bytes"));
         let size = u32::from_le_bytes(header[4..8].try_into().expect("4 bytes")) as usize;
         if !tag.is_plausible() {

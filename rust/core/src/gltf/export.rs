@@ -1,6 +1,7 @@
 //! WAD → glTF: the whole level in file space (FORMAT-DECISIONS §2), with every game attribute on
 //! board. The mapping (nodes, attributes, extras) is documented in `MAPPING.md` beside this file.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
 use gltf::json::{
@@ -256,11 +257,10 @@ impl Exporter<'_> {
             let model_index = tile.model_index;
             let model = trak.models.get(model_index as usize);
             let mesh = model.and_then(|m| {
-                if !shared.contains_key(&model_index) {
-                    let prims = self.render_primitives(m);
-                    shared.insert(model_index, prims);
-                }
-                let prims = &shared[&model_index];
+                let prims = match shared.entry(model_index) {
+                    Entry::Occupied(e) => e.into_mut(),
+                    Entry::Vacant(e) => e.insert(self.render_primitives(m)),
+                };
                 (!prims.is_empty()).then(|| self.tile_mesh(i, m, prims, &tile.colours))
             });
             let collision = match collision_meshes.get(&model_index) {
@@ -287,7 +287,7 @@ impl Exporter<'_> {
                 "model": model_index,
                 "rotation": tile.float.rotation,
                 "swap_flag": tile.float.swap_flag,
-                "colour_frames": if nv == 0 { 0 } else { tile.colours.len() / nv },
+                "colour_frames": tile.colours.len().checked_div(nv).unwrap_or(0),
             });
             if let Some(s) = &tile.swap {
                 tile_extras["swap"] = serde_json::to_value(s).expect("serialises");
@@ -366,7 +366,6 @@ impl Exporter<'_> {
             },
             extensions: Some(extensions::material::Material {
                 unlit: Some(extensions::material::Unlit {}),
-                ..Default::default()
             }),
             ..Default::default()
         });
@@ -503,7 +502,7 @@ impl Exporter<'_> {
         colours: &[Rgba],
     ) -> Index<json::Mesh> {
         let nv = model.vertices.len();
-        let frames = if nv == 0 { 0 } else { colours.len() / nv };
+        let frames = colours.len().checked_div(nv).unwrap_or(0);
         let mut primitives = Vec::with_capacity(shared.len());
         for p in shared {
             let mut attributes = p.attributes.clone();

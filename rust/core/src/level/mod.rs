@@ -19,6 +19,8 @@ pub use stpc::Stpc;
 pub use text::Text;
 
 /// A chunk's payload, typed where the project understands it.
+// A level has one of each chunk, so the size of the large variants costs nothing worth boxing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChunkBody {
     /// WFPC: the level's feature flags; they decide which optional blocks exist.
