@@ -236,7 +236,12 @@ pub fn join(convention: Convention, chunks: &[ChunkOut], trailing: &[u8]) -> Vec
             }
         }
         out.extend_from_slice(&chunk.tag.file_bytes());
-        let size = chunk.payload.len() + if convention.size_includes_header { 8 } else { 0 };
+        let size = chunk.payload.len()
+            + if convention.size_includes_header {
+                8
+            } else {
+                0
+            };
         out.extend_from_slice(&(size as u32).to_le_bytes());
         out.extend_from_slice(chunk.payload);
     }
@@ -304,7 +309,11 @@ mod tests {
 
     #[test]
     fn trailing_bytes_are_kept() {
-        let bytes = build(Convention::DEFAULT, &[(b"WFPC", &[1, 0, 0, 0])], &[0xff, 0xfe]);
+        let bytes = build(
+            Convention::DEFAULT,
+            &[(b"WFPC", &[1, 0, 0, 0])],
+            &[0xff, 0xfe],
+        );
         let wad = split(&bytes).unwrap();
         assert_eq!(wad.trailing, &[0xff, 0xfe]);
     }
@@ -314,6 +323,10 @@ mod tests {
         let mut bytes = build(Convention::DEFAULT, &[(b"WFPC", &[1, 0, 0, 0])], &[]);
         bytes.pop();
         let err = split(&bytes).unwrap_err();
-        assert!(err.to_string().contains("length field says 16 bytes but the file has 15"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("length field says 16 bytes but the file has 15"),
+            "{err}"
+        );
     }
 }

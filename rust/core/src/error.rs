@@ -16,7 +16,12 @@ pub struct Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} chunk, byte {:#x}", self.chunk.trim_end(), self.offset)
+        write!(
+            f,
+            "{} chunk, byte {:#x}",
+            self.chunk.trim_end(),
+            self.offset
+        )
     }
 }
 
@@ -48,7 +53,11 @@ pub enum ParseError {
         found: String,
     },
     #[error("{at}: {count} bytes left over after {what}")]
-    TrailingBytes { at: Location, what: String, count: u64 },
+    TrailingBytes {
+        at: Location,
+        what: String,
+        count: u64,
+    },
     #[error("the file is not a level WAD: {reason}")]
     NotAWad { reason: String },
     #[error("{chunk} chunk is needed by {needed_by} but the file has none")]

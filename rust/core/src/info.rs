@@ -69,7 +69,11 @@ impl Info {
             .map(|(c, size)| ChunkInfo {
                 tag: c.tag,
                 size,
-                kept_as: if matches!(c.body, ChunkBody::Raw(_)) { "verbatim" } else { "typed" },
+                kept_as: if matches!(c.body, ChunkBody::Raw(_)) {
+                    "verbatim"
+                } else {
+                    "typed"
+                },
             })
             .collect();
         Info {

@@ -24,7 +24,11 @@ fn parse_damaged(bytes: &[u8], what: &dyn Fn() -> String) -> bool {
             let written = level
                 .to_bytes()
                 .unwrap_or_else(|e| panic!("{}: parsed but cannot be written: {e}", what()));
-            assert!(written == bytes, "{}: parsed but writes back differently", what());
+            assert!(
+                written == bytes,
+                "{}: parsed but writes back differently",
+                what()
+            );
             true
         }
         Err(e) => {
@@ -58,13 +62,20 @@ fn spread(len: usize, n: usize, salt: u64) -> impl Iterator<Item = usize> {
 fn truncated_files_are_refused_with_a_message() {
     for (name, bytes) in fixtures() {
         let mut cuts: Vec<usize> = (0..64).collect();
-        cuts.extend(chunk_starts(&bytes).into_iter().flat_map(|s| s.saturating_sub(4)..s + 12));
+        cuts.extend(
+            chunk_starts(&bytes)
+                .into_iter()
+                .flat_map(|s| s.saturating_sub(4)..s + 12),
+        );
         cuts.extend(spread(bytes.len(), 400, 1));
         for cut in cuts.into_iter().filter(|&c| c < bytes.len()) {
             let damaged = &bytes[..cut];
             // The length field no longer matches, so nothing may parse.
             let err = Level::parse(damaged).expect_err(&format!("{name} cut at {cut} parsed"));
-            assert!(err.to_string().contains("length field") || cut < 4, "{name} cut at {cut}: {err}");
+            assert!(
+                err.to_string().contains("length field") || cut < 4,
+                "{name} cut at {cut}: {err}"
+            );
             // With the length field fixed up, the chunk walk itself meets the cut.
             let mut fixed = damaged.to_vec();
             if fixed.len() >= 4 {
@@ -117,13 +128,20 @@ fn huge_counts_are_refused_before_allocating() {
 fn errors_name_the_chunk_and_the_offset() {
     let (_, bytes) = fixtures().remove(0);
     let wad = container::split(&bytes).unwrap();
-    let map = wad.chunks.iter().find(|c| c.tag == container::Tag::MAP).unwrap();
+    let map = wad
+        .chunks
+        .iter()
+        .find(|c| c.tag == container::Tag::MAP)
+        .unwrap();
     let mut damaged = bytes.clone();
     // The tile count of MAP, made larger than the chunk can hold.
     let at = map.offset as usize;
     damaged[at..at + 4].copy_from_slice(&1_000_000u32.to_le_bytes());
     let err = Level::parse(&damaged).unwrap_err();
     let msg = err.to_string();
-    assert!(msg.starts_with(&format!("MAP chunk, byte {:#x}", at + 12)), "{msg}");
+    assert!(
+        msg.starts_with(&format!("MAP chunk, byte {:#x}", at + 12)),
+        "{msg}"
+    );
     assert!(msg.contains("tiles says 1000000 entries"), "{msg}");
 }

@@ -5,7 +5,9 @@
 use glam::Vec3;
 use llamawad::container::{self, Tag};
 use llamawad::generate::{generate, Size};
-use llamawad::geometry::{bounding_box, encode_collision_polygon, face_plane, smooth_normals, sort_into_batches};
+use llamawad::geometry::{
+    bounding_box, encode_collision_polygon, face_plane, smooth_normals, sort_into_batches,
+};
 use llamawad::level::check::Problem;
 use llamawad::level::{Model, Tile};
 use llamawad::raw::{Face, Vertex};
@@ -13,7 +15,12 @@ use llamawad::Level;
 
 /// A 1×1 floor plate at height 0.25, two quad halves with collision, the way the notes build one.
 fn floor_plate(texture: u16, entries: &[llamawad::raw::TextureEntry]) -> Model {
-    let positions = [[-0.5, 0.25, 0.5], [0.5, 0.25, 0.5], [-0.5, 0.25, -0.5], [0.5, 0.25, -0.5]];
+    let positions = [
+        [-0.5, 0.25, 0.5],
+        [0.5, 0.25, 0.5],
+        [-0.5, 0.25, -0.5],
+        [0.5, 0.25, -0.5],
+    ];
     let corners = [[0u16, 1, 2], [3, 2, 1]];
     let flags = [0x0800u16, 0x0810];
     let mut faces: Vec<Face> = corners
@@ -37,7 +44,12 @@ fn floor_plate(texture: u16, entries: &[llamawad::raw::TextureEntry]) -> Model {
     // Collision is in game space: z negated relative to the render vertices.
     let game = |p: [f32; 3]| Vec3::new(p[0], p[1], -p[2]);
     let floor = encode_collision_polygon(
-        &[game(positions[0]), game(positions[1]), game(positions[3]), game(positions[2])],
+        &[
+            game(positions[0]),
+            game(positions[1]),
+            game(positions[3]),
+            game(positions[2]),
+        ],
         16,
     )
     .unwrap();
@@ -47,7 +59,10 @@ fn floor_plate(texture: u16, entries: &[llamawad::raw::TextureEntry]) -> Model {
         vertices: positions
             .iter()
             .zip(normals)
-            .map(|(p, n)| Vertex { position: *p, normal: n })
+            .map(|(p, n)| Vertex {
+                position: *p,
+                normal: n,
+            })
             .collect(),
         faces,
         collision: [vec![floor], Vec::new(), Vec::new()],
@@ -86,7 +101,11 @@ fn an_edited_level_keeps_every_rule_and_every_untouched_chunk() {
     // An existing tile moved one cell and turned.
     let moved = 3;
     let [x, y, z] = map.tiles[moved].float.position;
-    let new_x = if x + 1.0 < map.width as f32 { x + 1.0 } else { x - 1.0 };
+    let new_x = if x + 1.0 < map.width as f32 {
+        x + 1.0
+    } else {
+        x - 1.0
+    };
     map.tiles[moved].set_placement([new_x, y + 0.5, z], 2048);
     // Vertex colours of another tile repainted.
     for c in &mut map.tiles[5].colours[1..] {
@@ -111,14 +130,25 @@ fn an_edited_level_keeps_every_rule_and_every_untouched_chunk() {
     let map = reread.map().unwrap();
     assert_eq!(map.tiles.last().unwrap().model_index, new_model);
     assert_eq!(map.tiles[moved].float.rotation, 2048);
-    assert_eq!(map.tiles[moved].fixed.position[1], ((y + 0.5) * 4096.0) as i32);
+    assert_eq!(
+        map.tiles[moved].fixed.position[1],
+        ((y + 0.5) * 4096.0) as i32
+    );
     for tag in [Tag::TEXT, Tag::STPC, Tag::WFPC, Tag::NAME, Tag::LGHT] {
-        assert_eq!(payload(&written, tag), payload(&original, tag), "{tag} is untouched");
+        assert_eq!(
+            payload(&written, tag),
+            payload(&original, tag),
+            "{tag} is untouched"
+        );
     }
 }
 
 fn rules(level: &Level) -> Vec<(&'static str, String)> {
-    level.check().into_iter().map(|p| (p.rule, p.culprit)).collect()
+    level
+        .check()
+        .into_iter()
+        .map(|p| (p.rule, p.culprit))
+        .collect()
 }
 
 #[test]
@@ -128,7 +158,11 @@ fn the_check_names_each_broken_rule_and_its_culprit() {
 
     let mut level = base.clone();
     level.map_mut().unwrap().tiles[2].float.position[0] = -3.5;
-    assert!(rules(&level).contains(&("tile in grid", "tile 2".into())), "{:?}", rules(&level));
+    assert!(
+        rules(&level).contains(&("tile in grid", "tile 2".into())),
+        "{:?}",
+        rules(&level)
+    );
 
     let mut level = base.clone();
     level.map_mut().unwrap().tiles[1].fixed.position[0] += 4096;
@@ -154,7 +188,9 @@ fn the_check_names_each_broken_rule_and_its_culprit() {
     let map = level.map_mut().unwrap();
     map.regions.iter_mut().for_each(|r| r.mask = 1);
     map.region_grid.iter_mut().for_each(|z| *z = 5);
-    assert!(rules(&level).iter().any(|(rule, _)| *rule == "visible region"));
+    assert!(rules(&level)
+        .iter()
+        .any(|(rule, _)| *rule == "visible region"));
 
     let mut level = base.clone();
     level.map_mut().unwrap().strats[0].waypoint = 999;
@@ -174,5 +210,8 @@ fn what_would_shift_the_rest_of_map_is_refused_when_writing() {
     let v = model.vertices[0];
     model.vertices.resize(70_000, v);
     let err = level.to_bytes().unwrap_err().to_string();
-    assert!(err.contains("TRAK model 1: vertices has 70000 entries"), "{err}");
+    assert!(
+        err.contains("TRAK model 1: vertices has 70000 entries"),
+        "{err}"
+    );
 }

@@ -21,7 +21,11 @@ impl Doc {
         Some(iter.collect())
     }
 
-    fn vec<const N: usize>(&self, prim: &gltf::Primitive, semantic: Semantic) -> Option<Vec<[f32; N]>> {
+    fn vec<const N: usize>(
+        &self,
+        prim: &gltf::Primitive,
+        semantic: Semantic,
+    ) -> Option<Vec<[f32; N]>> {
         let accessor = prim.get(&semantic)?;
         assert_eq!(accessor.dimensions().multiplicity(), N);
         // Read as scalars: the accessor's view is tightly packed.
@@ -31,7 +35,11 @@ impl Doc {
         Some(
             bytes
                 .chunks_exact(4 * N)
-                .map(|e| std::array::from_fn(|k| f32::from_le_bytes(e[4 * k..4 * k + 4].try_into().unwrap())))
+                .map(|e| {
+                    std::array::from_fn(|k| {
+                        f32::from_le_bytes(e[4 * k..4 * k + 4].try_into().unwrap())
+                    })
+                })
                 .collect(),
         )
     }
@@ -63,7 +71,11 @@ fn expected_world(tile_pos: [f32; 3], rotation: u32, v: [f32; 3]) -> DVec3 {
 fn plane_intersections(p: &CollisionPolygon) -> Vec<DVec3> {
     let plane = |k: usize| {
         let pl = p.planes[k];
-        let n = DVec3::new(pl.normal[0] as f64, pl.normal[1] as f64, pl.normal[2] as f64) / 127.0;
+        let n = DVec3::new(
+            pl.normal[0] as f64,
+            pl.normal[1] as f64,
+            pl.normal[2] as f64,
+        ) / 127.0;
         (n, pl.d as f64 / 4064.0)
     };
     let edges = if p.kind & 1 != 0 { 4 } else { 3 };
@@ -97,7 +109,11 @@ fn check_level(level: &Level, what: &str) {
 
     let scene = doc.document.default_scene().unwrap();
     let tiles_group = scene.nodes().find(|n| n.name() == Some("Tiles")).unwrap();
-    assert_eq!(tiles_group.children().count(), map.tiles.len(), "{what}: one node per tile");
+    assert_eq!(
+        tiles_group.children().count(),
+        map.tiles.len(),
+        "{what}: one node per tile"
+    );
 
     let mut tile_triangles = 0usize;
     let mut expected_triangles = 0usize;
@@ -107,13 +123,20 @@ fn check_level(level: &Level, what: &str) {
         let tile = &map.tiles[i];
         let model = &trak.models[tile.model_index as usize];
         assert_eq!(extras["model"], tile.model_index, "{what}: tile {i} model");
-        assert_eq!(extras["rotation"], tile.float.rotation, "{what}: tile {i} rotation");
+        assert_eq!(
+            extras["rotation"], tile.float.rotation,
+            "{what}: tile {i} rotation"
+        );
         expected_triangles += model.faces.len();
         let matrix = Mat4::from_cols_array_2d(&node.transform().matrix());
         let nv = model.vertices.len();
 
         let mut seen_faces = vec![false; model.faces.len()];
-        for prim in node.mesh().into_iter().flat_map(|m| m.primitives().collect::<Vec<_>>()) {
+        for prim in node
+            .mesh()
+            .into_iter()
+            .flat_map(|m| m.primitives().collect::<Vec<_>>())
+        {
             let positions = doc.vec::<3>(&prim, Semantic::Positions).unwrap();
             let uvs = doc.vec::<2>(&prim, Semantic::TexCoords(0));
             let flags = doc.floats(&prim, extra("FLAGS")).unwrap();
@@ -138,14 +161,27 @@ fn check_level(level: &Level, what: &str) {
                     let c = 3 * t + k;
                     let v = face.corners[export_corner] as usize;
                     assert_eq!(faces[c] as usize, f);
-                    assert_eq!(vertices[c] as usize, v, "{what}: tile {i} face {f} corner {k}");
+                    assert_eq!(
+                        vertices[c] as usize, v,
+                        "{what}: tile {i} face {f} corner {k}"
+                    );
                     assert_eq!(flags[c] as u16, face.flags);
                     assert_eq!(textures[c] as u16, face.texture);
                     let world = matrix.transform_point3(Vec3::from(positions[c])).as_dvec3();
-                    let expected = expected_world(tile.float.position, tile.float.rotation, model.vertices[v].position);
-                    assert!(close(world, expected, 1e-4), "{what}: tile {i} face {f} corner {k}: {world} vs {expected}");
+                    let expected = expected_world(
+                        tile.float.position,
+                        tile.float.rotation,
+                        model.vertices[v].position,
+                    );
+                    assert!(
+                        close(world, expected, 1e-4),
+                        "{what}: tile {i} face {f} corner {k}: {world} vs {expected}"
+                    );
                     if let (Some(uvs), Some(rule)) = (&uvs, entry_uvs) {
-                        assert_eq!(uvs[c], rule[export_corner], "{what}: tile {i} face {f} corner {k} UV");
+                        assert_eq!(
+                            uvs[c], rule[export_corner],
+                            "{what}: tile {i} face {f} corner {k} UV"
+                        );
                     }
                     let raw = tile.colours[v];
                     let packed = raw[0] as u32 | (raw[1] as u32) << 8 | (raw[2] as u32) << 16;
@@ -158,15 +194,29 @@ fn check_level(level: &Level, what: &str) {
                 let rgb = doc.floats(&prim, extra(&format!("RGB_{frame}"))).unwrap();
                 for (c, &v) in vertices.iter().enumerate() {
                     let raw = tile.colours[frame * nv + v as usize];
-                    assert_eq!(rgb[c] as u32 & 0xff, raw[0] as u32, "{what}: tile {i} frame {frame}");
+                    assert_eq!(
+                        rgb[c] as u32 & 0xff,
+                        raw[0] as u32,
+                        "{what}: tile {i} frame {frame}"
+                    );
                 }
             }
         }
-        assert!(seen_faces.iter().all(|&s| s), "{what}: tile {i}: every face of model {} drawn", tile.model_index);
+        assert!(
+            seen_faces.iter().all(|&s| s),
+            "{what}: tile {i}: every face of model {} drawn",
+            tile.model_index
+        );
 
         // Collision: a child node with the polygons rebuilt from their planes.
-        let collision = node.children().find(|c| node_extras(c)["llamawad"] == "collision");
-        assert_eq!(collision.is_some(), model.collision_count() > 0, "{what}: tile {i} collision node");
+        let collision = node
+            .children()
+            .find(|c| node_extras(c)["llamawad"] == "collision");
+        assert_eq!(
+            collision.is_some(),
+            model.collision_count() > 0,
+            "{what}: tile {i} collision node"
+        );
         if let Some(child) = collision {
             let child_matrix = matrix * Mat4::from_cols_array_2d(&child.transform().matrix());
             let polygons: Vec<&CollisionPolygon> = model.collision_polygons().collect();
@@ -192,10 +242,16 @@ fn check_level(level: &Level, what: &str) {
                         let w = origin + DVec3::new(l.x * co + l.z * s, l.y, -l.x * s + l.z * co);
                         close(w, world, 1e-3)
                     });
-                    assert!(matches_a_corner, "{what}: tile {i} collision polygon {p} corner {world}");
+                    assert!(
+                        matches_a_corner,
+                        "{what}: tile {i} collision polygon {p} corner {world}"
+                    );
                 }
             }
-            assert!(covered.iter().all(|&c| c), "{what}: tile {i}: every collision polygon shown");
+            assert!(
+                covered.iter().all(|&c| c),
+                "{what}: tile {i}: every collision polygon shown"
+            );
         }
     }
     assert_eq!(tile_triangles, expected_triangles, "{what}: triangle count");
@@ -223,7 +279,13 @@ fn scene_extras_identify_the_base_level() {
     assert_eq!(ours["wfpc"], level.wfpc());
     let map = level.map().unwrap();
     assert_eq!(ours["grid"], serde_json::json!([map.width, map.height]));
-    assert_eq!(ours["region_grid"].as_array().unwrap().len(), map.region_grid.len());
+    assert_eq!(
+        ours["region_grid"].as_array().unwrap().len(),
+        map.region_grid.len()
+    );
     assert_eq!(ours["regions"].as_array().unwrap().len(), 32);
-    assert_eq!(ours["texture_entries"].as_array().unwrap().len(), level.text().unwrap().entries.len());
+    assert_eq!(
+        ours["texture_entries"].as_array().unwrap().len(),
+        level.text().unwrap().entries.len()
+    );
 }

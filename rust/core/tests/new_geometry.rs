@@ -12,7 +12,9 @@ use gltf::json::{
 use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::{face_uvs, FACE_QUAD_HALF, FACE_SECOND_HALF};
-use llamawad::gltf::{gltf_to_wad, wad_to_gltf, ChangeReport, Document, Gltf, ImportOptions, Source};
+use llamawad::gltf::{
+    gltf_to_wad, wad_to_gltf, ChangeReport, Document, Gltf, ImportOptions, Source,
+};
 use llamawad::Level;
 
 fn accessor(gltf: &mut Gltf, values: &[f32], type_: Type, bounds: bool) -> Index<json::Accessor> {
@@ -44,7 +46,10 @@ fn accessor(gltf: &mut Gltf, values: &[f32], type_: Type, bounds: bool) -> Index
             }
             Some(json::Value::from(m))
         };
-        (pick(f32::min, f32::INFINITY), pick(f32::max, f32::NEG_INFINITY))
+        (
+            pick(f32::min, f32::INFINITY),
+            pick(f32::max, f32::NEG_INFINITY),
+        )
     } else {
         (None, None)
     };
@@ -75,10 +80,16 @@ fn add_mesh(
 ) -> Index<json::Node> {
     let flat: Vec<f32> = positions.iter().flatten().copied().collect();
     let mut attributes = std::collections::BTreeMap::new();
-    attributes.insert(Valid(Semantic::Positions), accessor(gltf, &flat, Type::Vec3, true));
+    attributes.insert(
+        Valid(Semantic::Positions),
+        accessor(gltf, &flat, Type::Vec3, true),
+    );
     if let Some(uvs) = uvs {
         let flat: Vec<f32> = uvs.iter().flatten().copied().collect();
-        attributes.insert(Valid(Semantic::TexCoords(0)), accessor(gltf, &flat, Type::Vec2, false));
+        attributes.insert(
+            Valid(Semantic::TexCoords(0)),
+            accessor(gltf, &flat, Type::Vec2, false),
+        );
     }
     let mesh = gltf.root.push(json::Mesh {
         extensions: None,
@@ -101,15 +112,26 @@ fn add_mesh(
         ..Default::default()
     });
     match parent {
-        Some(p) => gltf.root.nodes[p.value()].children.get_or_insert_with(Vec::new).push(node),
+        Some(p) => gltf.root.nodes[p.value()]
+            .children
+            .get_or_insert_with(Vec::new)
+            .push(node),
         None => gltf.root.scenes[0].nodes.push(node),
     }
     node
 }
 
-fn convert(base: &Level, gltf: &Gltf, options: ImportOptions) -> Result<(Level, ChangeReport), llamawad::gltf::ImportError> {
+fn convert(
+    base: &Level,
+    gltf: &Gltf,
+    options: ImportOptions,
+) -> Result<(Level, ChangeReport), llamawad::gltf::ImportError> {
     let bytes = base.to_bytes().unwrap();
-    let mut gltf_copy = Gltf { root: gltf.root.clone(), bin: gltf.bin.clone(), warnings: Vec::new() };
+    let mut gltf_copy = Gltf {
+        root: gltf.root.clone(),
+        bin: gltf.bin.clone(),
+        warnings: Vec::new(),
+    };
     gltf_copy.root.buffers[0].byte_length = USize64::from(gltf_copy.bin.len());
     let doc = Document::from_slice(&gltf_copy.to_glb(), None).unwrap();
     gltf_to_wad(base, &bytes, &doc, options)
@@ -121,9 +143,21 @@ fn page_material(gltf: &Gltf, level: &Level) -> (Index<json::Material>, usize) {
         .root
         .materials
         .iter()
-        .position(|m| m.name.as_deref().is_some_and(|n| n.starts_with("page ") && n.ends_with("blend 0")))
+        .position(|m| {
+            m.name
+                .as_deref()
+                .is_some_and(|n| n.starts_with("page ") && n.ends_with("blend 0"))
+        })
         .unwrap();
-    let page: i8 = gltf.root.materials[m].name.as_ref().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let page: i8 = gltf.root.materials[m]
+        .name
+        .as_ref()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
     let entry = level
         .text()
         .unwrap()
@@ -135,7 +169,13 @@ fn page_material(gltf: &Gltf, level: &Level) -> (Index<json::Material>, usize) {
 }
 
 /// A plate of 1×1 quads over cells [x0, x0+n) × [z0, z0+n) at height y, each showing `entry`.
-fn plate(x0: f32, z0: f32, n: usize, y: f32, entry: &llamawad::raw::TextureEntry) -> (Vec<[f32; 3]>, Vec<[f32; 2]>) {
+fn plate(
+    x0: f32,
+    z0: f32,
+    n: usize,
+    y: f32,
+    entry: &llamawad::raw::TextureEntry,
+) -> (Vec<[f32; 3]>, Vec<[f32; 2]>) {
     let first = face_uvs(entry, FACE_QUAD_HALF);
     let second = face_uvs(entry, FACE_QUAD_HALF | FACE_SECOND_HALF);
     let (mut positions, mut uvs) = (Vec::new(), Vec::new());
@@ -144,7 +184,12 @@ fn plate(x0: f32, z0: f32, n: usize, y: f32, entry: &llamawad::raw::TextureEntry
             let (x, z) = (x0 + i as f32, z0 + j as f32);
             // Export-space quad halves (corners 0,1,2 / 3,2,1 of the notes' floor plate), in file
             // space (z negated, corners 0, 2, 1).
-            let e = [[x + 1.0, y, z + 1.0], [x, y, z + 1.0], [x + 1.0, y, z], [x, y, z]];
+            let e = [
+                [x + 1.0, y, z + 1.0],
+                [x, y, z + 1.0],
+                [x + 1.0, y, z],
+                [x, y, z],
+            ];
             for (tri, rule) in [([0usize, 1, 2], first), ([3, 2, 1], second)] {
                 for k in [0, 2, 1] {
                     positions.push(e[tri[k]]);
@@ -164,10 +209,12 @@ fn tile_world(level: &Level, tile: usize) -> Vec<[Vec3; 3]> {
     model
         .faces
         .iter()
-        .map(|f| f.corners.map(|c| {
-            let p = model.vertices[c as usize].position;
-            Vec3::new(x + p[0], y + p[1], -(z + p[2]))
-        }))
+        .map(|f| {
+            f.corners.map(|c| {
+                let p = model.vertices[c as usize].position;
+                Vec3::new(x + p[0], y + p[1], -(z + p[2]))
+            })
+        })
         .collect()
 }
 
@@ -179,16 +226,33 @@ fn a_plate_becomes_one_tile_per_cell_with_fitted_entries_and_collision() {
     let (material, entry) = page_material(&gltf, &base);
     let entry_record = base.text().unwrap().entries[entry];
     let (positions, uvs) = plate(1.0, 1.0, 2, 3.0, &entry_record);
-    add_mesh(&mut gltf, "Plate", &positions, Some(&uvs), Some(material), None);
+    add_mesh(
+        &mut gltf,
+        "Plate",
+        &positions,
+        Some(&uvs),
+        Some(material),
+        None,
+    );
 
-    let options = ImportOptions { generate_collision: true, ..Default::default() };
+    let options = ImportOptions {
+        generate_collision: true,
+        ..Default::default()
+    };
     let (level, report) = convert(&base, &gltf, options).unwrap();
     let before = base.map().unwrap().tiles.len();
     assert_eq!(report.tiles_added, (before..before + 4).collect::<Vec<_>>());
     assert_eq!(report.fit.faces_fitted, 8);
-    assert_eq!(report.texture_entries_appended, 0, "the quads show an existing entry");
+    assert_eq!(
+        report.texture_entries_appended, 0,
+        "the quads show an existing entry"
+    );
     assert!(report.fit.max_error <= 1e-6);
-    let new_problems: Vec<_> = level.check().into_iter().filter(|p| !base.check().contains(p)).collect();
+    let new_problems: Vec<_> = level
+        .check()
+        .into_iter()
+        .filter(|p| !base.check().contains(p))
+        .collect();
     assert!(new_problems.is_empty(), "{new_problems:?}");
 
     let map = level.map().unwrap();
@@ -203,14 +267,23 @@ fn a_plate_becomes_one_tile_per_cell_with_fitted_entries_and_collision() {
         // The tile's faces are where the glTF put them.
         for tri in tile_world(&level, tile) {
             for c in tri {
-                assert!(positions.iter().any(|p| (Vec3::from(*p) - c).abs().max_element() < 1e-5), "{c}");
+                assert!(
+                    positions
+                        .iter()
+                        .any(|p| (Vec3::from(*p) - c).abs().max_element() < 1e-5),
+                    "{c}"
+                );
             }
         }
         // Collision from the upward faces, in this tile's frame, on the plate.
         assert!(model.collision_count() >= 1);
         for poly in model.collision_polygons() {
             for c in decode_collision_polygon(poly) {
-                assert!((t.float.position[1] + c.y - 3.0).abs() < 0.02, "collision corner at {}", c.y);
+                assert!(
+                    (t.float.position[1] + c.y - 3.0).abs() < 0.02,
+                    "collision corner at {}",
+                    c.y
+                );
             }
         }
     }
@@ -232,12 +305,22 @@ fn uvs_without_an_entry_get_a_new_one() {
     let mut odd = base.text().unwrap().entries[entry];
     (odd.u0, odd.u1, odd.v0, odd.v1) = (3, 200, 17, 30);
     let (positions, uvs) = plate(0.0, 0.0, 1, 1.0, &odd);
-    add_mesh(&mut gltf, "Odd", &positions, Some(&uvs), Some(material), None);
+    add_mesh(
+        &mut gltf,
+        "Odd",
+        &positions,
+        Some(&uvs),
+        Some(material),
+        None,
+    );
     let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
     assert_eq!(report.texture_entries_appended, 1);
     let entries = &level.text().unwrap().entries;
     let appended = entries.last().unwrap();
-    assert_eq!((appended.u0, appended.u1, appended.v0, appended.v1), (3, 200, 17, 30));
+    assert_eq!(
+        (appended.u0, appended.u1, appended.v0, appended.v1),
+        (3, 200, 17, 30)
+    );
     assert_eq!(entries.len(), base.text().unwrap().entries.len() + 1);
     assert!(report.fit.max_error < 1e-6);
 }
@@ -256,11 +339,30 @@ fn a_tall_mesh_is_split_into_height_bands() {
         positions.extend(p);
         uvs.extend(u);
     }
-    add_mesh(&mut gltf, "Tower", &positions, Some(&uvs), Some(material), None);
-    let (level, report) = convert(&base, &gltf, ImportOptions { generate_collision: true, ..Default::default() }).unwrap();
+    add_mesh(
+        &mut gltf,
+        "Tower",
+        &positions,
+        Some(&uvs),
+        Some(material),
+        None,
+    );
+    let (level, report) = convert(
+        &base,
+        &gltf,
+        ImportOptions {
+            generate_collision: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert_eq!(report.tiles_added.len(), 4, "one tile per band");
     let map = level.map().unwrap();
-    let mut heights: Vec<f32> = report.tiles_added.iter().map(|&t| map.tiles[t].float.position[1]).collect();
+    let mut heights: Vec<f32> = report
+        .tiles_added
+        .iter()
+        .map(|&t| map.tiles[t].float.position[1])
+        .collect();
     heights.sort_by(f32::total_cmp);
     assert_eq!(heights, vec![0.0, 7.0, 14.0, 21.0]);
 }
@@ -273,7 +375,14 @@ fn a_given_collision_mesh_is_entered_into_every_cell_it_covers() {
     let (material, entry) = page_material(&gltf, &base);
     let entry_record = base.text().unwrap().entries[entry];
     let (positions, uvs) = plate(4.0, 4.0, 1, 2.0, &entry_record);
-    let node = add_mesh(&mut gltf, "Step", &positions, Some(&uvs), Some(material), None);
+    let node = add_mesh(
+        &mut gltf,
+        "Step",
+        &positions,
+        Some(&uvs),
+        Some(material),
+        None,
+    );
     // One collision triangle reaching over three cells: (4,4), (5,4) and (4,5).
     let collision = [[4.2, 2.0, 4.2], [4.2, 2.0, 5.8], [5.8, 2.0, 4.2]];
     add_mesh(&mut gltf, "collision", &collision, None, None, Some(node));
@@ -282,7 +391,9 @@ fn a_given_collision_mesh_is_entered_into_every_cell_it_covers() {
     let mut cells: Vec<u32> = report
         .tiles_added
         .iter()
-        .filter(|&&t| level.trak().unwrap().models[map.tiles[t].model_index as usize].collision_count() > 0)
+        .filter(|&&t| {
+            level.trak().unwrap().models[map.tiles[t].model_index as usize].collision_count() > 0
+        })
         .map(|&t| map.tiles[t].cell(map.width, map.height).unwrap())
         .collect();
     cells.sort_unstable();
@@ -292,7 +403,11 @@ fn a_given_collision_mesh_is_entered_into_every_cell_it_covers() {
     let collision_only = report
         .tiles_added
         .iter()
-        .filter(|&&t| level.trak().unwrap().models[map.tiles[t].model_index as usize].faces.is_empty())
+        .filter(|&&t| {
+            level.trak().unwrap().models[map.tiles[t].model_index as usize]
+                .faces
+                .is_empty()
+        })
         .count();
     assert_eq!(collision_only, 2);
 }
@@ -305,7 +420,14 @@ fn new_faces_outside_the_grid_are_refused_by_name() {
     let (material, entry) = page_material(&gltf, &base);
     let entry_record = base.text().unwrap().entries[entry];
     let (positions, uvs) = plate(-3.0, 0.0, 1, 0.0, &entry_record);
-    add_mesh(&mut gltf, "Stray", &positions, Some(&uvs), Some(material), None);
+    add_mesh(
+        &mut gltf,
+        "Stray",
+        &positions,
+        Some(&uvs),
+        Some(material),
+        None,
+    );
     let err = convert(&base, &gltf, ImportOptions::default()).unwrap_err();
     assert_eq!(err.node.as_deref(), Some("node 'Stray'"));
     assert_eq!(err.faces, vec![0, 1]);
@@ -317,7 +439,10 @@ fn retiled(level: &Level) -> Gltf {
     let bytes = level.to_bytes().unwrap();
     let mut gltf = wad_to_gltf(level, Source::of(&bytes)).unwrap();
     for node in &mut gltf.root.nodes {
-        let is_tile = node.extras.as_ref().is_some_and(|e| e.get().contains("\"llamawad\":\"tile\""));
+        let is_tile = node
+            .extras
+            .as_ref()
+            .is_some_and(|e| e.get().contains("\"llamawad\":\"tile\""));
         if is_tile {
             node.extras = None;
         }
@@ -335,19 +460,41 @@ fn a_fully_retiled_level_keeps_its_triangles_and_collision() {
     let faces = |level: &Level, tiles: std::ops::Range<usize>| -> usize {
         let map = level.map().unwrap();
         tiles
-            .map(|t| level.trak().unwrap().models[map.tiles[t].model_index as usize].faces.len())
+            .map(|t| {
+                level.trak().unwrap().models[map.tiles[t].model_index as usize]
+                    .faces
+                    .len()
+            })
             .sum()
     };
     let before = faces(&base, 0..base_map.tiles.len());
-    let after = faces(&level, base_map.tiles.len()..level.map().unwrap().tiles.len());
+    let after = faces(
+        &level,
+        base_map.tiles.len()..level.map().unwrap().tiles.len(),
+    );
     assert_eq!(after, before, "every triangle comes back");
     let collision = |level: &Level, tiles: std::ops::Range<usize>| -> usize {
         let map = level.map().unwrap();
         tiles
-            .map(|t| level.trak().unwrap().models[map.tiles[t].model_index as usize].collision_count())
+            .map(|t| {
+                level.trak().unwrap().models[map.tiles[t].model_index as usize].collision_count()
+            })
             .sum()
     };
-    assert!(collision(&level, base_map.tiles.len()..level.map().unwrap().tiles.len()) >= collision(&base, 0..base_map.tiles.len()));
-    let new_problems: Vec<_> = level.check().into_iter().filter(|p| !base.check().contains(p)).collect();
-    assert!(new_problems.is_empty(), "{:?}", &new_problems[..new_problems.len().min(5)]);
+    assert!(
+        collision(
+            &level,
+            base_map.tiles.len()..level.map().unwrap().tiles.len()
+        ) >= collision(&base, 0..base_map.tiles.len())
+    );
+    let new_problems: Vec<_> = level
+        .check()
+        .into_iter()
+        .filter(|p| !base.check().contains(p))
+        .collect();
+    assert!(
+        new_problems.is_empty(),
+        "{:?}",
+        &new_problems[..new_problems.len().min(5)]
+    );
 }

@@ -38,5 +38,9 @@ fn fixtures_round_trip_byte_for_byte() {
             count += 1;
         }
     }
-    assert!(count >= 3, "expected the committed fixtures in {}", dir.display());
+    assert!(
+        count >= 3,
+        "expected the committed fixtures in {}",
+        dir.display()
+    );
 }

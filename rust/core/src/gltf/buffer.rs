@@ -14,7 +14,12 @@ pub struct Buffer {
 }
 
 impl Buffer {
-    fn view(&mut self, root: &mut json::Root, data: &[u8], target: Option<Target>) -> Index<json::buffer::View> {
+    fn view(
+        &mut self,
+        root: &mut json::Root,
+        data: &[u8],
+        target: Option<Target>,
+    ) -> Index<json::buffer::View> {
         // Every accessor's offset must be a multiple of its component size; 4 covers all used here.
         self.bytes.resize(self.bytes.len().next_multiple_of(4), 0);
         let offset = self.bytes.len();

@@ -5,8 +5,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
 use gltf::json::{
-    self,
-    extensions,
+    self, extensions,
     material::{AlphaCutoff, AlphaMode, PbrBaseColorFactor, PbrMetallicRoughness, StrengthFactor},
     mesh::{Mode, Primitive, Semantic},
     scene::UnitQuaternion,
@@ -142,16 +141,50 @@ fn game_angle(rotation: u32) -> f32 {
     (rotation % 4096) as f32 / 4096.0 * std::f32::consts::TAU
 }
 
+type Attributes = BTreeMap<json::validation::Checked<Semantic>, Index<json::Accessor>>;
+
+/// A list of unindexed triangles: every face has its own corners.
+fn triangles(attributes: Attributes, material: Index<json::Material>) -> Primitive {
+    Primitive {
+        attributes,
+        extensions: None,
+        extras: None,
+        indices: None,
+        material: Some(material),
+        mode: Valid(Mode::Triangles),
+        targets: None,
+    }
+}
+
+fn mesh(name: String, primitives: Vec<Primitive>) -> json::Mesh {
+    json::Mesh {
+        extensions: None,
+        extras: None,
+        name: Some(name),
+        primitives,
+        weights: None,
+    }
+}
+
 fn attribute(name: &str) -> json::validation::Checked<Semantic> {
     Valid(Semantic::Extras(name.to_string()))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum MaterialKey {
-    Page { page: i8, blend: u16, double_sided: bool },
-    Flat { rgb: [u8; 3], double_sided: bool },
+    Page {
+        page: i8,
+        blend: u16,
+        double_sided: bool,
+    },
+    Flat {
+        rgb: [u8; 3],
+        double_sided: bool,
+    },
     /// A face whose texture entry does not exist.
-    Missing { double_sided: bool },
+    Missing {
+        double_sided: bool,
+    },
     Collision,
     Zones,
 }
@@ -159,7 +192,7 @@ enum MaterialKey {
 /// The parts of a model's render primitive that every tile using the model shares.
 struct SharedPrimitive {
     material: Index<json::Material>,
-    attributes: BTreeMap<json::validation::Checked<Semantic>, Index<json::Accessor>>,
+    attributes: Attributes,
     /// Model vertex of each corner, for the per-tile colours.
     corner_vertices: Vec<u16>,
     /// Corners of faces with flag 0x4000, which the game draws white.
@@ -194,7 +227,9 @@ pub fn wad_to_gltf(level: &Level, source: Source) -> Result<Gltf, GltfExportErro
         warnings: level.warnings.clone(),
     };
     ex.root.asset.generator = Some(format!("llamawad {}", env!("CARGO_PKG_VERSION")));
-    ex.root.extensions_used.push("KHR_materials_unlit".to_string());
+    ex.root
+        .extensions_used
+        .push("KHR_materials_unlit".to_string());
 
     let tiles = ex.tiles(trak, map);
     let zones = ex.zones(map);
@@ -239,7 +274,12 @@ impl Exporter<'_> {
         self.root.push(node)
     }
 
-    fn group(&mut self, name: &str, children: Vec<Index<json::Node>>, role: &str) -> Index<json::Node> {
+    fn group(
+        &mut self,
+        name: &str,
+        children: Vec<Index<json::Node>>,
+        role: &str,
+    ) -> Index<json::Node> {
         self.node(json::Node {
             name: Some(name.to_string()),
             children: Some(children),
@@ -275,7 +315,9 @@ impl Exporter<'_> {
                 vec![self.node(json::Node {
                     name: Some(format!("collision · tile {i:04}")),
                     mesh: Some(mesh),
-                    extras: extras(json!({ "llamawad": "collision", "tile": i, "model": model_index })),
+                    extras: extras(
+                        json!({ "llamawad": "collision", "tile": i, "model": model_index }),
+                    ),
                     ..Default::default()
                 })]
             });
@@ -310,7 +352,11 @@ impl Exporter<'_> {
             return m;
         }
         let (name, base, texture, alpha_mode, double_sided) = match key {
-            MaterialKey::Page { page, blend, double_sided } => {
+            MaterialKey::Page {
+                page,
+                blend,
+                double_sided,
+            } => {
                 let texture = self.page_texture(page);
                 let transparent = texture.is_some_and(|(_, t)| t);
                 let alpha = if blend != 0 {
@@ -321,7 +367,10 @@ impl Exporter<'_> {
                     AlphaMode::Opaque
                 };
                 (
-                    format!("page {page} blend {blend}{}", if double_sided { " double-sided" } else { "" }),
+                    format!(
+                        "page {page} blend {blend}{}",
+                        if double_sided { " double-sided" } else { "" }
+                    ),
                     [1.0, 1.0, 1.0, 1.0],
                     texture.map(|(t, _)| t),
                     alpha,
@@ -330,7 +379,12 @@ impl Exporter<'_> {
             }
             MaterialKey::Flat { rgb, double_sided } => (
                 format!("flat #{:02x}{:02x}{:02x}", rgb[0], rgb[1], rgb[2]),
-                [self.linear[rgb[0] as usize], self.linear[rgb[1] as usize], self.linear[rgb[2] as usize], 1.0],
+                [
+                    self.linear[rgb[0] as usize],
+                    self.linear[rgb[1] as usize],
+                    self.linear[rgb[2] as usize],
+                    1.0,
+                ],
                 None,
                 AlphaMode::Opaque,
                 double_sided,
@@ -342,7 +396,13 @@ impl Exporter<'_> {
                 AlphaMode::Opaque,
                 double_sided,
             ),
-            MaterialKey::Collision => ("collision".to_string(), [1.0; 4], None, AlphaMode::Opaque, true),
+            MaterialKey::Collision => (
+                "collision".to_string(),
+                [1.0; 4],
+                None,
+                AlphaMode::Opaque,
+                true,
+            ),
             MaterialKey::Zones => ("zones".to_string(), [1.0; 4], None, AlphaMode::Opaque, true),
         };
         let material = self.root.push(json::Material {
@@ -385,7 +445,9 @@ impl Exporter<'_> {
                 let decoded = decode_page(text, page as usize);
                 self.warnings.extend(decoded.note);
                 let png = encode_png(&decoded.image);
-                let image = self.buffer.png(&mut self.root, &png, format!("page {page}"));
+                let image = self
+                    .buffer
+                    .png(&mut self.root, &png, format!("page {page}"));
                 let sampler = *self.sampler.get_or_insert_with(|| {
                     self.root.push(Sampler {
                         mag_filter: Some(Valid(MagFilter::Nearest)),
@@ -407,7 +469,9 @@ impl Exporter<'_> {
                 Some((texture, decoded.has_transparency))
             }
             None => {
-                self.warnings.push(format!("texture page {page} does not exist: faces on it are untextured"));
+                self.warnings.push(format!(
+                    "texture page {page} does not exist: faces on it are untextured"
+                ));
                 None
             }
         };
@@ -435,7 +499,10 @@ impl Exporter<'_> {
     fn render_primitives(&mut self, model: &Model) -> Vec<SharedPrimitive> {
         let mut by_material: BTreeMap<MaterialKey, Vec<usize>> = BTreeMap::new();
         for (f, face) in model.faces.iter().enumerate() {
-            by_material.entry(self.face_material_key(face)).or_default().push(f);
+            by_material
+                .entry(self.face_material_key(face))
+                .or_default()
+                .push(f);
         }
         let mut out = Vec::with_capacity(by_material.len());
         for (key, faces) in by_material {
@@ -510,7 +577,11 @@ impl Exporter<'_> {
                 let mut display = Vec::with_capacity(p.corner_vertices.len() * 4);
                 for (&v, &ignore) in p.corner_vertices.iter().zip(&p.corner_ignores_colours) {
                     let c = colours.get(v as usize).copied().unwrap_or([0x80; 4]);
-                    display.extend_from_slice(&if ignore { [1.0; 4] } else { displayed_colour(&c, &self.linear) });
+                    display.extend_from_slice(&if ignore {
+                        [1.0; 4]
+                    } else {
+                        displayed_colour(&c, &self.linear)
+                    });
                 }
                 attributes.insert(
                     Valid(Semantic::Colors(0)),
@@ -535,23 +606,9 @@ impl Exporter<'_> {
                     );
                 }
             }
-            primitives.push(Primitive {
-                attributes,
-                extensions: None,
-                extras: None,
-                indices: None,
-                material: Some(p.material),
-                mode: Valid(Mode::Triangles),
-                targets: None,
-            });
+            primitives.push(triangles(attributes, p.material));
         }
-        self.root.push(json::Mesh {
-            extensions: None,
-            extras: None,
-            name: Some(format!("tile {tile:04}")),
-            primitives,
-            weights: None,
-        })
+        self.root.push(mesh(format!("tile {tile:04}"), primitives))
     }
 
     /// A model's collision polygons rebuilt from their planes, triangulated, in game (= file)
@@ -570,7 +627,10 @@ impl Exporter<'_> {
         for (group, polygons) in model.collision.iter().enumerate() {
             for p in polygons {
                 let corners = decode_collision_polygon(p);
-                let usable = corners.len() >= 3 && corners.iter().all(|c| c.is_finite() && c.abs().max_element() < 64.0);
+                let usable = corners.len() >= 3
+                    && corners
+                        .iter()
+                        .all(|c| c.is_finite() && c.abs().max_element() < 64.0);
                 if !usable {
                     self.warnings.push(format!(
                         "TRAK model {model_index} collision polygon {polygon}: its planes do not meet in a polygon; not shown"
@@ -607,26 +667,18 @@ impl Exporter<'_> {
         let mut attributes = BTreeMap::new();
         attributes.insert(Valid(Semantic::Positions), b.floats(r, &positions, 3, true));
         attributes.insert(Valid(Semantic::Colors(0)), b.floats(r, &colours, 4, false));
-        attributes.insert(attribute("POLYGON"), b.floats(r, &polygon_indices, 1, false));
+        attributes.insert(
+            attribute("POLYGON"),
+            b.floats(r, &polygon_indices, 1, false),
+        );
         attributes.insert(attribute("MATERIAL"), b.floats(r, &materials, 1, false));
         attributes.insert(attribute("KIND"), b.floats(r, &kinds, 1, false));
         attributes.insert(attribute("GROUP"), b.floats(r, &groups, 1, false));
         let material = self.material(MaterialKey::Collision);
-        Some(self.root.push(json::Mesh {
-            extensions: None,
-            extras: None,
-            name: Some(format!("collision · model {model_index}")),
-            primitives: vec![Primitive {
-                attributes,
-                extensions: None,
-                extras: None,
-                indices: None,
-                material: Some(material),
-                mode: Valid(Mode::Triangles),
-                targets: None,
-            }],
-            weights: None,
-        }))
+        Some(self.root.push(mesh(
+            format!("collision · model {model_index}"),
+            vec![triangles(attributes, material)],
+        )))
     }
 
     /// One quad per cell at the height of the cell's lowest tile (0 without tiles), with its
@@ -670,21 +722,10 @@ impl Exporter<'_> {
             attributes.insert(attribute("ZONE"), b.floats(r, &zone_attr, 1, false));
             attributes.insert(attribute("CELL"), b.floats(r, &cell_attr, 1, false));
             let material = self.material(MaterialKey::Zones);
-            self.root.push(json::Mesh {
-                extensions: None,
-                extras: None,
-                name: Some("zones".to_string()),
-                primitives: vec![Primitive {
-                    attributes,
-                    extensions: None,
-                    extras: None,
-                    indices: None,
-                    material: Some(material),
-                    mode: Valid(Mode::Triangles),
-                    targets: None,
-                }],
-                weights: None,
-            })
+            self.root.push(mesh(
+                "zones".to_string(),
+                vec![triangles(attributes, material)],
+            ))
         });
         self.node(json::Node {
             name: Some("Zones".to_string()),
@@ -705,7 +746,10 @@ impl Exporter<'_> {
             record["strat"] = json!(i);
             record["type_name"] = json!(type_name);
             nodes.push(self.node(json::Node {
-                name: Some(format!("{} · strat {i:03}", type_name.as_deref().unwrap_or("?"))),
+                name: Some(format!(
+                    "{} · strat {i:03}",
+                    type_name.as_deref().unwrap_or("?")
+                )),
                 translation: Some(position),
                 rotation: y_rotation(game_angle(s.rotation[1] as u32)),
                 extras: extras(record),
@@ -724,32 +768,18 @@ impl Exporter<'_> {
         let mut x = 0.0f32;
         for (i, object) in stpc.models.iter().enumerate() {
             let model = &object.model;
-            let (min_x, max_x) = model
-                .vertices
-                .iter()
-                .fold((0.0f32, 0.0f32), |(lo, hi), v| (lo.min(v.position[0]), hi.max(v.position[0])));
+            let (min_x, max_x) = model.vertices.iter().fold((0.0f32, 0.0f32), |(lo, hi), v| {
+                (lo.min(v.position[0]), hi.max(v.position[0]))
+            });
             x += -min_x;
             let shared = self.render_primitives(model);
             let mesh = (!shared.is_empty()).then(|| {
                 let primitives = shared
                     .into_iter()
-                    .map(|p| Primitive {
-                        attributes: p.attributes,
-                        extensions: None,
-                        extras: None,
-                        indices: None,
-                        material: Some(p.material),
-                        mode: Valid(Mode::Triangles),
-                        targets: None,
-                    })
+                    .map(|p| triangles(p.attributes, p.material))
                     .collect();
-                self.root.push(json::Mesh {
-                    extensions: None,
-                    extras: None,
-                    name: Some(format!("object model {i}")),
-                    primitives,
-                    weights: None,
-                })
+                self.root
+                    .push(mesh(format!("object model {i}"), primitives))
             });
             nodes.push(self.node(json::Node {
                 name: Some(format!("object model {i:02}")),

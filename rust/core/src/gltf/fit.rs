@@ -78,7 +78,11 @@ impl Fitter {
         }
     }
 
-    fn best_on(&self, uvs: &[[f32; 2]; 3], candidates: impl Iterator<Item = usize>) -> Option<(usize, u16, f32)> {
+    fn best_on(
+        &self,
+        uvs: &[[f32; 2]; 3],
+        candidates: impl Iterator<Item = usize>,
+    ) -> Option<(usize, u16, f32)> {
         let mut best: Option<(usize, u16, f32)> = None;
         for i in candidates {
             for flags in CORNER_FLAGS {
@@ -93,8 +97,12 @@ impl Fitter {
 
     /// Entry and corner flags for a face with these UVs (export corner order) on a page.
     pub fn fit(&mut self, uvs: [[f32; 2]; 3], material: PageMaterial) -> (u16, u16) {
-        let on_page = |e: &TextureEntry| !e.is_flat_colour() && e.page == material.page && e.blend_mode() == material.blend;
-        let candidates: Vec<usize> = (0..self.entries.len()).filter(|&i| on_page(&self.entries[i])).collect();
+        let on_page = |e: &TextureEntry| {
+            !e.is_flat_colour() && e.page == material.page && e.blend_mode() == material.blend
+        };
+        let candidates: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| on_page(&self.entries[i]))
+            .collect();
         let (entry, flags, err) = match self.best_on(&uvs, candidates.into_iter()) {
             Some(fit) if fit.2 <= TOLERANCE => fit,
             _ => {
@@ -102,7 +110,8 @@ impl Fitter {
                 self.entries.push(rectangle_entry(&uvs, material, template));
                 self.appended += 1;
                 let last = self.entries.len() - 1;
-                self.best_on(&uvs, std::iter::once(last)).expect("one candidate")
+                self.best_on(&uvs, std::iter::once(last))
+                    .expect("one candidate")
             }
         };
         self.errors.push(err);
@@ -133,10 +142,15 @@ pub fn with_corner_flags(flags: u16, corner_flags: u16) -> u16 {
 }
 
 /// A new entry for the UV rectangle of a face (u1 and v1 are inclusive texels).
-fn rectangle_entry(uvs: &[[f32; 2]; 3], material: PageMaterial, template: Option<TextureEntry>) -> TextureEntry {
+fn rectangle_entry(
+    uvs: &[[f32; 2]; 3],
+    material: PageMaterial,
+    template: Option<TextureEntry>,
+) -> TextureEntry {
     let texel = |v: f32| (v * 256.0).clamp(0.0, 256.0);
     let lo = |a: f32, b: f32, c: f32| texel(a.min(b).min(c)).round().min(255.0) as u8;
-    let hi = |a: f32, b: f32, c: f32| (texel(a.max(b).max(c)).round() - 1.0).clamp(0.0, 255.0) as u8;
+    let hi =
+        |a: f32, b: f32, c: f32| (texel(a.max(b).max(c)).round() - 1.0).clamp(0.0, 255.0) as u8;
     let u0 = lo(uvs[0][0], uvs[1][0], uvs[2][0]);
     let v0 = lo(uvs[0][1], uvs[1][1], uvs[2][1]);
     let u1 = hi(uvs[0][0], uvs[1][0], uvs[2][0]).max(u0);
@@ -159,20 +173,39 @@ mod tests {
     use super::*;
 
     fn entry(u0: u8, u1: u8, v0: u8, v1: u8) -> TextureEntry {
-        TextureEntry { flags: 0, page: 2, page2: -1, u0, u1, v0, v1 }
+        TextureEntry {
+            flags: 0,
+            page: 2,
+            page2: -1,
+            u0,
+            u1,
+            v0,
+            v1,
+        }
     }
 
-    const MATERIAL: PageMaterial = PageMaterial { page: 2, blend: 0, double_sided: false };
+    const MATERIAL: PageMaterial = PageMaterial {
+        page: 2,
+        blend: 0,
+        double_sided: false,
+    };
 
     #[test]
     fn material_names_give_the_page() {
         assert_eq!(PageMaterial::from_name("page 2 blend 0"), Some(MATERIAL));
         assert_eq!(
             PageMaterial::from_name("page 5 blend 1 double-sided"),
-            Some(PageMaterial { page: 5, blend: 1, double_sided: true })
+            Some(PageMaterial {
+                page: 5,
+                blend: 1,
+                double_sided: true
+            })
         );
         // Blender appends a number to a copied material.
-        assert_eq!(PageMaterial::from_name("page 2 blend 0.001").map(|m| m.page), Some(2));
+        assert_eq!(
+            PageMaterial::from_name("page 2 blend 0.001").map(|m| m.page),
+            Some(2)
+        );
         assert_eq!(PageMaterial::from_name("Material.001"), None);
     }
 
@@ -180,9 +213,19 @@ mod tests {
     fn an_existing_entry_is_found_with_its_corner_flags() {
         let mut fitter = Fitter::new(vec![entry(0, 63, 0, 63), entry(64, 127, 0, 63)]);
         let uvs = face_uvs(&fitter.entries[1], FACE_QUAD_HALF | FACE_SECOND_HALF);
-        assert_eq!(fitter.fit(uvs, MATERIAL), (1, FACE_QUAD_HALF | FACE_SECOND_HALF));
+        assert_eq!(
+            fitter.fit(uvs, MATERIAL),
+            (1, FACE_QUAD_HALF | FACE_SECOND_HALF)
+        );
         let report = fitter.report();
-        assert_eq!((report.faces_fitted, report.entries_appended, report.max_error), (1, 0, 0.0));
+        assert_eq!(
+            (
+                report.faces_fitted,
+                report.entries_appended,
+                report.max_error
+            ),
+            (1, 0, 0.0)
+        );
     }
 
     #[test]
@@ -192,7 +235,10 @@ mod tests {
         let first = face_uvs(&wanted, FACE_QUAD_HALF);
         let second = face_uvs(&wanted, FACE_QUAD_HALF | FACE_SECOND_HALF);
         assert_eq!(fitter.fit(first, MATERIAL), (1, FACE_QUAD_HALF));
-        assert_eq!(fitter.fit(second, MATERIAL), (1, FACE_QUAD_HALF | FACE_SECOND_HALF));
+        assert_eq!(
+            fitter.fit(second, MATERIAL),
+            (1, FACE_QUAD_HALF | FACE_SECOND_HALF)
+        );
         assert_eq!(fitter.appended(), &[wanted]);
         assert_eq!(fitter.report().max_error, 0.0);
     }

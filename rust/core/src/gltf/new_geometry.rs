@@ -10,7 +10,8 @@ use glam::{Mat4, Vec3};
 
 use crate::gltf::fit::Fitter;
 use crate::gltf::import::{
-    build_model, corner_colours, encode, per_triangle, polygon_corners, vertex_colours, ChangeReport, ImportError,
+    build_model, corner_colours, encode, per_triangle, polygon_corners, vertex_colours,
+    ChangeReport, ImportError,
 };
 use crate::gltf::read::{Document, Triangles};
 use crate::level::{Level, Model, Tile};
@@ -43,13 +44,26 @@ struct Slot {
 
 impl Slot {
     fn origin(&self) -> Vec3 {
-        Vec3::new(self.col as f32 + 0.5, self.y as f32 / 4096.0, self.row as f32 + 0.5)
+        Vec3::new(
+            self.col as f32 + 0.5,
+            self.y as f32 / 4096.0,
+            self.row as f32 + 0.5,
+        )
     }
 }
 
-fn world_triangles(doc: &Document, node: &gltf::Node, world: &Mat4, name: &str) -> Result<Triangles, ImportError> {
-    let Some(mesh) = node.mesh() else { return Ok(Triangles::default()) };
-    let mut tris = doc.triangles(&mesh).map_err(|e| ImportError::node(name, e.0))?;
+fn world_triangles(
+    doc: &Document,
+    node: &gltf::Node,
+    world: &Mat4,
+    name: &str,
+) -> Result<Triangles, ImportError> {
+    let Some(mesh) = node.mesh() else {
+        return Ok(Triangles::default());
+    };
+    let mut tris = doc
+        .triangles(&mesh)
+        .map_err(|e| ImportError::node(name, e.0))?;
     for p in &mut tris.positions {
         *p = world.transform_point3(*p);
     }
@@ -60,13 +74,28 @@ fn world_triangles(doc: &Document, node: &gltf::Node, world: &Mat4, name: &str) 
 fn subset(tris: &Triangles, ts: &[usize], origin: Vec3) -> Triangles {
     let corners = |t: usize| 3 * t..3 * t + 3;
     Triangles {
-        positions: ts.iter().flat_map(|&t| corners(t)).map(|c| tris.positions[c] - origin).collect(),
-        uvs: tris.uvs.as_ref().map(|u| ts.iter().flat_map(|&t| corners(t)).map(|c| u[c]).collect()),
-        colours: tris.colours.as_ref().map(|u| ts.iter().flat_map(|&t| corners(t)).map(|c| u[c]).collect()),
+        positions: ts
+            .iter()
+            .flat_map(|&t| corners(t))
+            .map(|c| tris.positions[c] - origin)
+            .collect(),
+        uvs: tris
+            .uvs
+            .as_ref()
+            .map(|u| ts.iter().flat_map(|&t| corners(t)).map(|c| u[c]).collect()),
+        colours: tris
+            .colours
+            .as_ref()
+            .map(|u| ts.iter().flat_map(|&t| corners(t)).map(|c| u[c]).collect()),
         scalars: tris
             .scalars
             .iter()
-            .map(|(k, v)| (k.clone(), ts.iter().flat_map(|&t| corners(t)).map(|c| v[c]).collect()))
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    ts.iter().flat_map(|&t| corners(t)).map(|c| v[c]).collect(),
+                )
+            })
             .collect(),
         materials: ts.iter().map(|&t| tris.materials[t].clone()).collect(),
     }
@@ -89,14 +118,18 @@ pub fn add_new_geometry(
     generate_collision: bool,
     report: &mut ChangeReport,
 ) -> Result<(), ImportError> {
-    let map = level.map().ok_or_else(|| ImportError::level("the base level has no MAP chunk"))?;
+    let map = level
+        .map()
+        .ok_or_else(|| ImportError::level("the base level has no MAP chunk"))?;
     let (width, height) = (map.width, map.height);
     let mut tiles: BTreeMap<Slot, NewTile> = BTreeMap::new();
 
     for (mesh_index, mesh) in meshes.iter().enumerate() {
         let name = super::import::node_name(&mesh.node);
         let tris = world_triangles(doc, &mesh.node, &mesh.world, &name)?;
-        let centroid = |t: usize| (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2]) / 3.0;
+        let centroid = |t: usize| {
+            (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2]) / 3.0
+        };
 
         // Cell of each triangle by its centroid, then height bands within a cell.
         let mut by_cell: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
@@ -128,7 +161,10 @@ pub fn add_new_geometry(
             let floor = lowest(&ts);
             let mut bands: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
             for t in ts {
-                bands.entry(((centroid(t).y - floor) / BAND_HEIGHT).floor() as i64).or_default().push(t);
+                bands
+                    .entry(((centroid(t).y - floor) / BAND_HEIGHT).floor() as i64)
+                    .or_default()
+                    .push(t);
             }
             for ts in bands.into_values() {
                 let slot = Slot {
@@ -145,8 +181,20 @@ pub fn add_new_geometry(
                 let textures = per_triangle(&local, "TEXTURE");
                 let built = build_model(&local, &local_flags, &textures, fitter, &name, report)?;
                 let corners = corner_colours(&local, 1, &local_flags);
-                let colours = vertex_colours(&corners, &built.vertex_of_corner, built.model.vertices.len(), 1, None);
-                tiles.insert(slot, NewTile { model: built.model, colours });
+                let colours = vertex_colours(
+                    &corners,
+                    &built.vertex_of_corner,
+                    built.model.vertices.len(),
+                    1,
+                    None,
+                );
+                tiles.insert(
+                    slot,
+                    NewTile {
+                        model: built.model,
+                        colours,
+                    },
+                );
             }
         }
 
@@ -206,8 +254,10 @@ fn enter_collision(
         let min = corners[0].min(corners[1]).min(corners[2]);
         let max = corners[0].max(corners[1]).max(corners[2]);
         let mean_y = (corners[0].y + corners[1].y + corners[2].y) / 3.0;
-        let cols = (min.x.floor().max(0.0) as u32)..=((max.x - 1e-4).floor().min(width as f32 - 1.0).max(0.0) as u32);
-        let rows = (min.z.floor().max(0.0) as u32)..=((max.z - 1e-4).floor().min(height as f32 - 1.0).max(0.0) as u32);
+        let cols = (min.x.floor().max(0.0) as u32)
+            ..=((max.x - 1e-4).floor().min(width as f32 - 1.0).max(0.0) as u32);
+        let rows = (min.z.floor().max(0.0) as u32)
+            ..=((max.z - 1e-4).floor().min(height as f32 - 1.0).max(0.0) as u32);
         for row in rows {
             for col in cols.clone() {
                 if !covers_cell(corners, col as f32, row as f32) {
@@ -217,7 +267,9 @@ fn enter_collision(
                     .keys()
                     .filter(|s| s.row == row && s.col == col && s.mesh == mesh)
                     .min_by(|a, b| {
-                        (a.origin().y - mean_y).abs().total_cmp(&(b.origin().y - mean_y).abs())
+                        (a.origin().y - mean_y)
+                            .abs()
+                            .total_cmp(&(b.origin().y - mean_y).abs())
                     })
                     .copied();
                 let slot = nearest
@@ -234,7 +286,14 @@ fn enter_collision(
                 });
                 let origin = slot.origin();
                 let local: Vec<Vec3> = polygon_corners(&[corners.map(|c| c - origin)]);
-                let polygon: CollisionPolygon = encode(&local, *material, 0, name, &[*t], tile.model.collision_count())?;
+                let polygon: CollisionPolygon = encode(
+                    &local,
+                    *material,
+                    0,
+                    name,
+                    &[*t],
+                    tile.model.collision_count(),
+                )?;
                 tile.model.collision[0].push(polygon);
             }
         }
@@ -254,16 +313,21 @@ fn covers_cell(corners: &[Vec3; 3], col: f32, row: f32) -> bool {
         glam::Vec2::new(col, row + 1.0),
     ];
     let edge_normals = (0..3).map(|k| (tri[(k + 1) % 3] - tri[k]).perp());
-    [glam::Vec2::X, glam::Vec2::Y].into_iter().chain(edge_normals).all(|axis| {
-        let project = |points: &[glam::Vec2]| {
-            points.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), p| {
-                let d = p.dot(axis);
-                (lo.min(d), hi.max(d))
-            })
-        };
-        let (a0, a1) = project(&tri);
-        let (b0, b1) = project(&cell);
-        let scale = axis.length().max(1e-6);
-        (a1.min(b1) - a0.max(b0)) / scale > EPSILON
-    })
+    [glam::Vec2::X, glam::Vec2::Y]
+        .into_iter()
+        .chain(edge_normals)
+        .all(|axis| {
+            let project = |points: &[glam::Vec2]| {
+                points
+                    .iter()
+                    .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), p| {
+                        let d = p.dot(axis);
+                        (lo.min(d), hi.max(d))
+                    })
+            };
+            let (a0, a1) = project(&tri);
+            let (b0, b1) = project(&cell);
+            let scale = axis.length().max(1e-6);
+            (a1.min(b1) - a0.max(b0)) / scale > EPSILON
+        })
 }

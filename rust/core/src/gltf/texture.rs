@@ -37,11 +37,18 @@ pub fn decode_page(text: &Text, index: usize) -> PageImage {
     };
     let (image, note) = match page.kind() {
         PageKind::Direct16 => {
-            let mut it = page.data.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+            let mut it = page
+                .data
+                .chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]));
             (from_abgr(&mut it), None)
         }
         PageKind::Indexed8 => {
-            let palette = text.palettes.first().map(|p| p.colours.as_slice()).unwrap_or(&[]);
+            let palette = text
+                .palettes
+                .first()
+                .map(|p| p.colours.as_slice())
+                .unwrap_or(&[]);
             let mut it = page.data[..pixels]
                 .iter()
                 .map(|&i| palette.get(i as usize).copied().unwrap_or(0));
@@ -86,7 +93,12 @@ pub fn encode_png(image: &RgbaImage) -> Vec<u8> {
         image::codecs::png::CompressionType::Fast,
         image::codecs::png::FilterType::Sub,
     )
-    .write_image(image.as_raw(), image.width(), image.height(), image::ExtendedColorType::Rgba8)
+    .write_image(
+        image.as_raw(),
+        image.width(),
+        image.height(),
+        image::ExtendedColorType::Rgba8,
+    )
     .expect("encoding a PNG into memory cannot fail");
     out
 }

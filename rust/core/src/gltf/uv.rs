@@ -30,7 +30,11 @@ pub fn face_uvs(entry: &TextureEntry, face_flags: u16) -> [[f32; 2]; 3] {
     let u1 = (entry.u1 as f32 + 1.0) / 256.0;
     let v0 = entry.v0 as f32 / 256.0;
     let v1 = (entry.v1 as f32 + 1.0) / 256.0;
-    let (a, b) = if face_flags & FACE_MIRROR_U != 0 { (u0, u1) } else { (u1, u0) };
+    let (a, b) = if face_flags & FACE_MIRROR_U != 0 {
+        (u0, u1)
+    } else {
+        (u1, u0)
+    };
     if face_flags & FACE_QUAD_HALF == 0 {
         [[a, v1], [b, v1], [a, v0]]
     } else if face_flags & FACE_SECOND_HALF == 0 {
@@ -45,7 +49,15 @@ mod tests {
     use super::*;
 
     fn entry() -> TextureEntry {
-        TextureEntry { flags: 0, page: 0, page2: -1, u0: 0, u1: 63, v0: 64, v1: 127 }
+        TextureEntry {
+            flags: 0,
+            page: 0,
+            page2: -1,
+            u0: 0,
+            u1: 63,
+            v0: 64,
+            v1: 127,
+        }
     }
 
     #[test]

@@ -24,7 +24,10 @@ pub struct Problem {
 /// The render state a face switches to: its page and the entry's blend and mode bits, and the
 /// face's special modes. Faces of one batch share it.
 pub fn render_state(face: &Face, entries: &[TextureEntry]) -> (i8, u16, u16) {
-    let entry = entries.get(face.texture as usize).copied().unwrap_or_default();
+    let entry = entries
+        .get(face.texture as usize)
+        .copied()
+        .unwrap_or_default();
     (entry.page, entry.flags & 0x7f00, face.flags & 0x3)
 }
 
@@ -75,7 +78,9 @@ impl Level {
                         ),
                     });
                 }
-                if s.waypoint != -1 && (s.waypoint < 0 || s.waypoint as usize >= map.waypoints.len()) {
+                if s.waypoint != -1
+                    && (s.waypoint < 0 || s.waypoint as usize >= map.waypoints.len())
+                {
                     problems.push(Problem {
                         rule: "strat waypoint",
                         culprit: culprit(),
@@ -125,18 +130,30 @@ fn check_model(model: &Model, name: &str, entries: &[TextureEntry], problems: &m
     let mut batch_len = 0usize;
     for (f, face) in model.faces.iter().enumerate() {
         let culprit = || format!("{name} face {f}");
-        if face.corners.iter().any(|&c| c as usize >= model.vertices.len()) {
+        if face
+            .corners
+            .iter()
+            .any(|&c| c as usize >= model.vertices.len())
+        {
             push(
                 "face corners",
                 culprit(),
-                format!("corners {:?} but the model has {} vertices", face.corners, model.vertices.len()),
+                format!(
+                    "corners {:?} but the model has {} vertices",
+                    face.corners,
+                    model.vertices.len()
+                ),
             );
         }
         if face.texture as usize >= entries.len() {
             push(
                 "texture entry",
                 culprit(),
-                format!("texture entry {} but the table has {}", face.texture, entries.len()),
+                format!(
+                    "texture entry {} but the table has {}",
+                    face.texture,
+                    entries.len()
+                ),
             );
         }
         let state = render_state(face, entries);
@@ -198,14 +215,25 @@ fn check_map(map: &Map, model_count: usize, problems: &mut Vec<Problem>) {
                 ),
             );
         }
-        for m in [Some(tile.model_index), tile.swap.map(|s| s.model_b)].into_iter().flatten() {
+        for m in [Some(tile.model_index), tile.swap.map(|s| s.model_b)]
+            .into_iter()
+            .flatten()
+        {
             if m as usize >= model_count {
-                push("model index", culprit(), format!("model {m} does not exist ({model_count} models)"));
+                push(
+                    "model index",
+                    culprit(),
+                    format!("model {m} does not exist ({model_count} models)"),
+                );
             }
         }
         let region = map.region_grid.get(cell as usize).copied().unwrap_or(0);
         if region as usize >= map.regions.len() {
-            push("region number", format!("cell {cell}"), format!("region {region} is not 0..31"));
+            push(
+                "region number",
+                format!("cell {cell}"),
+                format!("region {region} is not 0..31"),
+            );
         } else if !map
             .regions
             .iter()

@@ -164,9 +164,7 @@ pub struct MapContext<'a> {
 
 impl MapContext<'_> {
     fn vertex_count(&self, model: u32) -> Option<usize> {
-        self.model_vertex_counts
-            .get(model as usize)
-            .copied()
+        self.model_vertex_counts.get(model as usize).copied()
     }
 }
 
@@ -182,7 +180,8 @@ impl Map {
         match preferred {
             Ok(map) => Ok((map, None)),
             Err(err) => {
-                let uses_second_set = Self::parse_with(payload, base, ctx, ColourSetRule::AtMostTwo);
+                let uses_second_set =
+                    Self::parse_with(payload, base, ctx, ColourSetRule::AtMostTwo);
                 match uses_second_set {
                     Ok(map) => Ok((
                         map,
@@ -240,8 +239,10 @@ impl Map {
 
         let mut swaps_iter = swaps.into_iter();
         let mut tiles = Vec::with_capacity(tile_count as usize);
-        for (i, (float, (fixed, model_index))) in
-            floats.into_iter().zip(fixed.into_iter().zip(model_index)).enumerate()
+        for (i, (float, (fixed, model_index))) in floats
+            .into_iter()
+            .zip(fixed.into_iter().zip(model_index))
+            .enumerate()
         {
             let swap = if ctx.wfpc & WFPC_TILE_SWAPS != 0 && float.swap_flag != 0 {
                 swaps_iter.next()
@@ -250,7 +251,13 @@ impl Map {
             };
             let colours = read_colours(r, ctx, model_index, colour_rule, &format!("tile {i}"))?;
             let swap_colours = match &swap {
-                Some(s) => read_colours(r, ctx, s.model_b, colour_rule, &format!("tile {i} swap model"))?,
+                Some(s) => read_colours(
+                    r,
+                    ctx,
+                    s.model_b,
+                    colour_rule,
+                    &format!("tile {i} swap model"),
+                )?,
                 None => Vec::new(),
             };
             tiles.push(Tile {
@@ -363,12 +370,18 @@ impl Map {
     /// The rules without which the bytes would be read back differently: parallel blocks, colour
     /// counts, optional blocks matching WFPC.
     fn check_layout(&self, ctx: &MapContext) -> Result<(), BuildError> {
-        let inconsistent = |what: String, problem: String| BuildError::Inconsistent { what, problem };
+        let inconsistent =
+            |what: String, problem: String| BuildError::Inconsistent { what, problem };
         let cells = self.width as u64 * self.height as u64;
         if self.region_grid.len() as u64 != cells {
             return Err(inconsistent(
                 "MAP region grid".into(),
-                format!("has {} cells, the {}×{} grid needs {cells}", self.region_grid.len(), self.width, self.height),
+                format!(
+                    "has {} cells, the {}×{} grid needs {cells}",
+                    self.region_grid.len(),
+                    self.width,
+                    self.height
+                ),
             ));
         }
         let swaps_in_file = ctx.wfpc & WFPC_TILE_SWAPS != 0;
@@ -388,11 +401,16 @@ impl Map {
             }
             check_colours(ctx, &t.colours, t.model_index, self.colour_rule, what)?;
             match &t.swap {
-                Some(s) => check_colours(ctx, &t.swap_colours, s.model_b, self.colour_rule, || {
-                    format!("MAP tile {i} swap model")
-                })?,
+                Some(s) => {
+                    check_colours(ctx, &t.swap_colours, s.model_b, self.colour_rule, || {
+                        format!("MAP tile {i} swap model")
+                    })?
+                }
                 None if !t.swap_colours.is_empty() => {
-                    return Err(inconsistent(what(), "has swap colours but no swap model".into()))
+                    return Err(inconsistent(
+                        what(),
+                        "has swap colours but no swap model".into(),
+                    ))
                 }
                 None => {}
             }
@@ -408,7 +426,11 @@ impl Map {
             }
         };
         flag_block(WFPC_PATHS, self.paths.is_some(), "paths")?;
-        flag_block(WFPC_VIEW_DISTANCE, self.view_distance.is_some(), "view distance")?;
+        flag_block(
+            WFPC_VIEW_DISTANCE,
+            self.view_distance.is_some(),
+            "view distance",
+        )?;
         Ok(())
     }
 }
@@ -425,7 +447,10 @@ fn read_colours(
         r.bad_value(
             at,
             format!("{what}: model index"),
-            format!("below the number of TRAK models ({})", ctx.model_vertex_counts.len()),
+            format!(
+                "below the number of TRAK models ({})",
+                ctx.model_vertex_counts.len()
+            ),
             model,
         )
     })?;

@@ -161,7 +161,12 @@ impl Level {
                     ChunkBody::Map(map)
                 }
                 Tag::NAME => other::parse_loose(c, &mut warnings, Name::parse, ChunkBody::Name),
-                Tag::LNFO => other::parse_loose(c, &mut warnings, other::parse_level_info, ChunkBody::LevelInfo),
+                Tag::LNFO => other::parse_loose(
+                    c,
+                    &mut warnings,
+                    other::parse_level_info,
+                    ChunkBody::LevelInfo,
+                ),
                 Tag::LGHT => other::parse_loose(c, &mut warnings, Lights::parse, ChunkBody::Lights),
                 _ => ChunkBody::Raw(c.payload.to_vec()),
             };

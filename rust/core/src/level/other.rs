@@ -50,7 +50,11 @@ impl Name {
 
     /// The name up to its first NUL, read as Latin-1 (the game is German).
     pub fn text(&self) -> String {
-        let end = self.bytes.iter().position(|&b| b == 0).unwrap_or(self.bytes.len());
+        let end = self
+            .bytes
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(self.bytes.len());
         self.bytes[..end].iter().map(|&b| b as char).collect()
     }
 }
@@ -110,7 +114,11 @@ impl Lights {
     pub fn write(&self, w: &mut Writer) -> Result<(), BuildError> {
         w.u32(u32_count(self.lights.len(), "lights")?);
         if let Some(first) = self.lights.first() {
-            if self.lights.iter().any(|l| l.words.len() != first.words.len()) {
+            if self
+                .lights
+                .iter()
+                .any(|l| l.words.len() != first.words.len())
+            {
                 return Err(BuildError::Inconsistent {
                     what: "LGHT".into(),
                     problem: "all lights must have the same number of parameters".into(),

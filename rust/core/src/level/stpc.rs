@@ -30,7 +30,9 @@ impl AnimationHeader {
             let later_frame = deltas * 2 + (deltas & 1) * 2;
             deltas * 8 + (frames - 1) * later_frame
         };
-        let matrices = frames.checked_mul(self.bone_count as u64)?.checked_mul(64)?;
+        let matrices = frames
+            .checked_mul(self.bone_count as u64)?
+            .checked_mul(64)?;
         table
             .checked_add(frame_table)?
             .checked_add(delta_bytes)?
@@ -80,9 +82,9 @@ impl Stpc {
             let what = format!("animation set {i}");
             let header: AnimationHeader = r.record(&what)?;
             let at = r.position();
-            let len = header
-                .data_len()
-                .ok_or_else(|| r.bad_value(at, &what, "a data size that fits the file", "an overflow"))?;
+            let len = header.data_len().ok_or_else(|| {
+                r.bad_value(at, &what, "a data size that fits the file", "an overflow")
+            })?;
             let data = r.counted_bytes(len, 1, &format!("{what}: data"))?.to_vec();
             animations.push(Animation { header, data });
         }
