@@ -154,10 +154,68 @@ class Document:
             values = np.maximum(values.astype(np.float32) / NORMALIZED_MAX[component_type], -1.0)
         return values
 
+    def concat(self, accessors: list[int | None], counts: list[int], width: int, fill: float = np.nan) -> np.ndarray:
+        """Several accessors one after the other as one float32 array of shape (sum(counts),
+        width) (or (n,) for width 1); ``None`` stands for ``count`` rows of ``fill``. One
+        numpy gather when every accessor is tightly packed float32 (what llamawad writes),
+        accessor by accessor otherwise."""
+        total = int(sum(counts))
+        shape = (total,) if width == 1 else (total, width)
+        if total == 0:
+            return np.zeros(shape, np.float32)
+        present = [a for a in accessors if a is not None]
+        simple = True
+        starts = []
+        for a in present:
+            acc = self._accessors[a]
+            view = self._views[acc.get("bufferView", -1)] if acc.get("bufferView") is not None else None
+            if (
+                view is None
+                or acc["componentType"] != 5126
+                or COMPONENTS[acc["type"]] != width
+                or "byteStride" in view and view["byteStride"] != 4 * width
+                or "sparse" in acc
+            ):
+                simple = False
+                break
+            offset = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+            if offset % 4 or offset + 4 * width * acc["count"] > min(len(self.bin), view.get("byteOffset", 0) + view["byteLength"]):
+                simple = False
+                break
+            starts.append(offset // 4)
+        if not simple:
+            pieces = [
+                np.full(shape[1:] and (n, width) or (n,), fill, np.float32) if a is None else self.accessor(a).astype(np.float32, copy=False)
+                for a, n in zip(accessors, counts)
+            ]
+            return np.concatenate(pieces).reshape(shape)
+        words = np.frombuffer(self.bin, np.float32, len(self.bin) // 4)
+        lengths = np.asarray(counts, np.int64) * width
+        have = np.fromiter((a is not None for a in accessors), bool, len(accessors))
+        out = np.full(total * width, fill, np.float32)
+        if have.all():
+            source_starts = np.asarray(starts, np.int64)
+            dest = None
+        else:
+            source_starts = np.asarray(starts, np.int64)
+            dest = np.concatenate([[0], np.cumsum(lengths)[:-1]])[have]
+        sel = lengths[have]
+        # Word index of every element: each piece's source start plus its position in the piece.
+        piece_start_in_out = np.concatenate([[0], np.cumsum(sel)[:-1]])
+        index = np.arange(int(sel.sum()), dtype=np.int64) + np.repeat(source_starts - piece_start_in_out, sel)
+        if dest is None:
+            out[:] = words[index]
+        else:
+            target = np.arange(int(sel.sum()), dtype=np.int64) + np.repeat(dest - piece_start_in_out, sel)
+            out[target] = words[index]
+        return out.reshape(shape)
+
     # --- meshes
 
-    def triangles(self, mesh_index: int) -> Triangles:
-        """All triangles of a mesh, unindexed: indexed primitives are expanded."""
+    def triangles(self, mesh_index: int, fill: dict[str, float] | None = None) -> Triangles:
+        """All triangles of a mesh, unindexed: indexed primitives are expanded. Where a
+        primitive lacks an attribute that another has, its corners get ``fill[name]`` (NaN for
+        names not in ``fill``)."""
         mesh = self.json["meshes"][mesh_index]
         parts: list[dict[str, np.ndarray]] = []
         counts: list[int] = []
@@ -194,7 +252,8 @@ class Document:
                 if name in part:
                     pieces.append(part[name].astype(np.float32, copy=False) if sample.dtype.kind == "f" else part[name])
                 else:
-                    pieces.append(np.full((n,) + sample.shape[1:], np.nan, np.float32))
+                    value = np.nan if fill is None else fill.get(name, np.nan)
+                    pieces.append(np.full((n,) + sample.shape[1:], value, np.float32))
             out.attributes[name] = np.concatenate(pieces)
         return out
 

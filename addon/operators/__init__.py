@@ -1,17 +1,19 @@
-"""Registered by the add-on's __init__.py."""
+"""Every operator of the add-on, one module per feature."""
 
-classes = ()
+import bpy
+
+from . import import_level
+
+modules = (import_level,)
 
 
 def register():
-    import bpy
-
-    for cls in classes:
-        bpy.utils.register_class(cls)
+    for module in modules:
+        for cls in module.classes:
+            bpy.utils.register_class(cls)
 
 
 def unregister():
-    import bpy
-
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+    for module in reversed(modules):
+        for cls in reversed(module.classes):
+            bpy.utils.unregister_class(cls)

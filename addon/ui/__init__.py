@@ -1,17 +1,17 @@
-"""Registered by the add-on's __init__.py."""
+"""File menu entries and the "WAD" side panel of the 3D view."""
 
-classes = ()
+import bpy
+
+from . import menus
+
+modules = (menus,)
 
 
 def register():
-    import bpy
-
-    for cls in classes:
-        bpy.utils.register_class(cls)
+    for module in modules:
+        module.register()
 
 
 def unregister():
-    import bpy
-
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+    for module in reversed(modules):
+        module.unregister()

@@ -1,0 +1,617 @@
+"""The level's glTF document → Blender: collections, objects, meshes with per-face and
+per-corner attributes, materials and page images, built directly with foreach_set (no
+io_scene_gltf2).
+
+What a tile mesh carries (the way back needs all of it, see blender/exp/level.py):
+
+- vertices: the model's vertices (corners merged by ``_VERTEX``), Blender space;
+  ``wad_vertex``, ``wad_rgb_k``, ``wad_alpha_k`` (POINT, INT): model vertex index and the raw
+  colour bytes of colour frame k (R + G·256 + B·65536; byte 3).
+- faces: one triangle per game face, in the glTF's order; ``wad_flags``, ``wad_texture``,
+  ``wad_face`` (FACE, INT): face flags, texture entry, face index in the model.
+- corners: ``Col`` (FLOAT_COLOR): the colour the game shows (COLOR_0); ``UVMap``: the face's
+  half of its texture rectangle.
+
+Collision meshes (one per TRAK model, shared by its tiles): one face per collision polygon,
+``wad_polygon``, ``wad_material``, ``wad_kind``, ``wad_group`` (FACE, INT). Zones: one face per
+cell, ``wad_cell``, ``wad_zone`` (FACE, INT).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+
+from ...common import game, space
+from ...common.gltf_arrays import Document, Triangles, node_trs
+from .. import scene as level_scene
+from . import materials as mats
+
+UV_NAME = "UVMap"
+
+
+@dataclass
+class ImportSummary:
+    level_name: str = ""
+    tiles: int = 0
+    triangles: int = 0
+    collision_polygons: int = 0
+    cells: int = 0
+    strats: int = 0
+    object_models: int = 0
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def text(self) -> str:
+        name = f"'{self.level_name}'" if self.level_name else "level"
+        out = (
+            f"Imported {name}: {self.tiles} tiles, {self.triangles} triangles, "
+            f"{self.collision_polygons} collision polygons, {self.cells} cells, {self.strats} strats "
+            f"in {self.seconds:.2f} s"
+        )
+        if self.warnings:
+            out += f"; {len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''}"
+        return out
+
+
+# --- small helpers
+
+
+def _ints(values: np.ndarray | None, n: int, default: int = 0) -> np.ndarray:
+    """Attribute values (integers carried as floats) as int32; a missing attribute is all
+    ``default``. Callers fill missing corners through Document.triangles(fill=...)."""
+    if values is None:
+        return np.full(n, default, np.int32)
+    return np.rint(values).astype(np.int32)
+
+
+# Values for corners of primitives that lack an attribute another primitive has.
+RENDER_FILL = {"_FLAGS": 0.0, "_TEXTURE": 0.0, "_FACE": -1.0, "_VERTEX": -1.0, "TEXCOORD_0": 0.0, "COLOR_0": 1.0}
+COLLISION_FILL = {"_POLYGON": -1.0, "_MATERIAL": 0.0, "_KIND": 0.0, "_GROUP": 0.0}
+ZONES_FILL = {"_CELL": -1.0, "_ZONE": 0.0}
+
+
+def _int_attribute(mesh, name: str, domain: str, values: np.ndarray) -> None:
+    mesh.attributes.new(name, "INT", domain).data.foreach_set("value", np.ascontiguousarray(values, np.int32))
+
+
+def _colour_attribute(mesh, colours: np.ndarray) -> None:
+    attr = mesh.color_attributes.new(mats.COLOUR_ATTRIBUTE, "FLOAT_COLOR", "CORNER")
+    attr.data.foreach_set("color", np.ascontiguousarray(colours, np.float32).ravel())
+    mesh.color_attributes.active_color = attr
+    mesh.color_attributes.render_color_index = mesh.color_attributes.active_color_index
+
+
+def _new_mesh(name: str, co: np.ndarray, corner_verts: np.ndarray, face_starts: np.ndarray):
+    mesh = bpy.data.meshes.new(name)
+    mesh.vertices.add(len(co))
+    mesh.loops.add(len(corner_verts))
+    mesh.polygons.add(len(face_starts))
+    mesh.vertices.foreach_set("co", np.ascontiguousarray(co, np.float32).ravel())
+    mesh.loops.foreach_set("vertex_index", np.ascontiguousarray(corner_verts, np.int32))
+    mesh.polygons.foreach_set("loop_start", np.ascontiguousarray(face_starts, np.int32))
+    return mesh
+
+
+def _merge_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the first of each distinct row and, for each row, its distinct row's index."""
+    rows = np.ascontiguousarray(rows)
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
+# --- batches: many meshes read at once
+
+
+@dataclass
+class Batch:
+    """Meshes read together: every attribute concatenated over all their primitives, so that
+    conversions run once over the whole level instead of once per mesh."""
+
+    meshes: list[int]
+    names: list[str]
+    # Corner range of mesh i: corner_start[i]:corner_start[i + 1].
+    corner_start: np.ndarray
+    # Per mesh: material index of each primitive and its number of triangles.
+    primitive_materials: list[list[int]]
+    primitive_triangles: list[list[int]]
+    attributes: dict[str, np.ndarray]
+    # Per mesh: the attributes at least one of its primitives has.
+    present: list[set[str]]
+
+    def __len__(self):
+        return len(self.meshes)
+
+
+def read_batch(doc: Document, mesh_indices: list[int], fill: dict[str, float]) -> Batch:
+    meshes = doc.json["meshes"]
+    accessors = doc.json["accessors"]
+    prims = [p for m in mesh_indices for p in meshes[m]["primitives"]]
+    simple = all("indices" not in p and p.get("mode", 4) == 4 for p in prims)
+    names = [meshes[m].get("name", f"mesh {m}") for m in mesh_indices]
+    if simple:
+        counts = [accessors[p["attributes"]["POSITION"]]["count"] for p in prims]
+        attribute_names = list(dict.fromkeys(k for p in prims for k in p["attributes"]))
+        attributes = {}
+        for name in attribute_names:
+            accs = [p["attributes"].get(name) for p in prims]
+            sample = accessors[next(a for a in accs if a is not None)]
+            width = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}.get(sample["type"])
+            if width is None:
+                continue
+            attributes[name] = doc.concat(accs, counts, width, _fill(fill, name))
+        per_mesh_counts = []
+        materials = []
+        triangles = []
+        present = []
+        k = 0
+        for m in mesh_indices:
+            present.append({name for p in meshes[m]["primitives"] for name in p["attributes"]})
+            n = len(meshes[m]["primitives"])
+            per_mesh_counts.append(sum(counts[k : k + n]))
+            materials.append([p.get("material", -1) for p in meshes[m]["primitives"]])
+            triangles.append([c // 3 for c in counts[k : k + n]])
+            k += n
+    else:
+        tris = [doc.triangles(m, fill) for m in mesh_indices]
+        present = [set(t.attributes) for t in tris]
+        per_mesh_counts = [t.corner_count for t in tris]
+        materials = [t.primitive_materials for t in tris]
+        triangles = [list(np.bincount(t.primitive_of_triangle, minlength=len(t.primitive_materials))) for t in tris]
+        attribute_names = list(dict.fromkeys(k for t in tris for k in t.attributes))
+        attributes = {}
+        for name in attribute_names:
+            sample = next(t.attributes[name] for t in tris if name in t.attributes)
+            attributes[name] = np.concatenate(
+                [
+                    t.attributes[name].astype(np.float32)
+                    if name in t.attributes
+                    else np.full((t.corner_count,) + sample.shape[1:], _fill(fill, name), np.float32)
+                    for t in tris
+                ]
+            )
+    corner_start = np.concatenate([[0], np.cumsum(per_mesh_counts)]).astype(np.int64)
+    return Batch(mesh_indices, names, corner_start, materials, triangles, attributes, present)
+
+
+def _fill(fill: dict[str, float], name: str) -> float:
+    if name in fill:
+        return fill[name]
+    # Raw colour frames: what a vertex without colours would carry.
+    if name.startswith(("_RGB_", "_ALPHA_")):
+        return 0.0
+    return np.nan
+
+
+def _per_triangle_ints(batch: Batch, name: str, default: int) -> np.ndarray:
+    values = batch.attributes.get(name)
+    n = int(batch.corner_start[-1]) // 3
+    return np.full(n, default, np.int32) if values is None else np.rint(values[0::3]).astype(np.int32)
+
+
+def _material_slots(materials: list, primitive_materials: list[int], primitive_triangles: list[int]):
+    slots, slot_of_primitive = [], []
+    for m in primitive_materials:
+        mat = materials[m] if 0 <= m < len(materials) else None
+        if mat not in slots:
+            slots.append(mat)
+        slot_of_primitive.append(slots.index(mat))
+    index = np.repeat(np.asarray(slot_of_primitive, np.int32), primitive_triangles) if len(slots) > 1 else None
+    return slots, index
+
+
+def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> list:
+    """Tile (or object model) meshes: one triangle per face, in the glTF's order, vertices
+    merged by _VERTEX (a model vertex is one Blender vertex)."""
+    A = batch.attributes
+    positions = A["POSITION"]
+    n = len(positions)
+    counts = np.diff(batch.corner_start)
+    mesh_of_corner = np.repeat(np.arange(len(batch), dtype=np.int64), counts)
+    co_all = space.file_to_blender(positions)
+
+    vertex = A.get("_VERTEX")
+    merged = vertex is not None and n > 0
+    separate = np.zeros(len(batch), bool)
+    if merged:
+        v = np.rint(vertex).astype(np.int64)
+        separate[np.unique(mesh_of_corner[v < 0])] = True
+        key = (mesh_of_corner << 32) | (v & 0xFFFFFFFF)
+        uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        # Corners of one model vertex stand at one place; where not (another tool's edit), a
+        # mesh keeps its corners apart. Blender faces need three different vertices.
+        moved = (positions[first][inverse] != positions).any(axis=1)
+        separate[np.unique(mesh_of_corner[moved])] = True
+        tri = inverse.reshape(-1, 3)
+        degenerate = (tri[:, 0] == tri[:, 1]) | (tri[:, 1] == tri[:, 2]) | (tri[:, 0] == tri[:, 2])
+        separate[np.unique(mesh_of_corner[0::3][degenerate])] = True
+        vertex_start = np.searchsorted(uniq >> 32, np.arange(len(batch) + 1))
+        vertex_ints = v.astype(np.int32)
+
+    flags = _per_triangle_ints(batch, "_FLAGS", 0)
+    textures = _per_triangle_ints(batch, "_TEXTURE", 0)
+    faces = _per_triangle_ints(batch, "_FACE", -1)
+    raw = []
+    if with_colours:
+        k = 0
+        while f"_RGB_{k}" in A:
+            alpha = A.get(f"_ALPHA_{k}")
+            raw.append(
+                (
+                    np.rint(A[f"_RGB_{k}"]).astype(np.int32),
+                    np.zeros(n, np.int32) if alpha is None else np.rint(alpha).astype(np.int32),
+                )
+            )
+            k += 1
+    colours = A.get("COLOR_0") if with_colours else None
+    if colours is not None and colours.shape[1] == 3:
+        colours = np.concatenate([colours, np.ones((n, 1), np.float32)], 1)
+    uv = A.get("TEXCOORD_0")
+    if uv is not None:
+        uv = space.uv_to_blender(uv)
+
+    out = []
+    for i in range(len(batch)):
+        c0, c1 = int(batch.corner_start[i]), int(batch.corner_start[i + 1])
+        t0, t1 = c0 // 3, c1 // 3
+        if merged and not separate[i]:
+            v0, v1 = int(vertex_start[i]), int(vertex_start[i + 1])
+            corner_of_vertex = first[v0:v1]
+            loops = inverse[c0:c1] - v0
+        else:
+            corner_of_vertex = np.arange(c0, c1)
+            loops = np.arange(c1 - c0)
+        mesh = _new_mesh(batch.names[i], co_all[corner_of_vertex], loops, np.arange(0, c1 - c0, 3))
+        _int_attribute(mesh, "wad_flags", "FACE", flags[t0:t1])
+        _int_attribute(mesh, "wad_texture", "FACE", textures[t0:t1])
+        _int_attribute(mesh, "wad_face", "FACE", faces[t0:t1])
+        _int_attribute(mesh, "wad_vertex", "POINT", vertex_ints[corner_of_vertex] if merged else np.full(len(corner_of_vertex), -1, np.int32))
+        has = batch.present[i]
+        for k, (rgb, alpha) in enumerate(raw):
+            if f"_RGB_{k}" not in has:
+                break
+            _int_attribute(mesh, f"wad_rgb_{k}", "POINT", rgb[corner_of_vertex])
+            _int_attribute(mesh, f"wad_alpha_{k}", "POINT", alpha[corner_of_vertex])
+        if colours is not None and "COLOR_0" in has:
+            _colour_attribute(mesh, colours[c0:c1])
+        if uv is not None and "TEXCOORD_0" in has:
+            mesh.uv_layers.new(name=UV_NAME).uv.foreach_set("vector", uv[c0:c1].ravel())
+        slots, slot_index = _material_slots(materials, batch.primitive_materials[i], batch.primitive_triangles[i])
+        for mat in slots:
+            mesh.materials.append(mat)
+        if slot_index is not None:
+            mesh.polygons.foreach_set("material_index", slot_index)
+        mesh.update(calc_edges=True)
+        out.append(mesh)
+    return out
+
+
+def _polygon_loops(tris_vertices: np.ndarray) -> list[int]:
+    """One polygon's corners from its triangles (a fan, either winding): the boundary walked
+    in the triangles' own direction."""
+    if len(tris_vertices) == 1:
+        return list(tris_vertices[0])
+    edges = {}
+    for a, b, c in tris_vertices:
+        for u, v in ((a, b), (b, c), (c, a)):
+            if edges.pop((v, u), None) is None:
+                edges[(u, v)] = True
+    nxt = {u: v for u, v in edges}
+    if len(nxt) != len(edges):
+        return []
+    start = next(iter(nxt))
+    loop = [start]
+    while True:
+        v = nxt.get(loop[-1])
+        if v is None or len(loop) > len(nxt):
+            return []
+        if v == start:
+            return loop
+        loop.append(v)
+
+
+def _reorder_faces(face_tri: np.ndarray, sizes: np.ndarray, corners: np.ndarray):
+    """Faces given group by group, put in the order of their first triangle."""
+    order = np.argsort(face_tri, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    new_sizes = sizes[order]
+    new_starts = np.concatenate([[0], np.cumsum(new_sizes)[:-1]]).astype(np.int64)
+    index = np.arange(int(new_sizes.sum()), dtype=np.int64) + np.repeat(starts[order] - new_starts, new_sizes)
+    return face_tri[order], new_sizes, corners[index]
+
+
+def build_collision_meshes(batch: Batch, material) -> list:
+    """Collision meshes: one face per collision polygon (the glTF's triangles sharing _POLYGON;
+    a quad's two triangles become one face), corners merged by position within each mesh."""
+    A = batch.attributes
+    positions = A["POSITION"]
+    n = len(positions)
+    nt = n // 3
+    counts = np.diff(batch.corner_start)
+    mesh_of_corner = np.repeat(np.arange(len(batch), dtype=np.int64), counts)
+    # Merge by (mesh, exact position): rows of a big-endian mesh number, then the float bits;
+    # sorting such rows as bytes keeps each mesh's vertices together.
+    rows = np.empty((n, 4), np.uint32)
+    rows[:, 0] = mesh_of_corner.astype(">u4").view(np.uint32)
+    rows[:, 1:] = np.ascontiguousarray(positions, np.float32).view(np.uint32)
+    keys = rows.view(np.dtype((np.void, 16))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    vertex_start = np.searchsorted(mesh_of_corner[first], np.arange(len(batch) + 1))
+    tri_vertices = inverse.reshape(-1, 3)
+
+    polygon = _per_triangle_ints(batch, "_POLYGON", -1)
+    mesh_of_tri = mesh_of_corner[0::3]
+    change = np.ones(nt, bool)
+    if nt > 1:
+        change[1:] = (polygon[1:] != polygon[:-1]) | (mesh_of_tri[1:] != mesh_of_tri[:-1])
+    starts = np.nonzero(change)[0]
+    run = np.diff(np.append(starts, nt))
+    valid = polygon[starts] >= 0
+
+    groups = []  # (first triangles, sizes, corners)
+    singles = starts[run == 1]
+    groups.append((singles, np.full(len(singles), 3), tri_vertices[singles].ravel()))
+    pair = starts[(run == 2) & valid]
+    t1, t2 = tri_vertices[pair], tri_vertices[pair + 1]
+    same = t1[:, 0] == t2[:, 0]
+    plain = same & (t2[:, 1] == t1[:, 2])
+    swapped = same & ~plain & (t2[:, 2] == t1[:, 1])
+    ok = plain | swapped
+    quads = np.where(
+        plain[:, None],
+        np.stack([t1[:, 0], t1[:, 1], t1[:, 2], t2[:, 2]], 1),
+        np.stack([t2[:, 0], t2[:, 1], t2[:, 2], t1[:, 2]], 1),
+    )
+    groups.append((pair[ok], np.full(int(ok.sum()), 4), quads[ok].ravel()))
+    apart = np.concatenate([pair[~ok], pair[~ok] + 1])
+    groups.append((apart, np.full(len(apart), 3), tri_vertices[apart].ravel()))
+    rest = ((run > 2) & valid) | ((run > 1) & ~valid)
+    extra_tri, extra_sizes, extra_corners = [], [], []
+    for s0, length, good in zip(starts[rest].tolist(), run[rest].tolist(), valid[rest].tolist()):
+        corners = _polygon_loops(tri_vertices[s0 : s0 + length]) if good else []
+        if corners:
+            extra_tri.append(s0)
+            extra_sizes.append(len(corners))
+            extra_corners.extend(corners)
+        else:
+            for u in range(s0, s0 + length):
+                extra_tri.append(u)
+                extra_sizes.append(3)
+                extra_corners.extend(tri_vertices[u].tolist())
+    groups.append((np.asarray(extra_tri, np.int64), np.asarray(extra_sizes, np.int64), np.asarray(extra_corners, np.int64)))
+    face_tri, sizes, loops = _reorder_faces(
+        np.concatenate([g[0] for g in groups]).astype(np.int64),
+        np.concatenate([g[1] for g in groups]).astype(np.int64),
+        np.concatenate([g[2] for g in groups]).astype(np.int64),
+    )
+    loop_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    co_all = space.file_to_blender(positions[first])
+    material_of_face = _per_triangle_ints(batch, "_MATERIAL", 0)[face_tri]
+    kind = _per_triangle_ints(batch, "_KIND", 0)[face_tri]
+    group = _per_triangle_ints(batch, "_GROUP", 0)[face_tri]
+    polygon_of_face = polygon[face_tri]
+    loop_colours = np.repeat(game.colour_table(game.collision_colour, material_of_face), sizes, axis=0)
+    face_start = np.searchsorted(face_tri, batch.corner_start // 3)
+
+    out = []
+    for i in range(len(batch)):
+        f0, f1 = int(face_start[i]), int(face_start[i + 1])
+        v0, v1 = int(vertex_start[i]), int(vertex_start[i + 1])
+        l0, l1 = int(loop_start[f0]), int(loop_start[f1])
+        mesh = _new_mesh(batch.names[i], co_all[v0:v1], loops[l0:l1] - v0, loop_start[f0:f1] - l0)
+        _int_attribute(mesh, "wad_polygon", "FACE", polygon_of_face[f0:f1])
+        _int_attribute(mesh, "wad_material", "FACE", material_of_face[f0:f1])
+        _int_attribute(mesh, "wad_kind", "FACE", kind[f0:f1])
+        _int_attribute(mesh, "wad_group", "FACE", group[f0:f1])
+        _colour_attribute(mesh, loop_colours[l0:l1])
+        if material is not None:
+            mesh.materials.append(material)
+        mesh.update(calc_edges=True)
+        out.append(mesh)
+    return out
+
+
+def build_zones_mesh(name: str, tris: Triangles, material):
+    """One face per cell: the glTF's two triangles of a cell become a quad."""
+    attrs = tris.attributes
+    positions = attrs["POSITION"]
+    nt = len(positions) // 3
+    cell = _ints(tris.per_triangle("_CELL"), nt, -1)
+    zone = _ints(tris.per_triangle("_ZONE"), nt)
+    first, inverse = _merge_rows(positions) if nt else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    tri = inverse.reshape(-1, 3)
+    # The export writes each cell as (x0,z0) (x0,z1) (x1,z0) | (x1,z0) (x0,z1) (x1,z1).
+    pairs = nt % 2 == 0 and nt > 0
+    if pairs:
+        a, b = tri[0::2], tri[1::2]
+        pairs = bool((cell[0::2] == cell[1::2]).all() and (a[:, 2] == b[:, 0]).all() and (a[:, 1] == b[:, 1]).all())
+    if pairs:
+        loops = np.stack([a[:, 0], a[:, 1], b[:, 2], a[:, 2]], 1).ravel()
+        face_cell, face_zone = cell[0::2], zone[0::2]
+        size = 4
+    else:
+        loops = tri.ravel()
+        face_cell, face_zone = cell, zone
+        size = 3
+    co = space.file_to_blender(positions[first]) if nt else np.zeros((0, 3), np.float32)
+    mesh = _new_mesh(name, co, loops, np.arange(0, len(loops), size))
+    _int_attribute(mesh, "wad_cell", "FACE", face_cell)
+    _int_attribute(mesh, "wad_zone", "FACE", face_zone)
+    _colour_attribute(mesh, np.repeat(game.colour_table(game.zone_colour, face_zone), size, axis=0))
+    if material is not None:
+        mesh.materials.append(material)
+    mesh.update(calc_edges=True)
+    return mesh
+
+
+# --- objects
+
+
+def _place(obj, node: dict) -> None:
+    if "matrix" not in node and "scale" not in node:
+        t = node.get("translation")
+        if t is not None:
+            obj.location = (t[0], -t[2], t[1])
+        r = node.get("rotation")
+        if r is None:
+            return
+        if abs(r[0]) < 1e-7 and abs(r[2]) < 1e-7:
+            # Tiles and strats turn about the vertical only: a plain Z angle is what an artist edits.
+            obj.rotation_euler = (0.0, 0.0, space.vertical_angle(r))
+            return
+    translation, rotation, scale = node_trs(node)
+    obj.location = space.vector_to_blender(translation)
+    obj.rotation_mode = "QUATERNION"
+    obj.rotation_quaternion = space.quaternion_to_blender(rotation)
+    if scale != [1.0, 1.0, 1.0]:
+        sx, sy, sz = scale
+        obj.scale = (sx, sz, sy)
+
+
+def _set_properties(idblock, extras: dict) -> None:
+    for key, value in extras.items():
+        if value is None:
+            continue
+        try:
+            idblock[key] = value
+        except (TypeError, OverflowError):
+            idblock[key] = str(value)
+
+
+def _collection(scene, role: str, name: str):
+    coll = bpy.data.collections.new(name)
+    coll[level_scene.ROLE] = role
+    scene.collection.children.link(coll)
+    return coll
+
+
+def _first_material(materials, doc, mesh_index):
+    prims = doc.json["meshes"][mesh_index]["primitives"]
+    m = prims[0].get("material", -1) if prims else -1
+    return materials[m] if 0 <= m < len(materials) else None
+
+
+def import_level(context, data: bytes, filepath: str = "", progress=None) -> ImportSummary:
+    """Builds the level from its WAD bytes into ``context.scene``. ``progress(fraction)`` is
+    called now and then. Raises llamawad.WadError for a file that is not a level."""
+    import llamawad
+
+    started = time.perf_counter()
+    report = progress or (lambda fraction: None)
+    text, bin_data, warnings = llamawad.wad_to_gltf(data)
+    doc = Document.from_json(text, bin_data)
+    extras = doc.scene_extras(0).get("llamawad", {})
+    summary = ImportSummary(level_name=extras.get("level_name") or "", warnings=list(warnings))
+    report(0.05)
+
+    scene = context.scene
+    images = mats.build_images(doc)
+    materials = mats.build_materials(doc, images)
+    report(0.1)
+
+    nodes = doc.json["nodes"]
+    order = doc.walk(0)
+    roles = [(node_index, parent, (nodes[node_index].get("extras") or {}).get("llamawad")) for node_index, parent in order]
+
+    # Meshes first, all of a kind at once.
+    tile_meshes = list(dict.fromkeys(nodes[n]["mesh"] for n, _, r in roles if r == "tile" and "mesh" in nodes[n]))
+    collision_meshes = list(dict.fromkeys(nodes[n]["mesh"] for n, _, r in roles if r == "collision" and "mesh" in nodes[n]))
+    render = dict(zip(tile_meshes, build_render_meshes(read_batch(doc, tile_meshes, RENDER_FILL), materials, True))) if tile_meshes else {}
+    report(0.55)
+    collision_material = _first_material(materials, doc, collision_meshes[0]) if collision_meshes else None
+    collision = (
+        dict(zip(collision_meshes, build_collision_meshes(read_batch(doc, collision_meshes, COLLISION_FILL), collision_material)))
+        if collision_meshes
+        else {}
+    )
+    summary.triangles = sum(len(m.polygons) for m in render.values())
+    report(0.7)
+
+    colls = {r: _collection(scene, r, name) for r, name in level_scene.COLLECTIONS}
+    # Collision never renders, and starts disabled in the viewport (the panel shows it).
+    colls["collision"].hide_render = True
+    colls["collision"].hide_viewport = True
+    scene.llamawad["show_collision"] = False
+
+    objects: dict[int, bpy.types.Object] = {}
+    tiles_link = colls["tiles"].objects.link
+    collision_link = colls["collision"].objects.link
+    for node_index, parent, role in roles:
+        node = nodes[node_index]
+        name = node.get("name", f"node {node_index}")
+        mesh_index = node.get("mesh")
+        if role == "tile":
+            mesh = render.get(mesh_index)
+            obj = bpy.data.objects.new(name, mesh)
+            if mesh is None:
+                obj.empty_display_size = 0.25
+            _place(obj, node)
+            _set_properties(obj, node["extras"])
+            tiles_link(obj)
+            summary.tiles += 1
+        elif role == "collision":
+            mesh = collision.get(mesh_index)
+            if mesh is None:
+                continue
+            obj = bpy.data.objects.new(name, mesh)
+            _place(obj, node)
+            _set_properties(obj, node["extras"])
+            parent_obj = objects.get(parent)
+            if parent_obj is not None:
+                obj.parent = parent_obj
+            collision_link(obj)
+            summary.collision_polygons += len(mesh.polygons)
+        elif role == "zones":
+            mesh = None
+            if mesh_index is not None:
+                tris = doc.triangles(mesh_index, ZONES_FILL)
+                mesh = build_zones_mesh(doc.json["meshes"][mesh_index].get("name", "zones"), tris, _first_material(materials, doc, mesh_index))
+                summary.cells = len(mesh.polygons)
+            obj = bpy.data.objects.new(name, mesh)
+            _place(obj, node)
+            _set_properties(obj, node["extras"])
+            colls["zones"].objects.link(obj)
+        elif role == "strat":
+            obj = bpy.data.objects.new(name, None)
+            obj.empty_display_type = "SINGLE_ARROW"
+            obj.empty_display_size = 0.5
+            _place(obj, node)
+            _set_properties(obj, node["extras"])
+            colls["strats"].objects.link(obj)
+            summary.strats += 1
+        else:
+            continue
+        objects[node_index] = obj
+    report(0.9)
+
+    # Scene 1: the STPC object models, excluded from the view layer.
+    if len(doc.json.get("scenes", [])) > 1:
+        model_nodes = [n for n, _ in doc.walk(1) if (nodes[n].get("extras") or {}).get("llamawad") == "object_model"]
+        model_meshes = list(dict.fromkeys(nodes[n]["mesh"] for n in model_nodes if "mesh" in nodes[n]))
+        built = dict(zip(model_meshes, build_render_meshes(read_batch(doc, model_meshes, RENDER_FILL), materials, False))) if model_meshes else {}
+        for n in model_nodes:
+            node = nodes[n]
+            obj = bpy.data.objects.new(node.get("name", f"object model {n}"), built.get(node.get("mesh")))
+            _place(obj, node)
+            _set_properties(obj, node["extras"])
+            colls["object_models"].objects.link(obj)
+            summary.object_models += 1
+    lc = level_scene.layer_collection(context.view_layer, colls["object_models"])
+    if lc is not None:
+        lc.exclude = True
+
+    props = scene.llamawad
+    props.base_path = filepath
+    level_scene.store_level_document(scene, extras)
+    props.import_warnings = "\n".join(summary.warnings)
+    props.problems.clear()
+    props.last_export = ""
+    report(1.0)
+    summary.seconds = time.perf_counter() - started
+    return summary

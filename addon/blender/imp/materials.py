@@ -1,0 +1,143 @@
+"""Page images and materials. The glTF's PNG pages are packed into the .blend from memory; each
+glTF material becomes an unlit node material (texture × vertex colour, as the game lights it,
+KHR_materials_unlit): Image Texture (closest pixel) × Color Attribute → Emission, mixed with
+Transparent by the texture's alpha."""
+
+from __future__ import annotations
+
+import bpy
+
+from ...common import game
+
+COLOUR_ATTRIBUTE = "Col"
+KEY = "llamawad_material"
+
+
+def build_images(doc) -> list[bpy.types.Image]:
+    images = []
+    for i, image in enumerate(doc.json.get("images", [])):
+        name = image.get("name", f"image {i}")
+        if "bufferView" not in image:
+            images.append(None)
+            continue
+        png = doc.view_bytes(image["bufferView"])
+        img = bpy.data.images.new(name, 1, 1)
+        img.pack(data=png, data_len=len(png))
+        img.source = "FILE"
+        img["llamawad"] = "page"
+        images.append(img)
+    return images
+
+
+def texture_image(doc, images, texture_index: int | None) -> bpy.types.Image | None:
+    if texture_index is None:
+        return None
+    source = doc.json["textures"][texture_index].get("source")
+    return None if source is None else images[source]
+
+
+def new_material(name: str, *, base=(1.0, 1.0, 1.0, 1.0), image=None, alpha_mode="OPAQUE", double_sided=False, vertex_colours=True, key=None):
+    mat = bpy.data.materials.new(name)
+    mat[KEY] = key or name
+    mat.diffuse_color = base
+    mat.use_backface_culling = not double_sided
+    if alpha_mode == "BLEND":
+        mat.surface_render_method = "BLENDED"
+    else:
+        mat.surface_render_method = "DITHERED"
+    nt = mat.node_tree
+    nodes, links = nt.nodes, nt.links
+    nodes.clear()
+    out = nodes.new("ShaderNodeOutputMaterial")
+    out.location = (600, 0)
+    emission = nodes.new("ShaderNodeEmission")
+    emission.location = (200, -100)
+    emission.inputs["Color"].default_value = base
+    colour = emission.inputs["Color"]
+    alpha_socket = None
+    mul = None
+    if vertex_colours:
+        vcol = nodes.new("ShaderNodeVertexColor")
+        vcol.layer_name = COLOUR_ATTRIBUTE
+        vcol.location = (-400, -200)
+        mul = nodes.new("ShaderNodeMix")
+        mul.data_type = "RGBA"
+        mul.blend_type = "MULTIPLY"
+        mul.inputs["Factor"].default_value = 1.0
+        mul.location = (-50, -100)
+        mul.inputs["A"].default_value = base
+        links.new(vcol.outputs["Color"], mul.inputs["B"])
+        links.new(mul.outputs["Result"], colour)
+        colour = mul.inputs["A"]
+    if image is not None:
+        tex = nodes.new("ShaderNodeTexImage")
+        tex.image = image
+        tex.interpolation = "Closest"
+        tex.extension = "EXTEND"
+        tex.location = (-400, 100)
+        nt.nodes.active = tex
+        links.new(tex.outputs["Color"], colour)
+        if alpha_mode != "OPAQUE":
+            alpha_socket = tex.outputs["Alpha"]
+    if alpha_socket is not None:
+        transparent = nodes.new("ShaderNodeBsdfTransparent")
+        transparent.location = (200, 100)
+        mix = nodes.new("ShaderNodeMixShader")
+        mix.location = (400, 0)
+        if alpha_mode == "MASK":
+            # Alpha test at 0.5, like the glTF's alphaCutoff.
+            cut = nodes.new("ShaderNodeMath")
+            cut.operation = "GREATER_THAN"
+            cut.inputs[1].default_value = 0.5
+            cut.location = (0, 200)
+            links.new(alpha_socket, cut.inputs[0])
+            alpha_socket = cut.outputs[0]
+        links.new(alpha_socket, mix.inputs["Fac"])
+        links.new(transparent.outputs[0], mix.inputs[1])
+        links.new(emission.outputs[0], mix.inputs[2])
+        links.new(mix.outputs[0], out.inputs["Surface"])
+    else:
+        links.new(emission.outputs[0], out.inputs["Surface"])
+    return mat
+
+
+def build_materials(doc, images) -> list[bpy.types.Material]:
+    out = []
+    for m in doc.json.get("materials", []):
+        pbr = m.get("pbrMetallicRoughness", {})
+        base = tuple(pbr.get("baseColorFactor", (1.0, 1.0, 1.0, 1.0)))
+        texture = pbr.get("baseColorTexture", {}).get("index")
+        double_sided = bool(m.get("doubleSided", False))
+        name = m.get("name", "material")
+        # Blender names are unique: the export gives flat colours the same name either way.
+        if double_sided and not name.endswith(" double-sided"):
+            name += " double-sided"
+        out.append(
+            new_material(
+                name,
+                base=base,
+                image=texture_image(doc, images, texture),
+                alpha_mode=m.get("alphaMode", "OPAQUE"),
+                double_sided=double_sided,
+                key=name,
+            )
+        )
+    return out
+
+
+def material_for_entry(entries: list[dict], texture: int, double_sided: bool) -> bpy.types.Material:
+    """The material faces with this texture entry and sidedness use: found by its key, made
+    when the level has none yet (a new page, blend mode or sidedness in use)."""
+    entry = entries[texture] if 0 <= texture < len(entries) else None
+    name = game.blender_material_name(entry, double_sided)
+    for mat in bpy.data.materials:
+        if mat.get(KEY) == name:
+            return mat
+    if entry is None:
+        return new_material(name, base=(1.0, 0.0, 1.0, 1.0), double_sided=double_sided)
+    if game.is_flat_colour(entry):
+        linear = game.srgb_to_linear([entry["u0"] / 255.0, entry["u1"] / 255.0, entry["v0"] / 255.0])
+        return new_material(name, base=(*map(float, linear), 1.0), double_sided=double_sided)
+    image = next((i for i in bpy.data.images if i.get("llamawad") == "page" and i.name.split(".")[0] == f"page {entry['page']}"), None)
+    blend = game.blend_mode(entry)
+    return new_material(name, image=image, alpha_mode="BLEND" if blend else "MASK", double_sided=double_sided)

@@ -1,0 +1,88 @@
+"""The level's collections and objects in a Blender scene, found by role: every collection and
+object the importer makes carries the custom property ``llamawad`` with the role the glTF
+mapping gives it (``tile``, ``collision``, ``zones``, ``strat``...; collections ``tiles``,
+``collision``, ``zones``, ``strats``, ``object_models``)."""
+
+from __future__ import annotations
+
+import json
+
+import bpy
+
+ROLE = "llamawad"
+COLLECTIONS = (
+    ("tiles", "Tiles"),
+    ("collision", "Collision"),
+    ("zones", "Zones"),
+    ("strats", "Strats"),
+    ("object_models", "Object models"),
+)
+
+
+def role(idblock) -> str | None:
+    value = idblock.get(ROLE)
+    return value if isinstance(value, str) else None
+
+
+def level_collections(scene: bpy.types.Scene) -> dict[str, bpy.types.Collection]:
+    out = {}
+    for coll in scene.collection.children_recursive:
+        r = role(coll)
+        if r and r not in out:
+            out[r] = coll
+    return out
+
+
+def has_level(scene: bpy.types.Scene) -> bool:
+    return bool(scene.llamawad.level_json)
+
+
+def level_document(scene: bpy.types.Scene) -> dict:
+    """The glTF scene extras ``llamawad`` of the imported level (grid, texture entries, regions,
+    source...)."""
+    text = scene.llamawad.level_json
+    return json.loads(text) if text else {}
+
+
+def store_level_document(scene: bpy.types.Scene, doc: dict) -> None:
+    scene.llamawad.level_json = json.dumps(doc, separators=(",", ":"))
+
+
+def objects_with_role(scene: bpy.types.Scene, wanted: str) -> list[bpy.types.Object]:
+    return [o for o in scene.objects if role(o) == wanted]
+
+
+def zones_object(scene: bpy.types.Scene) -> bpy.types.Object | None:
+    return next((o for o in scene.objects if role(o) == "zones" and o.type == "MESH"), None)
+
+
+def tile_of(obj: bpy.types.Object) -> bpy.types.Object | None:
+    """The tile object a collision object belongs to (its parent), or the tile itself."""
+    if role(obj) == "tile":
+        return obj
+    if role(obj) == "collision" and obj.parent is not None and role(obj.parent) == "tile":
+        return obj.parent
+    return None
+
+
+def collision_of(tile: bpy.types.Object) -> bpy.types.Object | None:
+    return next((c for c in tile.children if role(c) == "collision"), None)
+
+
+def layer_collection(view_layer, coll) -> bpy.types.LayerCollection | None:
+    stack = [view_layer.layer_collection]
+    while stack:
+        lc = stack.pop()
+        if lc.collection == coll:
+            return lc
+        stack.extend(lc.children)
+    return None
+
+
+def set_collision_visible(context, visible: bool) -> None:
+    coll = level_collections(context.scene).get("collision")
+    if coll is None:
+        return
+    lc = layer_collection(context.view_layer, coll)
+    if lc is not None:
+        lc.hide_viewport = not visible
