@@ -18,8 +18,8 @@ use crate::geometry::{
 use crate::gltf::export::Source;
 use crate::gltf::fit::{with_corner_flags, FitReport, Fitter, PageMaterial};
 use crate::gltf::new_geometry::{add_new_geometry, NewMesh};
-use crate::gltf::uv::FACE_DOUBLE_SIDED;
 use crate::gltf::read::{extras_json, number, Document, Triangles};
+use crate::gltf::uv::FACE_DOUBLE_SIDED;
 use crate::level::check::{FACE_NEW_BATCH, MAX_MODEL_VERTICES};
 use crate::level::map::Rgba;
 use crate::level::{Level, Model};
@@ -94,7 +94,11 @@ fn culprit(node: &Option<String>, faces: &[usize]) -> String {
         1 => out.push_str(&format!("face {}: ", faces[0])),
         n if n <= 8 => out.push_str(&format!(
             "faces {}: ",
-            faces.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+            faces
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
         n => out.push_str(&format!("{n} faces (first {}): ", faces[0])),
     }
@@ -204,9 +208,17 @@ pub(crate) struct CornerColour {
     ignored: bool,
 }
 
-pub(crate) fn corner_colours(tris: &Triangles, frames: usize, flags: &[Option<u16>]) -> Vec<CornerColour> {
-    let rgb: Vec<Option<&[f32]>> = (0..frames).map(|k| tris.scalar(&format!("RGB_{k}"))).collect();
-    let alpha: Vec<Option<&[f32]>> = (0..frames).map(|k| tris.scalar(&format!("ALPHA_{k}"))).collect();
+pub(crate) fn corner_colours(
+    tris: &Triangles,
+    frames: usize,
+    flags: &[Option<u16>],
+) -> Vec<CornerColour> {
+    let rgb: Vec<Option<&[f32]>> = (0..frames)
+        .map(|k| tris.scalar(&format!("RGB_{k}")))
+        .collect();
+    let alpha: Vec<Option<&[f32]>> = (0..frames)
+        .map(|k| tris.scalar(&format!("ALPHA_{k}")))
+        .collect();
     (0..tris.positions.len())
         .map(|c| {
             let raw = (0..frames)
@@ -215,7 +227,12 @@ pub(crate) fn corner_colours(tris: &Triangles, frames: usize, flags: &[Option<u1
                     let a = integer(alpha[k]?[c])?;
                     (0..1 << 24).contains(&packed).then_some(())?;
                     (0..256).contains(&a).then_some(())?;
-                    Some([packed as u8, (packed >> 8) as u8, (packed >> 16) as u8, a as u8])
+                    Some([
+                        packed as u8,
+                        (packed >> 8) as u8,
+                        (packed >> 16) as u8,
+                        a as u8,
+                    ])
                 })
                 .collect();
             let shown = tris.colours.as_ref().and_then(|cs| {
@@ -228,7 +245,8 @@ pub(crate) fn corner_colours(tris: &Triangles, frames: usize, flags: &[Option<u1
             CornerColour {
                 raw,
                 shown,
-                ignored: flags[c / 3].is_some_and(|f| f & crate::gltf::uv::FACE_IGNORE_COLOURS != 0),
+                ignored: flags[c / 3]
+                    .is_some_and(|f| f & crate::gltf::uv::FACE_IGNORE_COLOURS != 0),
             }
         })
         .collect()
@@ -268,7 +286,11 @@ pub(crate) fn vertex_colours(
         })
     };
     let base = base.filter(|b| b.len() == vertex_count * frames);
-    let frames = if base.is_some() || (1..frames).all(has_frame) { frames } else { 1 };
+    let frames = if base.is_some() || (1..frames).all(has_frame) {
+        frames
+    } else {
+        1
+    };
     let mut out = match base {
         Some(b) => b.to_vec(),
         None => vec![[0x80, 0x80, 0x80, 0]; vertex_count * frames],
@@ -296,7 +318,12 @@ pub(crate) fn vertex_colours(
             out[v] = raw;
         } else if n[v] > 0 {
             let halve = |s: f32| ((s / n[v] as f32) * 255.0 / 2.0).round().clamp(0.0, 255.0) as u8;
-            out[v] = [halve(sum[v][0]), halve(sum[v][1]), halve(sum[v][2]), out[v][3]];
+            out[v] = [
+                halve(sum[v][0]),
+                halve(sum[v][1]),
+                halve(sum[v][2]),
+                out[v][3],
+            ];
         }
     }
     // Byte 3 of a tile's first entry is its number of colour sets.
@@ -330,7 +357,12 @@ fn export_corners(tris: &Triangles, t: usize) -> [Vec3; 3] {
 const FILE_CORNER: [usize; 3] = [0, 2, 1];
 
 /// Which model face each triangle is, when the triangles are exactly the model's faces.
-fn matches_model(tris: &Triangles, model: &Model, flags: &[Option<u16>], textures: &[Option<i64>]) -> bool {
+fn matches_model(
+    tris: &Triangles,
+    model: &Model,
+    flags: &[Option<u16>],
+    textures: &[Option<i64>],
+) -> bool {
     if tris.count() != model.faces.len() {
         return false;
     }
@@ -345,22 +377,34 @@ fn matches_model(tris: &Triangles, model: &Model, flags: &[Option<u16>], texture
         let Some(f) = integer(face_attr[3 * t]).and_then(|f| usize::try_from(f).ok()) else {
             return false;
         };
-        let Some(face) = model.faces.get(f) else { return false };
+        let Some(face) = model.faces.get(f) else {
+            return false;
+        };
         if seen[f] || flags[t] != Some(face.flags) || textures[t] != Some(face.texture as i64) {
             return false;
         }
         seen[f] = true;
         let corners = export_corners(tris, t);
         let vertices: Option<Vec<u16>> = (0..3)
-            .map(|k| integer(vertex_attr[3 * t + FILE_CORNER[k]]).and_then(|v| u16::try_from(v).ok()))
+            .map(|k| {
+                integer(vertex_attr[3 * t + FILE_CORNER[k]]).and_then(|v| u16::try_from(v).ok())
+            })
             .collect();
-        let Some(vertices) = vertices else { return false };
+        let Some(vertices) = vertices else {
+            return false;
+        };
         // The same triangle may start at another corner; the winding must be the same.
         let rotation = (0..3).find(|&r| (0..3).all(|k| vertices[(k + r) % 3] == face.corners[k]));
         let Some(r) = rotation else { return false };
         for k in 0..3 {
-            let Some(v) = model.vertices.get(face.corners[k] as usize) else { return false };
-            if (corners[(k + r) % 3] - Vec3::from(v.position)).abs().max_element() > POSITION_TOLERANCE {
+            let Some(v) = model.vertices.get(face.corners[k] as usize) else {
+                return false;
+            };
+            if (corners[(k + r) % 3] - Vec3::from(v.position))
+                .abs()
+                .max_element()
+                > POSITION_TOLERANCE
+            {
                 return false;
             }
         }
@@ -384,6 +428,23 @@ pub(crate) fn build_model(
     name: &str,
     report: &mut ChangeReport,
 ) -> Result<BuiltModel, ImportError> {
+    build_model_from(tris, flags, textures, fitter, name, report, None)
+}
+
+/// [`build_model`] for a tile whose faces were edited: where the triangles still say which base
+/// face and vertex they were (`_FACE`, `_VERTEX`), the new model keeps the base's face order,
+/// corner order and vertex numbering, and vertices that share a position but were apart in the
+/// base (hard edges, colour seams) stay apart.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_model_from(
+    tris: &Triangles,
+    flags: &[Option<u16>],
+    textures: &[Option<i64>],
+    fitter: &mut Fitter,
+    name: &str,
+    report: &mut ChangeReport,
+    base: Option<&Model>,
+) -> Result<BuiltModel, ImportError> {
     let mut flags = flags.to_vec();
     let mut textures = textures.to_vec();
     fit_missing_entries(tris, &mut flags, &mut textures, fitter, name)?;
@@ -402,26 +463,65 @@ pub(crate) fn build_model(
             ),
         ));
     }
-    let mut index_of: HashMap<[u32; 3], usize> = HashMap::new();
-    let mut positions: Vec<[f32; 3]> = Vec::new();
+    let face_attr = tris.scalar("FACE");
+    let vertex_attr = tris.scalar("VERTEX");
+    let base_vertex = |c: usize| vertex_attr.and_then(|a| integer(a[c])).filter(|v| *v >= 0);
+    let base_face = |t: usize| {
+        let f = face_attr.and_then(|a| integer(a[3 * t])).and_then(|f| usize::try_from(f).ok())?;
+        base?.faces.get(f)
+    };
+    // The triangles in the base's face order where they name their face (a stable sort: new
+    // faces after, in the order given).
+    let mut order: Vec<usize> = (0..tris.count()).collect();
+    if let Some(face_attr) = face_attr {
+        order.sort_by_key(|&t| integer(face_attr[3 * t]).filter(|f| *f >= 0).unwrap_or(i64::MAX));
+    }
+    // Each triangle's file corners in export order, started where the base face started.
+    let corner_order = |t: usize| -> [usize; 3] {
+        let plain = FILE_CORNER.map(|k| 3 * t + k);
+        let Some(face) = base_face(t) else { return plain };
+        let vertices = plain.map(base_vertex);
+        (0..3)
+            .find(|&r| (0..3).all(|k| vertices[(k + r) % 3] == Some(face.corners[k] as i64)))
+            .map_or(plain, |r| [0, 1, 2].map(|k| plain[(k + r) % 3]))
+    };
+    let position = |c: usize| {
+        let p = tris.positions[c];
+        Vec3::new(p.x, p.y, -p.z)
+    };
+    // Vertices: one per position and base vertex; numbered like the base where they say which
+    // base vertex they were, the others after them in order of appearance.
+    let mut keys: Vec<([u32; 3], Option<i64>)> = Vec::new();
+    let mut key_index: HashMap<([u32; 3], Option<i64>), usize> = HashMap::new();
+    for &t in &order {
+        for c in corner_order(t) {
+            let key = (position(c).to_array().map(f32::to_bits), base_vertex(c));
+            key_index.entry(key).or_insert_with(|| {
+                keys.push(key);
+                keys.len() - 1
+            });
+        }
+    }
+    let mut numbering: Vec<usize> = (0..keys.len()).collect();
+    numbering.sort_by_key(|&k| (keys[k].1.is_none(), keys[k].1.unwrap_or(0)));
+    let mut vertex_of_key = vec![0usize; keys.len()];
+    for (v, &k) in numbering.iter().enumerate() {
+        vertex_of_key[k] = v;
+    }
+    let positions: Vec<[f32; 3]> = numbering.iter().map(|&k| keys[k].0.map(f32::from_bits)).collect();
     let mut vertex_of_corner = vec![usize::MAX; tris.positions.len()];
     let mut faces = Vec::with_capacity(tris.count());
     let mut degenerate = 0usize;
-    for t in 0..tris.count() {
-        let corners = export_corners(tris, t);
-        let plane = face_plane(corners[0], corners[1], corners[2]);
+    for &t in &order {
+        let cs = corner_order(t);
         let mut ids = [0u16; 3];
-        for k in 0..3 {
-            let p = corners[k].to_array();
-            let key = p.map(f32::to_bits);
-            let next = positions.len();
-            let v = *index_of.entry(key).or_insert(next);
-            if v == next {
-                positions.push(p);
-            }
-            vertex_of_corner[3 * t + FILE_CORNER[k]] = v;
+        for (k, &c) in cs.iter().enumerate() {
+            let key = (position(c).to_array().map(f32::to_bits), base_vertex(c));
+            let v = vertex_of_key[key_index[&key]];
+            vertex_of_corner[c] = v;
             ids[k] = v.min(u16::MAX as usize) as u16;
         }
+        let plane = face_plane(position(cs[0]), position(cs[1]), position(cs[2]));
         if plane == [0.0; 4] {
             degenerate += 1;
             continue;
@@ -446,13 +546,16 @@ pub(crate) fn build_model(
     if faces.len() > u16::MAX as usize {
         return Err(ImportError::node(
             name,
-            format!("has {} faces; a tile model can have at most 65,535", faces.len()),
+            format!(
+                "has {} faces; a tile model can have at most 65,535",
+                faces.len()
+            ),
         ));
     }
     if degenerate > 0 {
-        report
-            .warnings
-            .push(format!("{name}: {degenerate} faces without area were left out"));
+        report.warnings.push(format!(
+            "{name}: {degenerate} faces without area were left out"
+        ));
     }
     sort_into_batches(&mut faces, entries);
     let normals = smooth_normals(&positions, &faces);
@@ -485,15 +588,23 @@ fn fit_missing_entries(
     fitter: &mut Fitter,
     name: &str,
 ) -> Result<(), ImportError> {
-    let missing: Vec<usize> = (0..tris.count()).filter(|&t| textures[t].is_none()).collect();
+    let missing: Vec<usize> = (0..tris.count())
+        .filter(|&t| textures[t].is_none())
+        .collect();
     let mut unfittable = Vec::new();
     for &t in &missing {
-        let material = tris.materials[t].as_deref().and_then(PageMaterial::from_name);
+        let material = tris.materials[t]
+            .as_deref()
+            .and_then(PageMaterial::from_name);
         let uvs = tris.uvs.as_ref().map(|uv| [0, 2, 1].map(|k| uv[3 * t + k]));
         match (material, uvs) {
             (Some(material), Some(uvs)) if uvs.iter().flatten().all(|v| v.is_finite()) => {
                 let (entry, corner_flags) = fitter.fit(uvs, material);
-                let base = flags[t].unwrap_or(if material.double_sided { FACE_DOUBLE_SIDED } else { 0 });
+                let base = flags[t].unwrap_or(if material.double_sided {
+                    FACE_DOUBLE_SIDED
+                } else {
+                    0
+                });
                 flags[t] = Some(with_corner_flags(base, corner_flags));
                 textures[t] = Some(entry as i64);
             }
@@ -538,6 +649,45 @@ pub(crate) fn polygon_corners(tris: &[[Vec3; 3]]) -> Vec<Vec3> {
     corners
 }
 
+/// Triangles (given with their corners) in groups that share edges: two triangles with two
+/// corners in common (within 1e-4) are in one group. Groups and their triangles keep the order
+/// of `ts`.
+fn edge_connected(ts: &[usize], corners: &[[Vec3; 3]]) -> Vec<Vec<usize>> {
+    let key = |p: Vec3| (p * 1e4).round().to_array().map(|v| v as i64);
+    let mut parent: Vec<usize> = (0..ts.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let mut edges: HashMap<[[i64; 3]; 2], usize> = HashMap::new();
+    for (i, c) in corners.iter().enumerate() {
+        for k in 0..3 {
+            let (a, b) = (key(c[k]), key(c[(k + 1) % 3]));
+            let edge = if a <= b { [a, b] } else { [b, a] };
+            if let Some(&j) = edges.get(&edge) {
+                let (ri, rj) = (root(&mut parent, i), root(&mut parent, j));
+                parent[ri.max(rj)] = ri.min(rj);
+            } else {
+                edges.insert(edge, i);
+            }
+        }
+    }
+    let mut pieces: Vec<Vec<usize>> = Vec::new();
+    let mut piece_of: HashMap<usize, usize> = HashMap::new();
+    for i in 0..ts.len() {
+        let r = root(&mut parent, i);
+        let k = *piece_of.entry(r).or_insert_with(|| {
+            pieces.push(Vec::new());
+            pieces.len() - 1
+        });
+        pieces[k].push(ts[i]);
+    }
+    pieces
+}
+
 /// The collision of a tile from its collision node, or None when it equals the base model's.
 #[allow(clippy::too_many_arguments)]
 fn collision_from_node(
@@ -550,7 +700,9 @@ fn collision_from_node(
     report: &mut ChangeReport,
 ) -> Result<Option<[Vec<CollisionPolygon>; 3]>, ImportError> {
     let tris = match node.mesh() {
-        Some(mesh) => doc.triangles(&mesh).map_err(|e| ImportError::node(name, e.0))?,
+        Some(mesh) => doc
+            .triangles(&mesh)
+            .map_err(|e| ImportError::node(name, e.0))?,
         None => Triangles::default(),
     };
     // Collision corners in the tile's frame, game space (= file space).
@@ -569,10 +721,10 @@ fn collision_from_node(
     // Triangles of each base polygon, and the ones that are new.
     let mut grouped: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let mut new_tris = Vec::new();
-    for t in 0..tris.count() {
-        match polygon_attr[t].and_then(|p| usize::try_from(p).ok()) {
+    for (t, polygon) in polygon_attr.iter().enumerate() {
+        match polygon.and_then(|p| usize::try_from(p).ok()) {
             Some(p) if p < base_polygons.len() => grouped.entry(p).or_default().push(t),
-            _ => new_tris.push(vec![t]),
+            _ => new_tris.push(t),
         }
     }
     let corners_of = |ts: &[usize]| -> Vec<[Vec3; 3]> {
@@ -583,35 +735,113 @@ fn collision_from_node(
 
     let mut groups: [Vec<CollisionPolygon>; 3] = Default::default();
     let mut changed = 0usize;
+    // Pieces that are polygons of their own: new triangles, and triangles that carry a polygon's
+    // number but do not touch its other triangles (Blender gives the faces a user adds the
+    // attribute value 0, which is polygon 0's number).
+    let mut new_pieces: Vec<Vec<usize>> = Vec::new();
     for (p, (group, base_poly)) in base_polygons.iter().enumerate() {
-        let Some(ts) = grouped.get(&p) else {
+        let Some(all) = grouped.get(&p) else {
             changed += 1;
             continue;
         };
+        let decoded = decode_collision_polygon(base_poly);
+        let mut pieces = edge_connected(all, &corners_of(all));
+        if pieces.len() > 1 {
+            // The piece with most of the polygon's corners is the polygon.
+            let score = |ts: &Vec<usize>| {
+                let corners = polygon_corners(&corners_of(ts));
+                decoded
+                    .iter()
+                    .filter(|d| {
+                        corners
+                            .iter()
+                            .any(|c| (*c - **d).abs().max_element() < 1e-3)
+                    })
+                    .count()
+            };
+            let best = (0..pieces.len())
+                .max_by_key(|&k| (score(&pieces[k]), std::cmp::Reverse(k)))
+                .unwrap_or(0);
+            let main = pieces.swap_remove(best);
+            new_pieces.append(&mut pieces);
+            pieces = vec![main];
+        }
+        let ts = &pieces[0];
         let corners = polygon_corners(&corners_of(ts));
         let t0 = ts[0];
         let material = material_attr[t0].map_or(base_poly.material as i64, |m| m);
         let kind = kind_attr[t0].map_or(base_poly.kind as i64, |k| k);
         let new_group = group_attr[t0].map_or(*group as i64, |g| g).clamp(0, 2) as usize;
-        let decoded = decode_collision_polygon(base_poly);
         let same_shape = decoded.len() == corners.len()
             && decoded
                 .iter()
                 .all(|d| corners.iter().any(|c| (*c - *d).abs().max_element() < 1e-3));
-        if same_shape && material == base_poly.material as i64 && kind == base_poly.kind as i64 && new_group == *group {
-            groups[*group].push(*base_poly);
+        if same_shape && kind == base_poly.kind as i64 {
+            // The planes stay as they were; only the material or the group may change.
+            let mut poly = *base_poly;
+            if let Ok(m) = u8::try_from(material) {
+                poly.material = m;
+            } else {
+                return Err(ImportError::faces(
+                    name,
+                    ts.clone(),
+                    format!("collision material {material} is not 0 to 255"),
+                ));
+            }
+            if poly != *base_poly || new_group != *group {
+                changed += 1;
+            }
+            groups[new_group].push(poly);
             continue;
         }
         changed += 1;
         let poly = encode(&corners, material, kind, name, ts, p)?;
         groups[new_group].push(poly);
     }
-    for ts in new_tris {
-        changed += 1;
-        let corners = polygon_corners(&corners_of(&ts));
-        let t0 = ts[0];
-        let poly = encode(&corners, material_attr[t0].unwrap_or(0), kind_attr[t0].unwrap_or(0), name, &ts, base_polygons.len())?;
-        groups[group_attr[t0].unwrap_or(0).clamp(0, 2) as usize].push(poly);
+    new_pieces.extend(edge_connected(&new_tris, &corners_of(&new_tris)));
+    for piece in new_pieces {
+        // Two triangles that make a flat convex quad are one polygon; otherwise every triangle is.
+        let polygons = if piece.len() == 2 && polygon_corners(&corners_of(&piece)).len() == 4 {
+            let t0 = piece[0];
+            let material = material_attr[t0].unwrap_or(0);
+            match encode(
+                &polygon_corners(&corners_of(&piece)),
+                material,
+                kind_attr[t0].unwrap_or(0),
+                name,
+                &piece,
+                0,
+            ) {
+                Ok(poly) => vec![(poly, t0)],
+                Err(_) => Vec::new(),
+            }
+        } else {
+            Vec::new()
+        };
+        let polygons = if polygons.is_empty() {
+            let mut out = Vec::new();
+            for &t in &piece {
+                let corners = polygon_corners(&corners_of(&[t]));
+                let polygon =
+                    base_polygons.len() + groups.iter().map(Vec::len).sum::<usize>() + out.len();
+                let poly = encode(
+                    &corners,
+                    material_attr[t].unwrap_or(0),
+                    kind_attr[t].unwrap_or(0),
+                    name,
+                    &[t],
+                    polygon,
+                )?;
+                out.push((poly, t));
+            }
+            out
+        } else {
+            polygons
+        };
+        for (poly, t0) in polygons {
+            changed += 1;
+            groups[group_attr[t0].unwrap_or(0).clamp(0, 2) as usize].push(poly);
+        }
     }
     if changed == 0 {
         return Ok(None);
@@ -636,7 +866,11 @@ pub(crate) fn encode(
         ));
     };
     let mut poly = encode_collision_polygon(corners, material).map_err(|e| {
-        ImportError::faces(name, tris.to_vec(), format!("collision polygon {polygon}: {e}"))
+        ImportError::faces(
+            name,
+            tris.to_vec(),
+            format!("collision polygon {polygon}: {e}"),
+        )
     })?;
     // Keep the type bits the notes do not explain; quad and facing-down follow the shape.
     let known = COLLISION_QUAD | COLLISION_FACING_DOWN;
@@ -699,7 +933,10 @@ pub fn gltf_to_wad(
             ("tile", _) => {
                 return Err(ImportError::node(
                     &node_name(node),
-                    format!("names a tile the base level does not have ({} tiles)", base_map.tiles.len()),
+                    format!(
+                        "names a tile the base level does not have ({} tiles)",
+                        base_map.tiles.len()
+                    ),
                 ))
             }
             ("collision", _) => {
@@ -719,12 +956,20 @@ pub fn gltf_to_wad(
             .node
             .children()
             .find(|c| is_given_collision(c) || role(c).is_some_and(|r| r.kind == "collision"))
-            .and_then(|c| nodes.iter().find(|(n, _)| n.index() == c.index()).map(|(n, w)| (n.clone(), *w)));
+            .and_then(|c| {
+                nodes
+                    .iter()
+                    .find(|(n, _)| n.index() == c.index())
+                    .map(|(n, w)| (n.clone(), *w))
+            });
     }
     let mut fitter = Fitter::new(level.text().map(|t| t.entries.clone()).unwrap_or_default());
 
     let empty_model = |new_models: &mut Vec<Model>, report: &mut ChangeReport| -> u32 {
-        if let Some(k) = new_models.iter().position(|m| m.vertices.is_empty() && m.collision_count() == 0) {
+        if let Some(k) = new_models
+            .iter()
+            .position(|m| m.vertices.is_empty() && m.collision_count() == 0)
+        {
             return (model_count + k) as u32;
         }
         new_models.push(Model::default());
@@ -753,7 +998,8 @@ pub fn gltf_to_wad(
         let base_model = &base_trak.models[base_tile.model_index as usize];
         let (position, rotation) = placement(&world, &name)?;
         let mut tile = base_tile.clone();
-        let moved = (0..3).any(|k| (position[k] - base_tile.float.position[k]).abs() > POSITION_TOLERANCE)
+        let moved = (0..3)
+            .any(|k| (position[k] - base_tile.float.position[k]).abs() > POSITION_TOLERANCE)
             || rotation != base_tile.float.rotation % 4096;
         if moved || is_new {
             tile.set_placement(position, rotation);
@@ -770,7 +1016,9 @@ pub fn gltf_to_wad(
         }
 
         let tris = match node.mesh() {
-            Some(mesh) => doc.triangles(&mesh).map_err(|e| ImportError::node(&name, e.0))?,
+            Some(mesh) => doc
+                .triangles(&mesh)
+                .map_err(|e| ImportError::node(&name, e.0))?,
             None => Triangles::default(),
         };
         let flags: Vec<Option<u16>> = per_triangle(&tris, "FLAGS")
@@ -780,7 +1028,9 @@ pub fn gltf_to_wad(
         let textures = per_triangle(&tris, "TEXTURE");
         let geometry_same = matches_model(&tris, base_model, &flags, &textures);
         let collision = match collision_of.get(&node.index()) {
-            Some((cnode, cworld)) => collision_from_node(doc, cnode, cworld, &world, base_model, &name, &mut report)?,
+            Some((cnode, cworld)) => {
+                collision_from_node(doc, cnode, cworld, &world, base_model, &name, &mut report)?
+            }
             None if base_model.collision_count() > 0 => {
                 report.collision_polygons_changed += base_model.collision_count();
                 Some(Default::default())
@@ -789,13 +1039,25 @@ pub fn gltf_to_wad(
         };
 
         let nv_base = base_model.vertices.len();
-        let frames = if nv_base == 0 { 1 } else { (base_tile.colours.len() / nv_base).max(1) };
+        let frames = base_tile
+            .colours
+            .len()
+            .checked_div(nv_base)
+            .unwrap_or(1)
+            .max(1);
         let corners = corner_colours(&tris, frames, &flags);
         let (model_index, colours) = if geometry_same {
             // Matched triangles all carry vertex indices; a model without faces has no corners.
             let vertex_attr = tris.scalar("VERTEX").unwrap_or(&[]);
-            let vertex_of_corner: Vec<usize> = vertex_attr.iter().map(|&v| v.round() as usize).collect();
-            let colours = vertex_colours(&corners, &vertex_of_corner, nv_base, frames, Some(&base_tile.colours));
+            let vertex_of_corner: Vec<usize> =
+                vertex_attr.iter().map(|&v| v.round() as usize).collect();
+            let colours = vertex_colours(
+                &corners,
+                &vertex_of_corner,
+                nv_base,
+                frames,
+                Some(&base_tile.colours),
+            );
             let model_index = match collision {
                 None => base_tile.model_index,
                 Some(groups) => {
@@ -808,10 +1070,16 @@ pub fn gltf_to_wad(
             };
             (model_index, colours)
         } else {
-            let built = build_model(&tris, &flags, &textures, &mut fitter, &name, &mut report)?;
+            let built = build_model_from(&tris, &flags, &textures, &mut fitter, &name, &mut report, Some(base_model))?;
             let mut model = built.model;
             model.collision = collision.unwrap_or_else(|| base_model.collision.clone());
-            let colours = vertex_colours(&corners, &built.vertex_of_corner, model.vertices.len(), frames, None);
+            let colours = vertex_colours(
+                &corners,
+                &built.vertex_of_corner,
+                model.vertices.len(),
+                frames,
+                None,
+            );
             new_models.push(model);
             report.models_added += 1;
             ((model_count + new_models.len() - 1) as u32, colours)
@@ -824,7 +1092,11 @@ pub fn gltf_to_wad(
             }
         }
         let recoloured = colours != base_tile.colours;
-        tile.colours = if !recoloured { base_tile.colours.clone() } else { colours };
+        tile.colours = if !recoloured {
+            base_tile.colours.clone()
+        } else {
+            colours
+        };
         if recoloured && model_index == base_tile.model_index && !is_new {
             report.tiles_recoloured.push(i);
         }
@@ -856,9 +1128,11 @@ pub fn gltf_to_wad(
     )?;
     let appended = fitter.appended().to_vec();
     if !appended.is_empty() {
-        let text = level
-            .text_mut()
-            .ok_or_else(|| ImportError::level("faces need new texture entries, but the base level has no TEXT chunk"))?;
+        let text = level.text_mut().ok_or_else(|| {
+            ImportError::level(
+                "faces need new texture entries, but the base level has no TEXT chunk",
+            )
+        })?;
         text.entries.extend_from_slice(&appended);
     }
     report.texture_entries_appended = appended.len();
@@ -870,7 +1144,11 @@ pub fn gltf_to_wad(
     apply_zone_masks(doc, &mut level, &mut report);
 
     if !new_models.is_empty() {
-        level.trak_mut().expect("cloned from the base").models.extend(new_models);
+        level
+            .trak_mut()
+            .expect("cloned from the base")
+            .models
+            .extend(new_models);
     }
     report.tiles_moved.sort_unstable();
     report.tiles_reshaped.sort_unstable();
@@ -879,9 +1157,10 @@ pub fn gltf_to_wad(
     let known: Vec<_> = base.check();
     for problem in level.check() {
         if !known.contains(&problem) {
-            report
-                .warnings
-                .push(format!("{}: {} ({})", problem.culprit, problem.message, problem.rule));
+            report.warnings.push(format!(
+                "{}: {} ({})",
+                problem.culprit, problem.message, problem.rule
+            ));
         }
     }
     Ok((level, report))
@@ -889,13 +1168,19 @@ pub fn gltf_to_wad(
 
 /// A mesh given as the collision of a new mesh: named "collision…", without a role of ours.
 fn is_given_collision(node: &gltf::Node) -> bool {
-    role(node).is_none() && node.name().is_some_and(|n| n.to_ascii_lowercase().starts_with("collision"))
+    role(node).is_none()
+        && node
+            .name()
+            .is_some_and(|n| n.to_ascii_lowercase().starts_with("collision"))
 }
 
 fn scene_extras(doc: &Document) -> Option<serde_json::Value> {
-    doc.document
-        .scenes()
-        .find_map(|s| extras_json(s.extras())?.get("llamawad").filter(|v| v.is_object()).cloned())
+    doc.document.scenes().find_map(|s| {
+        extras_json(s.extras())?
+            .get("llamawad")
+            .filter(|v| v.is_object())
+            .cloned()
+    })
 }
 
 fn check_source(
@@ -906,9 +1191,9 @@ fn check_source(
     report: &mut ChangeReport,
 ) -> Result<(), ImportError> {
     let Some(ours) = scene_extras(doc) else {
-        report
-            .warnings
-            .push("the glTF does not say which level it was made from; the base is taken as given".into());
+        report.warnings.push(
+            "the glTF does not say which level it was made from; the base is taken as given".into(),
+        );
         return Ok(());
     };
     let source = Source::of(base_bytes);
@@ -925,28 +1210,50 @@ fn check_source(
         source.size
     );
     if options.force {
-        report.warnings.push(format!("{message}; converted anyway (forced)"));
+        report
+            .warnings
+            .push(format!("{message}; converted anyway (forced)"));
         Ok(())
     } else {
-        Err(ImportError::level(format!("{message}: give the level it was made from as the base, or force")))
+        Err(ImportError::level(format!(
+            "{message}: give the level it was made from as the base, or force"
+        )))
     }
 }
 
-fn apply_zones(doc: &Document, node: &gltf::Node, level: &mut Level, report: &mut ChangeReport) -> Result<(), ImportError> {
-    let Some(mesh) = node.mesh() else { return Ok(()) };
+fn apply_zones(
+    doc: &Document,
+    node: &gltf::Node,
+    level: &mut Level,
+    report: &mut ChangeReport,
+) -> Result<(), ImportError> {
+    let Some(mesh) = node.mesh() else {
+        return Ok(());
+    };
     let name = node_name(node);
-    let tris = doc.triangles(&mesh).map_err(|e| ImportError::node(&name, e.0))?;
+    let tris = doc
+        .triangles(&mesh)
+        .map_err(|e| ImportError::node(&name, e.0))?;
     let cells = per_triangle(&tris, "CELL");
     let zones = per_triangle(&tris, "ZONE");
     let map = level.map_mut().expect("checked by the caller");
     let mut rezoned = vec![false; map.region_grid.len()];
     for t in 0..tris.count() {
-        let (Some(cell), Some(zone)) = (cells[t], zones[t]) else { continue };
-        let Some(slot) = usize::try_from(cell).ok().and_then(|c| map.region_grid.get_mut(c)) else {
+        let (Some(cell), Some(zone)) = (cells[t], zones[t]) else {
+            continue;
+        };
+        let Some(slot) = usize::try_from(cell)
+            .ok()
+            .and_then(|c| map.region_grid.get_mut(c))
+        else {
             continue;
         };
         if !(0..32).contains(&zone) {
-            return Err(ImportError::faces(&name, vec![t], format!("zone {zone} is not 0 to 31")));
+            return Err(ImportError::faces(
+                &name,
+                vec![t],
+                format!("zone {zone} is not 0 to 31"),
+            ));
         }
         if *slot != zone as u32 {
             *slot = zone as u32;
@@ -958,8 +1265,12 @@ fn apply_zones(doc: &Document, node: &gltf::Node, level: &mut Level, report: &mu
 }
 
 fn apply_zone_masks(doc: &Document, level: &mut Level, report: &mut ChangeReport) {
-    let Some(ours) = scene_extras(doc) else { return };
-    let Some(regions) = ours["regions"].as_array() else { return };
+    let Some(ours) = scene_extras(doc) else {
+        return;
+    };
+    let Some(regions) = ours["regions"].as_array() else {
+        return;
+    };
     let map = level.map_mut().expect("checked by the caller");
     for (region, value) in map.regions.iter_mut().zip(regions) {
         let mask = number(&value["mask"]).map(|v| v as u32);

@@ -24,7 +24,8 @@ impl Document {
         let gltf = match gltf::Gltf::from_slice(bytes) {
             Ok(gltf) => gltf,
             // Valid files the `gltf` crate refuses get a second, tolerant reading.
-            Err(e) => tolerant(bytes).ok_or_else(|| ReadError(format!("not a valid glTF 2.0 file: {e}")))?,
+            Err(e) => tolerant(bytes)
+                .ok_or_else(|| ReadError(format!("not a valid glTF 2.0 file: {e}")))?,
         };
         let buffers = gltf::import_buffers(&gltf.document, dir, gltf.blob)
             .map_err(|e| ReadError(format!("the glTF's buffers cannot be read: {e}")))?;
@@ -60,7 +61,10 @@ impl Document {
     pub fn floats(&self, accessor: &gltf::Accessor) -> Result<Vec<f32>, ReadError> {
         let what = || format!("accessor {}", accessor.index());
         if accessor.sparse().is_some() {
-            return Err(ReadError(format!("{} is sparse, which this tool does not read", what())));
+            return Err(ReadError(format!(
+                "{} is sparse, which this tool does not read",
+                what()
+            )));
         }
         let components = accessor.dimensions().multiplicity();
         let count = accessor.count();
@@ -73,10 +77,17 @@ impl Document {
         let element = size * components;
         let stride = view.stride().unwrap_or(element);
         let start = view.offset() + accessor.offset();
-        let end = if count == 0 { start } else { start + stride * (count - 1) + element };
+        let end = if count == 0 {
+            start
+        } else {
+            start + stride * (count - 1) + element
+        };
         let view_end = view.offset() + view.length();
         if end > view_end || view_end > data.len() {
-            return Err(ReadError(format!("{} reaches past the end of its buffer", what())));
+            return Err(ReadError(format!(
+                "{} reaches past the end of its buffer",
+                what()
+            )));
         }
         let normalized = accessor.normalized();
         let mut out = Vec::with_capacity(count * components);
@@ -104,7 +115,9 @@ fn tolerant(bytes: &[u8]) -> Option<gltf::Gltf> {
     let mut value: serde_json::Value = serde_json::from_slice(&json).ok()?;
     for scene in value.get_mut("scenes")?.as_array_mut()? {
         let scene = scene.as_object_mut()?;
-        scene.entry("nodes").or_insert_with(|| serde_json::Value::Array(Vec::new()));
+        scene
+            .entry("nodes")
+            .or_insert_with(|| serde_json::Value::Array(Vec::new()));
     }
     let root: gltf::json::Root = serde_json::from_value(value).ok()?;
     let document = gltf::Document::from_json(root).ok()?;
@@ -164,7 +177,10 @@ impl Document {
                 )));
             }
             let Some(position) = prim.get(&Semantic::Positions) else {
-                return Err(ReadError(format!("primitive {} has no POSITION", prim.index())));
+                return Err(ReadError(format!(
+                    "primitive {} has no POSITION",
+                    prim.index()
+                )));
             };
             let positions = self.floats(&position)?;
             let n = position.count();
@@ -179,17 +195,24 @@ impl Document {
                 )));
             }
             let before = out.positions.len();
-            out.positions
-                .extend(indices.iter().map(|&i| Vec3::from_slice(&positions[3 * i..3 * i + 3])));
+            out.positions.extend(
+                indices
+                    .iter()
+                    .map(|&i| Vec3::from_slice(&positions[3 * i..3 * i + 3])),
+            );
             let material = prim.material().name().map(str::to_string);
-            out.materials.extend(std::iter::repeat_n(material, indices.len() / 3));
+            out.materials
+                .extend(std::iter::repeat_n(material, indices.len() / 3));
 
             let uv = match prim.get(&Semantic::TexCoords(0)) {
                 Some(acc) if acc.dimensions() == Dimensions::Vec2 => Some(self.floats(&acc)?),
                 _ => None,
             };
             any_uv |= uv.is_some();
-            uvs.extend(indices.iter().map(|&i| uv.as_ref().map_or([f32::NAN; 2], |u| [u[2 * i], u[2 * i + 1]])));
+            uvs.extend(indices.iter().map(|&i| {
+                uv.as_ref()
+                    .map_or([f32::NAN; 2], |u| [u[2 * i], u[2 * i + 1]])
+            }));
 
             let colour = match prim.get(&Semantic::Colors(0)) {
                 Some(acc) => Some((self.floats(&acc)?, acc.dimensions().multiplicity())),
@@ -203,12 +226,16 @@ impl Document {
             }));
 
             for (semantic, acc) in prim.attributes() {
-                let Semantic::Extras(name) = semantic else { continue };
+                let Semantic::Extras(name) = semantic else {
+                    continue;
+                };
                 if acc.dimensions() != Dimensions::Scalar {
                     continue;
                 }
                 let values = self.floats(&acc)?;
-                let column = scalars.entry(name).or_insert_with(|| vec![f32::NAN; before]);
+                let column = scalars
+                    .entry(name)
+                    .or_insert_with(|| vec![f32::NAN; before]);
                 column.resize(before, f32::NAN);
                 column.extend(indices.iter().map(|&i| values[i]));
             }
@@ -259,7 +286,11 @@ pub fn number(value: &serde_json::Value) -> Option<f64> {
 /// Parses a Python literal as `repr` writes it (dicts, lists, tuples, strings, integers,
 /// floats, `True`, `False`, `None`) into JSON. None for anything else.
 pub fn python_literal(text: &str) -> Option<serde_json::Value> {
-    let mut p = PyParser { s: text.as_bytes(), at: 0, text };
+    let mut p = PyParser {
+        s: text.as_bytes(),
+        at: 0,
+        text,
+    };
     let value = p.value(0)?;
     p.space();
     (p.at == p.s.len()).then_some(value)
@@ -289,7 +320,12 @@ impl PyParser<'_> {
     }
 
     /// Items up to `close`, separated by commas (a trailing comma allowed).
-    fn items(&mut self, close: u8, depth: usize, mut item: impl FnMut(&mut Self, usize) -> Option<()>) -> Option<()> {
+    fn items(
+        &mut self,
+        close: u8,
+        depth: usize,
+        mut item: impl FnMut(&mut Self, usize) -> Option<()>,
+    ) -> Option<()> {
         if self.eat(close) {
             return Some(());
         }
@@ -346,11 +382,9 @@ impl PyParser<'_> {
             b'\'' | b'"' => self.string(c).map(Value::String),
             _ => {
                 let start = self.at;
-                while self
-                    .s
-                    .get(self.at)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'+' | b'_'))
-                {
+                while self.s.get(self.at).is_some_and(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'+' | b'_')
+                }) {
                     self.at += 1;
                 }
                 let word = &self.text[start..self.at];
@@ -425,7 +459,15 @@ mod tests {
                 "nested": {"mask": 2147483648u64}, "ü": "ä"
             })
         );
-        for bad in ["{'a': 1", "{'a' 1}", "[1, 2] x", "{'a': inf}", "'open", "{1: }", "[,]"] {
+        for bad in [
+            "{'a': 1",
+            "{'a' 1}",
+            "[1, 2] x",
+            "{'a': inf}",
+            "'open",
+            "{1: }",
+            "[,]",
+        ] {
             assert_eq!(python_literal(bad), None, "{bad}");
         }
         assert_eq!(python_literal("[]"), Some(json!([])));

@@ -1,0 +1,1155 @@
+//! glTF → WAD: the round trip through our own GLB and .gltf is byte-identical for every generated
+//! level; each edit made in the glTF (its JSON or its binary buffer, as another tool would)
+//! arrives in the level and nothing else changes; each refusal names its culprit.
+
+use std::collections::BTreeMap;
+
+use glam::{Quat, Vec3};
+use gltf::json::{
+    self,
+    accessor::{ComponentType, GenericComponentType, Type},
+    mesh::{Mode, Primitive, Semantic},
+    validation::{Checked::Valid, USize64},
+    Index,
+};
+use llamawad::container::{self, Tag};
+use llamawad::generate::{generate, Size};
+use llamawad::geometry::decode_collision_polygon;
+use llamawad::gltf::{gltf_to_wad, wad_to_gltf, ChangeReport, Document, Gltf, ImportError, ImportOptions, Source};
+use llamawad::level::{Model, Tile};
+use llamawad::raw::CollisionPolygon;
+use llamawad::Level;
+
+const OPTIONS: ImportOptions = ImportOptions {
+    force: false,
+    generate_collision: false,
+};
+
+fn temp_dir(what: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("llamawad-import-{what}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn unchanged(base: &Level, base_bytes: &[u8], doc: &Document) -> Vec<u8> {
+    let (level, report) = gltf_to_wad(base, base_bytes, doc, OPTIONS).unwrap();
+    assert!(report.is_empty() && report.warnings.is_empty(), "{report:?}");
+    level.to_bytes().unwrap()
+}
+
+#[test]
+fn round_trip_through_glb_and_gltf_is_byte_identical() {
+    let dir = temp_dir("roundtrip");
+    for size in Size::ALL {
+        for seed in 1..=20 {
+            let what = format!("{size} seed {seed}");
+            let bytes = generate(seed, size).to_bytes().unwrap();
+            let base = Level::parse(&bytes).unwrap();
+            let gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
+            let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
+            assert!(unchanged(&base, &bytes, &doc) == bytes, "{what}: through the GLB");
+            // A .gltf whose buffer is a file beside it.
+            let bin = format!("{size}-{seed}.bin");
+            std::fs::write(dir.join(&bin), &gltf.bin).unwrap();
+            let doc = Document::from_slice(&gltf.to_gltf_json(&bin), Some(&dir)).unwrap();
+            assert!(unchanged(&base, &bytes, &doc) == bytes, "{what}: through the .gltf");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Editing our glTF the way another tool would: node transforms and extras in the JSON, attribute
+// values in the binary buffer. A mesh is edited as a whole: its primitives are read into plain
+// arrays, changed, and written back as new accessors of a new mesh that only this node uses (the
+// export shares accessors between the tiles of one model).
+
+/// One primitive's attributes by glTF name (`POSITION`, `_FLAGS`), each with its component count.
+#[derive(Clone)]
+struct Prim {
+    material: Option<Index<json::Material>>,
+    attributes: BTreeMap<String, (usize, Vec<f32>)>,
+}
+
+impl Prim {
+    fn corners(&self) -> usize {
+        self.attributes["POSITION"].1.len() / 3
+    }
+
+    fn get(&self, name: &str) -> &[f32] {
+        &self.attributes[name].1
+    }
+
+    fn get_mut(&mut self, name: &str) -> &mut Vec<f32> {
+        &mut self.attributes.get_mut(name).unwrap_or_else(|| panic!("no attribute {name}")).1
+    }
+
+    fn position(&self, c: usize) -> Vec3 {
+        Vec3::from_slice(&self.get("POSITION")[3 * c..3 * c + 3])
+    }
+
+    fn set_position(&mut self, c: usize, p: Vec3) {
+        self.get_mut("POSITION")[3 * c..3 * c + 3].copy_from_slice(&p.to_array());
+    }
+
+    /// Keeps the triangles for which `keep(t)` holds.
+    fn retain_triangles(&mut self, keep: impl Fn(usize) -> bool) {
+        for (n, values) in self.attributes.values_mut() {
+            let per_triangle = 3 * *n;
+            *values = values
+                .chunks(per_triangle)
+                .enumerate()
+                .filter(|(t, _)| keep(*t))
+                .flat_map(|(_, v)| v.to_vec())
+                .collect();
+        }
+    }
+
+    /// Appends a copy of triangle `t`, whose values `edit` may then change (corner index given).
+    fn push_copy(&mut self, t: usize) -> usize {
+        for (n, values) in self.attributes.values_mut() {
+            let copy = values[3 * t * *n..3 * (t + 1) * *n].to_vec();
+            values.extend(copy);
+        }
+        self.corners() / 3 - 1
+    }
+}
+
+fn semantic_name(s: &Semantic) -> String {
+    match s {
+        Semantic::Positions => "POSITION".into(),
+        Semantic::Normals => "NORMAL".into(),
+        Semantic::TexCoords(k) => format!("TEXCOORD_{k}"),
+        Semantic::Colors(k) => format!("COLOR_{k}"),
+        Semantic::Extras(name) => format!("_{name}"),
+        other => panic!("unexpected attribute {other:?}"),
+    }
+}
+
+fn semantic(name: &str) -> Semantic {
+    match name {
+        "POSITION" => Semantic::Positions,
+        "NORMAL" => Semantic::Normals,
+        "TEXCOORD_0" => Semantic::TexCoords(0),
+        "COLOR_0" => Semantic::Colors(0),
+        _ => Semantic::Extras(name.strip_prefix('_').expect("custom attributes start with _").into()),
+    }
+}
+
+struct Case {
+    what: String,
+    base: Level,
+    bytes: Vec<u8>,
+    gltf: Gltf,
+}
+
+impl Case {
+    fn new(seed: u64, size: Size) -> Case {
+        let bytes = generate(seed, size).to_bytes().unwrap();
+        let base = Level::parse(&bytes).unwrap();
+        let gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
+        Case {
+            what: format!("{size} seed {seed}"),
+            base,
+            bytes,
+            gltf,
+        }
+    }
+
+    fn trak(&self) -> &[Model] {
+        &self.base.trak().unwrap().models
+    }
+
+    fn tiles(&self) -> &[Tile] {
+        &self.base.map().unwrap().tiles
+    }
+
+    fn model_of(&self, tile: usize) -> &Model {
+        &self.trak()[self.tiles()[tile].model_index as usize]
+    }
+
+    fn extras(&self, node: usize) -> serde_json::Value {
+        self.gltf.root.nodes[node]
+            .extras
+            .as_ref()
+            .map(|e| serde_json::from_str(e.get()).unwrap())
+            .unwrap_or_default()
+    }
+
+    fn find_node(&self, role: &str, tile: Option<usize>) -> usize {
+        (0..self.gltf.root.nodes.len())
+            .find(|&n| {
+                let e = self.extras(n);
+                e["llamawad"] == role && tile.is_none_or(|t| e["tile"] == t)
+            })
+            .unwrap_or_else(|| panic!("no {role} node for {tile:?}"))
+    }
+
+    fn tile_node(&self, tile: usize) -> usize {
+        self.find_node("tile", Some(tile))
+    }
+
+    fn collision_node(&self, tile: usize) -> usize {
+        self.find_node("collision", Some(tile))
+    }
+
+    fn tiles_group(&self) -> usize {
+        self.find_node("tiles", None)
+    }
+
+    fn read(&self, accessor: Index<json::Accessor>) -> (usize, Vec<f32>) {
+        let a = &self.gltf.root.accessors[accessor.value()];
+        let n = match a.type_ {
+            Valid(Type::Scalar) => 1,
+            Valid(Type::Vec2) => 2,
+            Valid(Type::Vec3) => 3,
+            Valid(Type::Vec4) => 4,
+            _ => panic!("unexpected accessor type"),
+        };
+        let view = &self.gltf.root.buffer_views[a.buffer_view.unwrap().value()];
+        let start = view.byte_offset.map_or(0, |o| o.0 as usize) + a.byte_offset.map_or(0, |o| o.0 as usize);
+        let count = a.count.0 as usize * n;
+        let values = self.gltf.bin[start..start + 4 * count]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        (n, values)
+    }
+
+    fn push_accessor(&mut self, n: usize, values: &[f32], bounds: bool) -> Index<json::Accessor> {
+        let bin = &mut self.gltf.bin;
+        bin.resize(bin.len().next_multiple_of(4), 0);
+        let offset = bin.len();
+        bin.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        self.gltf.root.buffers[0].byte_length = USize64::from(bin.len());
+        let view = self.gltf.root.push(json::buffer::View {
+            buffer: Index::new(0),
+            byte_length: USize64::from(values.len() * 4),
+            byte_offset: Some(USize64::from(offset)),
+            byte_stride: None,
+            name: None,
+            target: None,
+            extensions: None,
+            extras: None,
+        });
+        let (min, max) = if bounds {
+            let mut lo = vec![f32::INFINITY; n];
+            let mut hi = vec![f32::NEG_INFINITY; n];
+            for e in values.chunks(n) {
+                for k in 0..n {
+                    lo[k] = lo[k].min(e[k]);
+                    hi[k] = hi[k].max(e[k]);
+                }
+            }
+            (Some(json::Value::from(lo)), Some(json::Value::from(hi)))
+        } else {
+            (None, None)
+        };
+        self.gltf.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: USize64::from(values.len() / n),
+            component_type: Valid(GenericComponentType(ComponentType::F32)),
+            extensions: None,
+            extras: None,
+            type_: Valid(match n {
+                1 => Type::Scalar,
+                2 => Type::Vec2,
+                3 => Type::Vec3,
+                _ => Type::Vec4,
+            }),
+            min,
+            max,
+            name: None,
+            normalized: false,
+            sparse: None,
+        })
+    }
+
+    fn prims(&self, node: usize) -> Vec<Prim> {
+        let Some(mesh) = self.gltf.root.nodes[node].mesh else { return Vec::new() };
+        self.gltf.root.meshes[mesh.value()]
+            .primitives
+            .iter()
+            .map(|p| Prim {
+                material: p.material,
+                attributes: p
+                    .attributes
+                    .iter()
+                    .map(|(s, &a)| {
+                        let Valid(s) = s else { panic!("invalid semantic") };
+                        (semantic_name(s), self.read(a))
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Gives `node` a new mesh of its own made of `prims`.
+    fn set_prims(&mut self, node: usize, prims: Vec<Prim>) {
+        let mut primitives = Vec::new();
+        for p in prims {
+            let mut attributes = BTreeMap::new();
+            for (name, (n, values)) in &p.attributes {
+                let accessor = self.push_accessor(*n, values, name == "POSITION");
+                attributes.insert(Valid(semantic(name)), accessor);
+            }
+            primitives.push(Primitive {
+                attributes,
+                extensions: None,
+                extras: None,
+                indices: None,
+                material: p.material,
+                mode: Valid(Mode::Triangles),
+                targets: None,
+            });
+        }
+        let mesh = self.gltf.root.push(json::Mesh {
+            extensions: None,
+            extras: None,
+            name: Some(format!("edited {node}")),
+            primitives,
+            weights: None,
+        });
+        self.gltf.root.nodes[node].mesh = Some(mesh);
+    }
+
+    fn edit_mesh(&mut self, node: usize, edit: impl FnOnce(&mut Vec<Prim>)) {
+        let mut prims = self.prims(node);
+        edit(&mut prims);
+        self.set_prims(node, prims);
+    }
+
+    fn edit_scene_extras(&mut self, edit: impl FnOnce(&mut serde_json::Value)) {
+        let scene = &mut self.gltf.root.scenes[0];
+        let mut extras: serde_json::Value = serde_json::from_str(scene.extras.as_ref().unwrap().get()).unwrap();
+        edit(&mut extras["llamawad"]);
+        scene.extras = Some(serde_json::value::to_raw_value(&extras).unwrap());
+    }
+
+    fn document(&self) -> Document {
+        Document::from_slice(&self.gltf.to_glb(), None).unwrap()
+    }
+
+    fn convert(&self) -> Result<(Level, ChangeReport), ImportError> {
+        gltf_to_wad(&self.base, &self.bytes, &self.document(), OPTIONS)
+    }
+
+    /// The level written from the edited glTF, read back from its bytes, and the report.
+    fn written(&self) -> (Level, ChangeReport, Vec<u8>) {
+        let (level, report) = self.convert().unwrap_or_else(|e| panic!("{}: {e}", self.what));
+        let bytes = level.to_bytes().unwrap();
+        let read_back = Level::parse(&bytes).unwrap();
+        assert!(read_back == level, "{}: the written level reads back as itself", self.what);
+        (read_back, report, bytes)
+    }
+
+    fn refused(&self) -> ImportError {
+        match self.convert() {
+            Ok((_, report)) => panic!("{}: converted although it should be refused: {report:?}", self.what),
+            Err(e) => e,
+        }
+    }
+
+    /// A tile with faces whose model at least one other tile uses too, with a collision quad.
+    fn shared_tile(&self) -> (usize, usize) {
+        let tiles = self.tiles();
+        for (i, t) in tiles.iter().enumerate() {
+            let model = self.model_of(i);
+            if model.faces.is_empty() || !model.collision_polygons().any(|p| p.kind & 1 != 0) || t.swap.is_some() {
+                continue;
+            }
+            if let Some(j) = (0..tiles.len()).find(|&j| j != i && tiles[j].model_index == t.model_index) {
+                return (i, j);
+            }
+        }
+        panic!("{}: no tile shares its model", self.what)
+    }
+}
+
+/// What the written level must keep: every chunk but TRAK and MAP byte for byte, the base's
+/// models, and every MAP part except the tiles named (and the zones when `zones` is false).
+struct Keep<'a> {
+    tiles_changed: &'a [usize],
+    zones_changed: bool,
+}
+
+fn assert_rest_unchanged(case: &Case, level: &Level, bytes: &[u8], keep: Keep) {
+    let what = &case.what;
+    let before = container::split(&case.bytes).unwrap();
+    let after = container::split(bytes).unwrap();
+    assert_eq!(before.chunks.len(), after.chunks.len(), "{what}: chunk count");
+    for (a, b) in before.chunks.iter().zip(&after.chunks) {
+        assert_eq!(a.tag, b.tag, "{what}: chunk order");
+        if a.tag != Tag::TRAK && a.tag != Tag::MAP {
+            assert!(a.payload == b.payload, "{what}: chunk {} changed", a.tag.name());
+        }
+    }
+    let base_models = case.trak();
+    let models = &level.trak().unwrap().models;
+    assert!(models.len() >= base_models.len());
+    assert!(models[..base_models.len()] == *base_models, "{what}: the base's models are kept");
+
+    let (old, new) = (case.base.map().unwrap(), level.map().unwrap());
+    assert!(new.tiles.len() >= old.tiles.len());
+    for (i, (a, b)) in old.tiles.iter().zip(&new.tiles).enumerate() {
+        if !keep.tiles_changed.contains(&i) {
+            assert!(a == b, "{what}: tile {i} changed");
+        }
+    }
+    assert_eq!((old.width, old.height), (new.width, new.height));
+    assert!(old.parameters == new.parameters && old.zones == new.zones && old.waypoints == new.waypoints);
+    assert!(old.strats == new.strats && old.paths == new.paths && old.strat_pool_extra == new.strat_pool_extra);
+    assert!(old.view_distance == new.view_distance && old.last == new.last);
+    if !keep.zones_changed {
+        assert!(old.regions == new.regions && old.region_grid == new.region_grid, "{what}: zones changed");
+    }
+    let known = case.base.check();
+    let new_problems: Vec<_> = level.check().into_iter().filter(|p| !known.contains(p)).collect();
+    assert!(new_problems.is_empty(), "{what}: new problems {new_problems:?}");
+}
+
+fn only_tiles(tiles: &[usize]) -> Keep<'_> {
+    Keep {
+        tiles_changed: tiles,
+        zones_changed: false,
+    }
+}
+
+/// A face as a comparable value: flags without the batch bit, texture entry, and its corner
+/// positions starting at the first corner.
+fn face_key(model: &Model, f: usize) -> (u16, u16, [[u32; 3]; 3]) {
+    let face = &model.faces[f];
+    // 0.0 and -0.0 are the same position.
+    let corner = |k: usize| model.vertices[face.corners[k] as usize].position.map(|v| (v + 0.0).to_bits());
+    (face.flags & !0x8, face.texture, [corner(0), corner(1), corner(2)])
+}
+
+fn face_keys(model: &Model) -> Vec<(u16, u16, [[u32; 3]; 3])> {
+    let mut keys: Vec<_> = (0..model.faces.len()).map(|f| face_key(model, f)).collect();
+    keys.sort();
+    keys
+}
+
+/// The tile now has a model of its own (appended after the base's) and every other tile that
+/// used its old model keeps that.
+fn assert_own_model(case: &Case, level: &Level, tile: usize) -> Model {
+    let old = case.tiles()[tile].model_index;
+    let new = &level.map().unwrap().tiles[tile];
+    assert!(new.model_index as usize >= case.trak().len(), "{}: tile {tile} has a new model", case.what);
+    assert_eq!(new.float.model, new.model_index);
+    for (j, t) in case.tiles().iter().enumerate() {
+        if j != tile && t.model_index == old {
+            assert_eq!(level.map().unwrap().tiles[j].model_index, old, "{}: tile {j} keeps model {old}", case.what);
+        }
+    }
+    level.trak().unwrap().models[new.model_index as usize].clone()
+}
+
+fn export_y_rotation(rotation: u32) -> Quat {
+    Quat::from_rotation_y(rotation as f32 / 4096.0 * std::f32::consts::TAU)
+}
+
+#[test]
+fn a_moved_tile_moves_and_nothing_else_changes() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, other) = case.shared_tile();
+    // Onto another tile's cell, which the zones can see.
+    let target = case.tiles()[other].float.position;
+    let from = case.tiles()[tile].float.position;
+    let node = case.tile_node(tile);
+    case.gltf.root.nodes[node].translation = Some([target[0], from[1] + 0.5, -target[2]]);
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_moved, vec![tile]);
+    assert_eq!((report.models_added, report.tiles_reshaped.len()), (0, 0), "{report:?}");
+    let mut expected = case.tiles()[tile].clone();
+    expected.set_placement([target[0], from[1] + 0.5, target[2]], expected.float.rotation);
+    assert_eq!(level.map().unwrap().tiles[tile], expected);
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
+}
+
+#[test]
+fn a_tile_turned_about_y_turns() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let rotation = case.tiles()[tile].float.rotation;
+    let node = case.tile_node(tile);
+    let turned = (rotation + 1024) % 4096;
+    case.gltf.root.nodes[node].rotation = Some(json::scene::UnitQuaternion(export_y_rotation(turned).to_array()));
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_moved, vec![tile]);
+    let new = &level.map().unwrap().tiles[tile];
+    assert_eq!(new.float.rotation, turned);
+    assert_eq!(new.fixed.rotation, [0, turned as i32, 0]);
+    assert_eq!(new.float.position, case.tiles()[tile].float.position);
+    assert_eq!(new.colours, case.tiles()[tile].colours);
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
+}
+
+#[test]
+fn a_moved_vertex_gives_the_tile_a_model_of_its_own() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let base_model = case.model_of(tile).clone();
+    let v = base_model.faces[0].corners[0] as usize;
+    let node = case.tile_node(tile);
+    case.edit_mesh(node, |prims| {
+        for p in prims {
+            for c in 0..p.corners() {
+                if p.get("_VERTEX")[c] as usize == v {
+                    let moved = p.position(c) + Vec3::new(0.0, 0.125, 0.0);
+                    p.set_position(c, moved);
+                }
+            }
+        }
+    });
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_reshaped, vec![tile]);
+    assert_eq!(report.models_added, 1);
+    let model = assert_own_model(&case, &level, tile);
+    assert_eq!(level.trak().unwrap().models.len(), case.trak().len() + 1);
+    // Numbered like the base: the same vertices, only v higher.
+    assert_eq!(model.vertices.len(), base_model.vertices.len());
+    for (k, (a, b)) in base_model.vertices.iter().zip(&model.vertices).enumerate() {
+        let mut expected = a.position;
+        if k == v {
+            expected[1] += 0.125;
+        }
+        assert_eq!(b.position, expected, "vertex {k}");
+    }
+    // The same faces, corners in the same order; planes recomputed where v is a corner.
+    assert_eq!(model.faces.len(), base_model.faces.len());
+    for (a, b) in base_model.faces.iter().zip(&model.faces) {
+        assert_eq!((a.flags, a.corners, a.texture), (b.flags, b.corners, b.texture));
+        if !a.corners.contains(&(v as u16)) {
+            assert_eq!(a.plane, b.plane);
+        }
+    }
+    assert_eq!(model.collision, base_model.collision);
+    // The colours are the tile's, vertex for vertex.
+    assert_eq!(level.map().unwrap().tiles[tile].colours, case.tiles()[tile].colours);
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
+}
+
+#[test]
+fn faces_added_and_removed() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let base_model = case.model_of(tile).clone();
+    let node = case.tile_node(tile);
+    let mut removed = None;
+    let mut added = None;
+    case.edit_mesh(node, |prims| {
+        let p = &mut prims[0];
+        // Remove the first triangle; add a copy of the second, lifted by 0.25.
+        removed = Some(p.get("_FACE")[0] as usize);
+        let t = p.push_copy(1);
+        for c in 3 * t..3 * t + 3 {
+            let lifted = p.position(c) + Vec3::new(0.0, 0.25, 0.0);
+            p.set_position(c, lifted);
+            // A new face: no base face or vertex of its own.
+            p.get_mut("_FACE")[c] = f32::NAN;
+            p.get_mut("_VERTEX")[c] = f32::NAN;
+        }
+        added = Some(p.get("_FACE")[3] as usize);
+        p.retain_triangles(|t| t != 0);
+    });
+    let (removed, added) = (removed.unwrap(), added.unwrap());
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_reshaped, vec![tile]);
+    let model = assert_own_model(&case, &level, tile);
+    let mut expected: Vec<_> = (0..base_model.faces.len())
+        .filter(|&f| f != removed)
+        .map(|f| face_key(&base_model, f))
+        .collect();
+    let (flags, texture, corners) = face_key(&base_model, added);
+    expected.push((flags, texture, corners.map(|c| {
+        let mut p = c.map(f32::from_bits);
+        p[1] += 0.25;
+        p.map(|v| (v + 0.0).to_bits())
+    })));
+    expected.sort();
+    assert_eq!(face_keys(&model), expected);
+    // The base vertices the remaining faces use, in the base's order, then the new face's three.
+    let mut used: Vec<usize> = (0..base_model.faces.len())
+        .filter(|&f| f != removed)
+        .flat_map(|f| base_model.faces[f].corners.map(usize::from))
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    assert_eq!(model.vertices.len(), used.len() + 3);
+    for (k, &v) in used.iter().enumerate() {
+        assert_eq!(model.vertices[k].position, base_model.vertices[v].position, "vertex {k} is base vertex {v}");
+    }
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
+}
+
+#[test]
+fn a_face_flag_and_a_texture_entry_changed() {
+    for what in ["flags", "texture"] {
+        let mut case = Case::new(2, Size::Small);
+        let (tile, _) = case.shared_tile();
+        let base_model = case.model_of(tile).clone();
+        let entries = case.base.text().unwrap().entries.len();
+        let node = case.tile_node(tile);
+        let mut face = 0;
+        let mut value = 0u16;
+        case.edit_mesh(node, |prims| {
+            let p = &mut prims[0];
+            face = p.get("_FACE")[3] as usize;
+            let (name, v) = match what {
+                // Double-sided on, off.
+                "flags" => ("_FLAGS", base_model.faces[face].flags ^ 0x0400),
+                _ => ("_TEXTURE", ((base_model.faces[face].texture as usize + 1) % entries) as u16),
+            };
+            value = v;
+            p.get_mut(name)[3..6].fill(v as f32);
+        });
+        let (level, report, bytes) = case.written();
+        assert_eq!(report.tiles_reshaped, vec![tile], "{what}");
+        let model = assert_own_model(&case, &level, tile);
+        assert_eq!(model.faces.len(), base_model.faces.len());
+        assert_eq!(model.vertices, base_model.vertices, "{what}: vertices and normals kept");
+        // The face is the one with the base face's corners.
+        let corners = base_model.faces[face].corners;
+        let new_face = model.faces.iter().find(|f| f.corners == corners).unwrap();
+        match what {
+            "flags" => assert_eq!(new_face.flags & !0x8, value & !0x8),
+            _ => assert_eq!(new_face.texture, value),
+        }
+        let mut expected = face_keys(&base_model);
+        let k = expected.iter().position(|k| *k == face_key(&base_model, face)).unwrap();
+        match what {
+            "flags" => expected[k].0 = value & !0x8,
+            _ => expected[k].1 = value,
+        }
+        expected.sort();
+        assert_eq!(face_keys(&model), expected, "{what}");
+        assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
+    }
+}
+
+fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+#[test]
+fn painted_vertex_colours_are_halved_into_the_raw_colour() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let model = case.model_of(tile).clone();
+    // A vertex of a face that shows its colours.
+    let face = model.faces.iter().find(|f| f.flags & 0x4000 == 0).unwrap();
+    let v = face.corners[0] as usize;
+    let srgb = [200.0f32, 100.0, 50.0];
+    let node = case.tile_node(tile);
+    case.edit_mesh(node, |prims| {
+        for p in prims {
+            for c in 0..p.corners() {
+                if p.get("_VERTEX")[c] as usize == v {
+                    let colour = srgb.map(|s| srgb_to_linear(s / 255.0));
+                    p.get_mut("COLOR_0")[4 * c..4 * c + 3].copy_from_slice(&colour);
+                }
+            }
+        }
+    });
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_recoloured, vec![tile], "{report:?}");
+    assert_eq!((report.models_added, report.tiles_reshaped.len()), (0, 0));
+    let new = &level.map().unwrap().tiles[tile];
+    assert_eq!(new.model_index, case.tiles()[tile].model_index, "the model is kept");
+    let mut expected = case.tiles()[tile].colours.clone();
+    expected[v] = [100, 50, 25, expected[v][3]];
+    assert_eq!(new.colours, expected);
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
+}
+
+/// Collision polygons of a model in file order, with their group.
+fn polygons(model: &Model) -> Vec<(usize, CollisionPolygon)> {
+    model
+        .collision
+        .iter()
+        .enumerate()
+        .flat_map(|(g, ps)| ps.iter().map(move |p| (g, *p)))
+        .collect()
+}
+
+fn assert_corners_near(poly: &CollisionPolygon, expected: &[Vec3], what: &str) {
+    let decoded = decode_collision_polygon(poly);
+    assert_eq!(decoded.len(), expected.len(), "{what}: corner count");
+    for e in expected {
+        let nearest = decoded.iter().map(|d| (*d - *e).abs().max_element()).fold(f32::MAX, f32::min);
+        assert!(nearest < 0.02, "{what}: corner {e} is {nearest} from the polygon's corners {decoded:?}");
+    }
+}
+
+/// The tile's collision edited; returns the new model after checking what a collision edit keeps.
+fn collision_edit(case: &mut Case, tile: usize, edit: impl FnOnce(&mut Prim)) -> (Model, ChangeReport) {
+    let node = case.collision_node(tile);
+    case.edit_mesh(node, |prims| edit(&mut prims[0]));
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_reshaped, vec![tile], "{report:?}");
+    let model = assert_own_model(case, &level, tile);
+    let base_model = case.model_of(tile);
+    assert!(model.vertices == base_model.vertices && model.faces == base_model.faces, "render geometry kept");
+    assert_eq!(level.map().unwrap().tiles[tile].colours, case.tiles()[tile].colours);
+    assert_rest_unchanged(case, &level, &bytes, only_tiles(&[tile]));
+    (model, report)
+}
+
+/// The corners of collision polygon `p` as the glTF shows them.
+fn polygon_corners_in(prim: &Prim, p: usize) -> Vec<Vec3> {
+    let mut out: Vec<Vec3> = Vec::new();
+    for c in 0..prim.corners() {
+        if prim.get("_POLYGON")[c] as usize == p && !out.iter().any(|o| (*o - prim.position(c)).length() < 1e-5) {
+            out.push(prim.position(c));
+        }
+    }
+    out
+}
+
+#[test]
+fn collision_material_changed_keeps_the_planes() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let base = polygons(case.model_of(tile));
+    let p = 0;
+    let (model, report) = collision_edit(&mut case, tile, |prim| {
+        for c in 0..prim.corners() {
+            if prim.get("_POLYGON")[c] as usize == p {
+                prim.get_mut("_MATERIAL")[c] = 16.0;
+            }
+        }
+    });
+    assert_eq!(report.collision_polygons_changed, 1);
+    let new = polygons(&model);
+    assert_eq!(new.len(), base.len());
+    for (k, ((g0, a), (g1, b))) in base.iter().zip(&new).enumerate() {
+        assert_eq!(g0, g1);
+        if k == p {
+            assert_eq!(b.material, 16);
+            assert_eq!((a.kind, a.planes), (b.kind, b.planes), "only the material changes");
+        } else {
+            assert_eq!(a, b);
+        }
+    }
+}
+
+#[test]
+fn a_collision_polygon_moved() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let base = polygons(case.model_of(tile));
+    let p = base.iter().position(|(_, q)| q.kind & 1 != 0).unwrap();
+    let lift = Vec3::new(0.05, 0.3, -0.1);
+    let mut expected = Vec::new();
+    let (model, _) = collision_edit(&mut case, tile, |prim| {
+        expected = polygon_corners_in(prim, p).iter().map(|c| *c + lift).collect();
+        for c in 0..prim.corners() {
+            if prim.get("_POLYGON")[c] as usize == p {
+                let moved = prim.position(c) + lift;
+                prim.set_position(c, moved);
+            }
+        }
+    });
+    let new = polygons(&model);
+    assert_eq!(new.len(), base.len());
+    for (k, (a, b)) in base.iter().zip(&new).enumerate() {
+        if k == p {
+            assert_eq!(a.0, b.0, "group kept");
+            assert_eq!(b.1.material, a.1.material);
+            assert_eq!(b.1.kind & 1, 1, "still a quad");
+            assert_corners_near(&b.1, &expected, "moved polygon");
+        } else {
+            assert_eq!(a, b);
+        }
+    }
+}
+
+#[test]
+fn a_collision_polygon_added_and_one_deleted() {
+    // Added: a triangle that names no polygon, above the tile.
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let base = polygons(case.model_of(tile));
+    let corners = [Vec3::new(-0.4, 1.5, -0.4), Vec3::new(-0.4, 1.5, 0.4), Vec3::new(0.4, 1.6, 0.0)];
+    let (model, report) = collision_edit(&mut case, tile, |prim| {
+        let t = prim.push_copy(0);
+        for (k, c) in (3 * t..3 * t + 3).enumerate() {
+            prim.set_position(c, corners[k]);
+            prim.get_mut("_POLYGON")[c] = f32::NAN;
+            prim.get_mut("_MATERIAL")[c] = 17.0;
+            prim.get_mut("_KIND")[c] = 0.0;
+            prim.get_mut("_GROUP")[c] = 1.0;
+        }
+    });
+    assert_eq!(report.collision_polygons_changed, 1);
+    let new = polygons(&model);
+    assert_eq!(new.len(), base.len() + 1);
+    let added: Vec<_> = new.iter().filter(|p| !base.contains(p)).collect();
+    assert_eq!(added.len(), 1);
+    let (group, poly) = added[0];
+    assert_eq!((*group, poly.material, poly.kind & 1), (1, 17, 0));
+    assert_corners_near(poly, &corners, "added polygon");
+    assert!(base.iter().all(|p| new.contains(p)), "the others kept");
+
+    // Deleted: every triangle of one polygon removed.
+    let mut case = Case::new(2, Size::Small);
+    let p = 1;
+    let (model, report) = collision_edit(&mut case, tile, |prim| {
+        let polygon = prim.get("_POLYGON").to_vec();
+        prim.retain_triangles(|t| polygon[3 * t] as usize != p);
+    });
+    assert_eq!(report.collision_polygons_changed, 1);
+    let mut expected = base.clone();
+    expected.remove(p);
+    assert_eq!(polygons(&model), expected);
+}
+
+#[test]
+fn blender_style_added_collision_face_with_polygon_number_zero() {
+    // Blender gives a face the user adds the attribute value 0: a quad far from polygon 0 that
+    // says it is polygon 0 is a polygon of its own.
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let base = polygons(case.model_of(tile));
+    let quad = [
+        Vec3::new(-0.3, 2.0, -0.3),
+        Vec3::new(-0.3, 2.0, 0.3),
+        Vec3::new(0.3, 2.0, 0.3),
+        Vec3::new(0.3, 2.0, -0.3),
+    ];
+    let (model, _) = collision_edit(&mut case, tile, |prim| {
+        for tri in [[0, 1, 2], [0, 2, 3]] {
+            let t = prim.push_copy(0);
+            for (k, c) in (3 * t..3 * t + 3).enumerate() {
+                prim.set_position(c, quad[tri[k]]);
+                for name in ["_POLYGON", "_MATERIAL", "_KIND", "_GROUP"] {
+                    prim.get_mut(name)[c] = 0.0;
+                }
+            }
+        }
+    });
+    let new = polygons(&model);
+    assert_eq!(new.len(), base.len() + 1);
+    assert!(base.iter().all(|p| new.contains(p)), "polygon 0 and the others kept");
+    let added = new.iter().find(|p| !base.contains(p)).unwrap();
+    assert_eq!(added.1.kind & 1, 1, "one quad");
+    assert_corners_near(&added.1, &quad, "added quad");
+}
+
+#[test]
+fn zone_of_a_cell_and_a_zone_mask_changed() {
+    let mut case = Case::new(2, Size::Small);
+    let map = case.base.map().unwrap().clone();
+    // A cell given the zone of another cell (which some mask sees).
+    let cell = map.region_grid.iter().position(|&z| z != map.region_grid[0]).unwrap();
+    let zone = map.region_grid[0];
+    let node = case.find_node("zones", None);
+    case.edit_mesh(node, |prims| {
+        let p = &mut prims[0];
+        for c in 0..p.corners() {
+            if p.get("_CELL")[c] as usize == cell {
+                p.get_mut("_ZONE")[c] = zone as f32;
+            }
+        }
+    });
+    let region = 5;
+    let mask = map.regions[region].mask | 0x8000_0001;
+    case.edit_scene_extras(|ours| ours["regions"][region]["mask"] = mask.into());
+    let (level, report, bytes) = case.written();
+    assert_eq!((report.cells_rezoned, report.zone_masks_changed), (1, 1), "{report:?}");
+    let new = level.map().unwrap();
+    let mut grid = map.region_grid.clone();
+    grid[cell] = zone;
+    assert_eq!(new.region_grid, grid);
+    let mut regions = map.regions;
+    regions[region].mask = mask;
+    assert_eq!(new.regions, regions);
+    assert!(report.tiles_moved.is_empty() && report.models_added == 0);
+    assert_rest_unchanged(
+        &case,
+        &level,
+        &bytes,
+        Keep {
+            tiles_changed: &[],
+            zones_changed: true,
+        },
+    );
+}
+
+#[test]
+fn a_deleted_tile_keeps_its_index_and_points_at_an_empty_model() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let node = case.tile_node(tile);
+    let group = case.tiles_group();
+    case.gltf.root.nodes[group]
+        .children
+        .as_mut()
+        .unwrap()
+        .retain(|c| c.value() != node);
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_emptied, vec![tile]);
+    let new = &level.map().unwrap().tiles[tile];
+    assert_eq!(level.map().unwrap().tiles.len(), case.tiles().len());
+    let empty = &level.trak().unwrap().models[new.model_index as usize];
+    assert!(new.model_index as usize >= case.trak().len());
+    assert!(empty.vertices.is_empty() && empty.faces.is_empty() && empty.collision_count() == 0);
+    assert!(new.colours.is_empty());
+    assert_eq!(new.float.position, case.tiles()[tile].float.position, "it stays where it was");
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
+}
+
+#[test]
+fn a_duplicated_tile_node_is_appended_as_a_new_tile() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, other) = case.shared_tile();
+    let node = case.tile_node(tile);
+    let mut copy = case.gltf.root.nodes[node].clone();
+    // Its collision child is copied too (a node has one parent).
+    let children: Vec<_> = copy.children.take().unwrap_or_default();
+    let copied_children: Vec<_> = children
+        .iter()
+        .map(|c| {
+            let child = case.gltf.root.nodes[c.value()].clone();
+            case.gltf.root.push(child)
+        })
+        .collect();
+    copy.children = Some(copied_children);
+    let target = case.tiles()[other].float.position;
+    copy.translation = Some([target[0], target[1] + 1.0, -target[2]]);
+    let copy = case.gltf.root.push(copy);
+    let group = case.tiles_group();
+    case.gltf.root.nodes[group].children.as_mut().unwrap().push(copy);
+
+    let (level, report, bytes) = case.written();
+    let n = case.tiles().len();
+    assert_eq!(report.tiles_added, vec![n]);
+    assert_eq!(report.models_added, 0, "the copy uses the same model");
+    let tiles = &level.map().unwrap().tiles;
+    assert_eq!(tiles.len(), n + 1);
+    let original = &case.tiles()[tile];
+    let mut expected = Tile::new([target[0], target[1] + 1.0, target[2]], original.float.rotation, original.model_index);
+    expected.colours = original.colours.clone();
+    assert_eq!(tiles[n], expected);
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refusals: each names the node (and the faces) at fault.
+
+fn assert_names(e: &ImportError, node: &str, faces: Option<&[usize]>, words: &[&str]) {
+    let text = e.to_string();
+    assert!(e.node.as_deref().is_some_and(|n| n.contains(node)), "{text}: node {node}");
+    assert!(text.contains(node), "{text}");
+    if let Some(faces) = faces {
+        assert_eq!(e.faces, faces, "{text}");
+    }
+    for w in words {
+        assert!(text.contains(w), "{text}: should say {w}");
+    }
+}
+
+fn node_label(case: &Case, node: usize) -> String {
+    format!("'{}'", case.gltf.root.nodes[node].name.as_deref().unwrap())
+}
+
+#[test]
+fn refused_a_model_over_8000_vertices() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let node = case.tile_node(tile);
+    case.edit_mesh(node, |prims| {
+        let p = &mut prims[0];
+        // 2,700 new triangles, every corner a vertex of its own.
+        for k in 0..2700 {
+            let t = p.push_copy(0);
+            for (j, c) in (3 * t..3 * t + 3).enumerate() {
+                let x = (k % 60) as f32 / 100.0 - 0.3;
+                let z = (k / 60) as f32 / 100.0 - 0.3;
+                let corner = [Vec3::new(x, 3.0, z), Vec3::new(x, 3.0, z + 0.005), Vec3::new(x + 0.005, 3.0, z)][j];
+                p.set_position(c, corner);
+                p.get_mut("_VERTEX")[c] = f32::NAN;
+                p.get_mut("_FACE")[c] = f32::NAN;
+            }
+        }
+    });
+    let e = case.refused();
+    assert_names(&e, &node_label(&case, node), None, &["vertices", "8000"]);
+}
+
+#[test]
+fn refused_a_collision_polygon_more_than_8_units_from_its_tile() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let cnode = case.collision_node(tile);
+    let mut faces = Vec::new();
+    case.edit_mesh(cnode, |prims| {
+        let p = &mut prims[0];
+        for c in 0..p.corners() {
+            if p.get("_POLYGON")[c] as usize == 1 {
+                let far = p.position(c) + Vec3::new(0.0, 9.0, 0.0);
+                p.set_position(c, far);
+                if c % 3 == 0 {
+                    faces.push(c / 3);
+                }
+            }
+        }
+    });
+    let e = case.refused();
+    assert_names(&e, &node_label(&case, case.tile_node(tile)), Some(&faces), &["polygon 1", "8 units"]);
+}
+
+#[test]
+fn refused_a_tile_outside_the_grid_and_a_tile_turned_about_x_or_z() {
+    let case0 = Case::new(2, Size::Small);
+    let (tile, _) = case0.shared_tile();
+    let node = case0.tile_node(tile);
+
+    let mut case = Case::new(2, Size::Small);
+    let t = case.gltf.root.nodes[node].translation.unwrap();
+    case.gltf.root.nodes[node].translation = Some([-3.0, t[1], t[2]]);
+    assert_names(&case.refused(), &node_label(&case, node), Some(&[]), &["outside", "grid"]);
+
+    let mut case = Case::new(2, Size::Small);
+    let (w, h) = (case.base.map().unwrap().width, case.base.map().unwrap().height);
+    case.gltf.root.nodes[node].translation = Some([t[0], t[1], h as f32 + 0.5]);
+    assert_names(&case.refused(), &node_label(&case, node), Some(&[]), &["outside", &format!("{w}×{h}")]);
+
+    for axis in [Vec3::X, Vec3::Z] {
+        let mut case = Case::new(2, Size::Small);
+        let q = Quat::from_axis_angle(axis, 0.3);
+        case.gltf.root.nodes[node].rotation = Some(json::scene::UnitQuaternion(q.to_array()));
+        assert_names(&case.refused(), &node_label(&case, node), Some(&[]), &["turned about x or z"]);
+    }
+}
+
+#[test]
+fn refused_a_texture_entry_out_of_range() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let entries = case.base.text().unwrap().entries.len();
+    let node = case.tile_node(tile);
+    let mut faces = Vec::new();
+    case.edit_mesh(node, |prims| {
+        // Triangle 2 of the mesh (the mesh's triangles are its primitives' in order).
+        let p = &mut prims[0];
+        p.get_mut("_TEXTURE")[6..9].fill(entries as f32);
+        faces.push(2);
+    });
+    let e = case.refused();
+    assert_names(
+        &e,
+        &node_label(&case, node),
+        Some(&faces),
+        &[&format!("texture entry {entries} does not exist"), &format!("0 to {}", entries - 1)],
+    );
+}
+
+#[test]
+fn refused_a_non_planar_and_a_degenerate_collision_polygon() {
+    let case0 = Case::new(2, Size::Small);
+    let (tile, _) = case0.shared_tile();
+    let quad = polygons(case0.model_of(tile)).iter().position(|(_, p)| p.kind & 1 != 0).unwrap();
+
+    // A quad with one corner lifted by 0.1.
+    let mut case = Case::new(2, Size::Small);
+    let cnode = case.collision_node(tile);
+    let mut faces = Vec::new();
+    case.edit_mesh(cnode, |prims| {
+        let p = &mut prims[0];
+        let corners = polygon_corners_in(p, quad);
+        // The corner only one of the two triangles has.
+        let lonely = *corners
+            .iter()
+            .find(|q| {
+                (0..p.corners())
+                    .filter(|&c| p.get("_POLYGON")[c] as usize == quad && (p.position(c) - **q).length() < 1e-5)
+                    .count()
+                    == 1
+            })
+            .unwrap();
+        for c in 0..p.corners() {
+            if p.get("_POLYGON")[c] as usize == quad {
+                if (p.position(c) - lonely).length() < 1e-5 {
+                    p.set_position(c, lonely + Vec3::new(0.0, 0.1, 0.0));
+                }
+                if c % 3 == 0 {
+                    faces.push(c / 3);
+                }
+            }
+        }
+    });
+    let e = case.refused();
+    assert_names(
+        &e,
+        &node_label(&case, case.tile_node(tile)),
+        Some(&faces),
+        &[&format!("collision polygon {quad}"), "do not lie in one plane"],
+    );
+
+    // The same quad with its corners on one line: the two corners each triangle has alone
+    // moved onto the diagonal.
+    let mut case = Case::new(2, Size::Small);
+    let mut faces = Vec::new();
+    case.edit_mesh(cnode, |prims| {
+        let p = &mut prims[0];
+        let cs: Vec<usize> = (0..p.corners()).filter(|&c| p.get("_POLYGON")[c] as usize == quad).collect();
+        assert_eq!(cs.len(), 6, "a quad is two triangles");
+        let positions: Vec<Vec3> = cs.iter().map(|&c| p.position(c)).collect();
+        let count = |q: Vec3| positions.iter().filter(|&&o| (o - q).length() < 1e-5).count();
+        let shared: Vec<Vec3> = positions.iter().copied().filter(|&q| count(q) == 2).collect();
+        let (a, b) = (shared[0], shared.iter().copied().find(|q| (*q - shared[0]).length() > 1e-5).unwrap());
+        let mut lonely: Vec<Vec3> = Vec::new();
+        for &q in &positions {
+            if count(q) == 1 && !lonely.iter().any(|l| (*l - q).length() < 1e-5) {
+                lonely.push(q);
+            }
+        }
+        assert_eq!(lonely.len(), 2);
+        for (k, &c) in cs.iter().enumerate() {
+            if let Some(j) = lonely.iter().position(|l| (*l - positions[k]).length() < 1e-5) {
+                p.set_position(c, a + (b - a) * [0.25, 0.75][j]);
+            }
+            if c % 3 == 0 {
+                faces.push(c / 3);
+            }
+        }
+    });
+    let e = case.refused();
+    assert_names(
+        &e,
+        &node_label(&case, case.tile_node(tile)),
+        Some(&faces),
+        &[&format!("collision polygon {quad}"), "do not enclose an area"],
+    );
+}
+
+#[test]
+fn refused_a_gltf_of_another_level_unless_forced() {
+    let case = Case::new(2, Size::Small);
+    // The same level with one zone value changed: another file.
+    let mut other = case.base.clone();
+    other.map_mut().unwrap().regions[7].value += 1;
+    let other_bytes = other.to_bytes().unwrap();
+    let doc = case.document();
+    let e = gltf_to_wad(&other, &other_bytes, &doc, OPTIONS).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("another level") && text.contains(&format!("{} bytes", case.bytes.len())), "{text}");
+    assert!(text.contains("force"), "{text}");
+    let forced = ImportOptions {
+        force: true,
+        ..OPTIONS
+    };
+    let (level, report) = gltf_to_wad(&other, &other_bytes, &doc, forced).unwrap();
+    assert!(report.warnings.iter().any(|w| w.contains("forced")), "{report:?}");
+    // The glTF's zone table wins: the level is the one the glTF was made from.
+    assert_eq!(report.zone_masks_changed, 1);
+    assert!(level.to_bytes().unwrap() == case.bytes);
+}
+
