@@ -3,7 +3,9 @@
 //!
 //! A thin layer: each function converts its arguments, runs the core with the GIL released (so
 //! Blender's UI and other Python threads keep running), and turns every error of the WAD layer
-//! into the one exception `llamawad.WadError`, whose message is the Rust error's message.
+//! into the one exception `llamawad.WadError`, whose message is the Rust error's message. A glTF
+//! the way back refuses raises its subclass `llamawad.ImportRefused`, which also names the node
+//! and faces at fault.
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -23,6 +25,38 @@ pyo3::create_exception!(
     "A level WAD could not be read or written. The message says where (chunk and byte offset) \
      and why."
 );
+
+pyo3::create_exception!(
+    llamawad,
+    ImportRefused,
+    WadError,
+    "The glTF cannot become a level. Besides the message, `node` (the glTF node at fault, or \
+     None) and `faces` (its triangles at fault, in the order the node's mesh lists them) say \
+     what to select."
+);
+
+/// Why `gltf_to_wad` failed: a refusal of the glTF (with its culprit), or any other error.
+enum ImportFailure {
+    Refused(wad_gltf::ImportError),
+    Other(String),
+}
+
+fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
+    match failure {
+        ImportFailure::Other(message) => WadError::new_err(message),
+        ImportFailure::Refused(e) => {
+            let err = ImportRefused::new_err(e.to_string());
+            let value = err.value(py);
+            let culprit = value
+                .setattr("node", e.node)
+                .and_then(|()| value.setattr("faces", e.faces));
+            match culprit {
+                Ok(()) => err,
+                Err(e) => e,
+            }
+        }
+    }
+}
 
 fn wad_error(e: impl Into<CoreError>) -> PyErr {
     WadError::new_err(e.into().to_string())
@@ -139,5 +173,44 @@ mod _native {
             })
             .map_err(WadError::new_err)?;
         Ok((json, PyBytes::new(py, &gltf.bin), gltf.warnings))
+    }
+
+    #[pymodule_export]
+    use super::ImportRefused;
+
+    /// gltf_to_wad(base: bytes, gltf: bytes, force: bool = False, directory: str | os.PathLike | None = None) -> tuple[bytes, dict]
+    ///
+    /// Writes a level from a glTF (.glb bytes, or .gltf JSON bytes whose buffers are files in
+    /// `directory`) and the level it was made from (`base`). Returns the new WAD bytes and the
+    /// change report (what `llamawad gltf2wad --json` prints). A glTF of the unchanged level gives
+    /// bytes identical to the base. A glTF made from another level is refused unless `force`.
+    /// Raises ImportRefused (a WadError) when the glTF cannot become a level, with `node` and
+    /// `faces` naming the culprit; WadError when the base or the glTF cannot be read.
+    #[pyfunction]
+    #[pyo3(signature = (base, gltf, force = false, directory = None))]
+    fn gltf_to_wad<'py>(
+        py: Python<'py>,
+        base: Cow<'_, [u8]>,
+        gltf: Cow<'_, [u8]>,
+        force: bool,
+        directory: Option<PathBuf>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
+        let result = py.detach(|| {
+            let other = |e: String| ImportFailure::Other(e);
+            let level = Level::parse(&base).map_err(|e| other(format!("base: {}", CoreError::from(e))))?;
+            let doc = wad_gltf::Document::from_slice(&gltf, directory.as_deref())
+                .map_err(|e| other(format!("glTF: {e}")))?;
+            let options = wad_gltf::ImportOptions {
+                force,
+                ..Default::default()
+            };
+            let (written, report) =
+                wad_gltf::gltf_to_wad(&level, &base, &doc, options).map_err(ImportFailure::Refused)?;
+            let bytes = written.to_bytes().map_err(|e| other(CoreError::from(e).to_string()))?;
+            let report = serde_json::to_string(&report).expect("the change report is plain data");
+            Ok::<_, ImportFailure>((bytes, report))
+        });
+        let (bytes, report) = result.map_err(|f| import_failure(py, f))?;
+        Ok((PyBytes::new(py, &bytes), json_to_python(py, &report)?))
     }
 }

@@ -10,9 +10,34 @@ The work is done in Rust (the ``_native`` extension); this package only re-expor
   conversion's warnings
 - ``wad_to_gltf(data) -> (str, bytes, list[str])``: the level as glTF JSON text (buffer 0 has no
   uri), its binary buffer, and the warnings
+- ``gltf_to_wad(base, gltf, force=False, directory=None) -> (bytes, dict)``: a level written from
+  a glTF (.glb bytes, or .gltf JSON bytes with its buffers in ``directory``) and the level it was
+  made from, and the change report
 - ``WadError`` (a ``ValueError``): raised for every file that cannot be read or written
+- ``ImportRefused`` (a ``WadError``): a glTF that cannot become a level; ``node`` (str or None)
+  and ``faces`` (list of triangle indices in the node's mesh) name the culprit
 """
 
-from ._native import WadError, generate, info_file, parse_info, roundtrip, wad_to_glb, wad_to_gltf
+from ._native import (
+    ImportRefused,
+    WadError,
+    generate,
+    gltf_to_wad,
+    info_file,
+    parse_info,
+    roundtrip,
+    wad_to_glb,
+    wad_to_gltf,
+)
 
-__all__ = ["WadError", "generate", "info_file", "parse_info", "roundtrip", "wad_to_glb", "wad_to_gltf"]
+__all__ = [
+    "ImportRefused",
+    "WadError",
+    "generate",
+    "gltf_to_wad",
+    "info_file",
+    "parse_info",
+    "roundtrip",
+    "wad_to_glb",
+    "wad_to_gltf",
+]
