@@ -16,8 +16,8 @@ FACE_MIRROR_U = 0x20
 FACE_DOUBLE_SIDED = 0x400
 FACE_QUAD_HALF = 0x800
 FACE_IGNORE_COLOURS = 0x4000
-# Written by the exporter (a new render batch starts); never set by hand.
-FACE_NEW_BATCH = 0x8000
+# A new render batch starts at this face: written by the way back itself (check.rs).
+FACE_NEW_BATCH = 0x8
 
 # (bit, name, what the game does with it) for the named checkboxes.
 NAMED_FLAGS = (

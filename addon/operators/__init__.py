@@ -2,9 +2,9 @@
 
 import bpy
 
-from . import import_level
+from . import collision, export_level, face, import_level, level, zones
 
-modules = (import_level,)
+modules = (import_level, export_level, face, collision, zones, level)
 
 
 def register():

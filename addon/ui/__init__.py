@@ -2,9 +2,9 @@
 
 import bpy
 
-from . import menus
+from . import menus, panels
 
-modules = (menus,)
+modules = (menus, panels)
 
 
 def register():

@@ -27,3 +27,109 @@ def import_level(path) -> set:
     register_addon()
     bpy.ops.wm.read_homefile(use_empty=True)
     return bpy.ops.import_scene.llamawad(filepath=str(path))
+
+
+def tile_object(index: int):
+    """The tile object of tile ``index`` (the original, not a copy)."""
+    import bpy
+
+    tiles = [o for o in bpy.context.scene.objects if o.get("llamawad") == "tile" and o.get("tile") == index]
+    tiles.sort(key=lambda o: ("." in o.name, o.name))
+    return tiles[0]
+
+
+def select_faces(obj, faces):
+    """Object mode: ``obj`` the only selected and the active object, exactly ``faces`` selected."""
+    import bpy
+    import numpy as np
+
+    for o in bpy.context.view_layer.objects.selected:
+        o.select_set(False)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+    sel = np.zeros(len(obj.data.polygons), bool)
+    sel[list(faces)] = True
+    obj.data.polygons.foreach_set("select", sel)
+
+
+def level_state(wad: bytes) -> dict:
+    """What a level shows, tile by tile, as comparable plain data: placement, render faces
+    (flags, entry, corners with raw colours) and collision polygons (material, kind, group,
+    corners), the zone of each cell and the zone masks. Read through the Rust glTF export, so
+    that two WADs can be compared by content whatever their model numbering."""
+    import llamawad
+    import numpy as np
+
+    from addon.common.gltf_arrays import Document
+
+    text, bin_data, _ = llamawad.wad_to_gltf(wad)
+    doc = Document.from_json(text, bin_data)
+    nodes = doc.json["nodes"]
+    extras = doc.scene_extras()["llamawad"]
+
+    def r(values):
+        return tuple(round(float(v), 3) for v in values)
+
+    tiles = {}
+    for node in nodes:
+        e = node.get("extras") or {}
+        if e.get("llamawad") != "tile":
+            continue
+        state = {"placement": (r(node.get("translation", [0, 0, 0])), e["rotation"]), "faces": (), "collision": ()}
+        if "mesh" in node:
+            t = doc.triangles(node["mesh"])
+            flags, textures = t.per_triangle("_FLAGS"), t.per_triangle("_TEXTURE")
+            pos = t.attributes["POSITION"]
+            rgb = t.attributes.get("_RGB_0", np.zeros(len(pos)))
+            faces = []
+            for k in range(t.count):
+                corners = tuple((r(pos[3 * k + c]), int(rgb[3 * k + c])) for c in range(3))
+                faces.append((int(flags[k]), int(textures[k]), corners))
+            state["faces"] = tuple(sorted(faces))
+        for child in node.get("children", []):
+            cn = nodes[child]
+            if (cn.get("extras") or {}).get("llamawad") != "collision" or "mesh" not in cn:
+                continue
+            t = doc.triangles(cn["mesh"])
+            polygon = t.per_triangle("_POLYGON")
+            pos = t.attributes["POSITION"].reshape(-1, 3, 3)
+            polys = []
+            for p in np.unique(polygon):
+                ts = np.nonzero(polygon == p)[0]
+                corners = tuple(sorted({r(c) for tri in pos[ts] for c in tri}))
+                k = ts[0]
+                polys.append((int(t.per_triangle("_MATERIAL")[k]), int(t.per_triangle("_KIND")[k]), int(t.per_triangle("_GROUP")[k]), corners))
+            state["collision"] = tuple(sorted(polys))
+        tiles[e["tile"]] = state
+    return {"tiles": tiles, "region_grid": list(extras["region_grid"]), "regions": [(x["mask"], x["value"]) for x in extras["regions"]]}
+
+
+def level_diff(before: dict, after: dict) -> dict:
+    """Which tiles differ in what (placement, faces, collision), which tiles are new or gone,
+    which cells changed zone and which zone masks changed."""
+    out = {}
+    for key in ("placement", "faces", "collision"):
+        changed = sorted(i for i in before["tiles"] if i in after["tiles"] and before["tiles"][i][key] != after["tiles"][i][key])
+        if changed:
+            out[key] = changed
+    added = sorted(set(after["tiles"]) - set(before["tiles"]))
+    if added:
+        out["added"] = added
+    gone = sorted(set(before["tiles"]) - set(after["tiles"]))
+    if gone:
+        out["gone"] = gone
+    cells = [i for i, (a, b) in enumerate(zip(before["region_grid"], after["region_grid"])) if a != b]
+    if cells:
+        out["cells"] = cells
+    masks = [i for i, (a, b) in enumerate(zip(before["regions"], after["regions"])) if a != b]
+    if masks:
+        out["regions"] = masks
+    return out
+
+
+def mesh_tiles():
+    """Original tile objects that have a mesh, in tile order."""
+    import bpy
+
+    tiles = [o for o in bpy.context.scene.objects if o.get("llamawad") == "tile" and o.type == "MESH"]
+    return sorted(tiles, key=lambda o: o["tile"])

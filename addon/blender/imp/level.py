@@ -96,6 +96,16 @@ def _new_mesh(name: str, co: np.ndarray, corner_verts: np.ndarray, face_starts: 
     return mesh
 
 
+def _finish(mesh) -> None:
+    """Edges from the faces. Blender 5.0's calc_edges gives a mesh whose vertices have a select
+    flag a ".select_edge" of the edge-vertex type (INT32_2D), on which selecting an edge
+    crashes: drop it, Blender makes a proper one when needed."""
+    mesh.update(calc_edges=True)
+    bogus = mesh.attributes.get(".select_edge")
+    if bogus is not None and bogus.data_type != "BOOLEAN":
+        mesh.attributes.remove(bogus)
+
+
 def _merge_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the first of each distinct row and, for each row, its distinct row's index."""
     rows = np.ascontiguousarray(rows)
@@ -286,7 +296,7 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
             mesh.materials.append(mat)
         if slot_index is not None:
             mesh.polygons.foreach_set("material_index", slot_index)
-        mesh.update(calc_edges=True)
+        _finish(mesh)
         out.append(mesh)
     return out
 
@@ -412,7 +422,7 @@ def build_collision_meshes(batch: Batch, material) -> list:
         _colour_attribute(mesh, loop_colours[l0:l1])
         if material is not None:
             mesh.materials.append(material)
-        mesh.update(calc_edges=True)
+        _finish(mesh)
         out.append(mesh)
     return out
 
@@ -446,7 +456,7 @@ def build_zones_mesh(name: str, tris: Triangles, material):
     _colour_attribute(mesh, np.repeat(game.colour_table(game.zone_colour, face_zone), size, axis=0))
     if material is not None:
         mesh.materials.append(material)
-    mesh.update(calc_edges=True)
+    _finish(mesh)
     return mesh
 
 

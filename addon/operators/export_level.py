@@ -1,0 +1,208 @@
+"""File › Export › Emperor's New Groove level (.wad), and the conversion that the level check
+shares with it."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import bpy
+from bpy.props import BoolProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper
+
+from ..blender import faces as face_tools
+from ..blender import scene as level_scene
+
+REPORT_LISTS = (
+    ("tiles_moved", "moved"),
+    ("tiles_reshaped", "reshaped"),
+    ("tiles_recoloured", "recoloured"),
+    ("tiles_emptied", "emptied"),
+    ("tiles_added", "added"),
+)
+
+
+class Refusal(Exception):
+    """The level cannot be written; ``object`` and ``faces`` say where (both may be empty)."""
+
+    def __init__(self, message: str, object_name: str = "", faces: list[int] | None = None):
+        super().__init__(message)
+        self.object_name = object_name
+        self.faces = faces or []
+
+
+def read_base(scene, base_path: str) -> bytes:
+    path = bpy.path.abspath(base_path or scene.llamawad.base_path)
+    if not path:
+        raise Refusal("No base WAD: import a level first, or give the level the scene was made from as the base")
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise Refusal(f"Cannot read the base WAD {path}: {e.strerror}") from None
+
+
+def convert(context, base: bytes, force: bool = False):
+    """The scene as WAD bytes against ``base``: (wad bytes, change report, notes). Raises
+    Refusal naming the object and the faces at fault."""
+    import llamawad
+
+    from ..blender.exp.level import gather_level
+
+    from ._edit import object_mode
+
+    # Attribute data cannot be read in edit mode: leave it for the gathering.
+    with object_mode(context):
+        gathered = gather_level(context)
+    try:
+        wad, report = llamawad.gltf_to_wad(base, gathered.glb, force=force)
+    except llamawad.ImportRefused as e:
+        message = str(e)
+        obj, faces = gathered.culprit(getattr(e, "node", None), list(getattr(e, "faces", None) or []), message)
+        raise Refusal(message, obj.name if obj is not None else "", faces) from None
+    except llamawad.WadError as e:
+        raise Refusal(str(e)) from None
+    return wad, report, gathered.notes
+
+
+def describe_changes(report: dict) -> str:
+    parts = []
+    for key, verb in REPORT_LISTS:
+        tiles = report.get(key) or []
+        if tiles:
+            shown = ", ".join(str(t) for t in tiles[:8]) + (" …" if len(tiles) > 8 else "")
+            parts.append(f"{len(tiles)} tile{'s' if len(tiles) != 1 else ''} {verb} ({shown})")
+    counts = (
+        ("collision_polygons_changed", "collision polygon", "changed"),
+        ("texture_entries_appended", "texture entr", "added"),
+        ("cells_rezoned", "cell", "rezoned"),
+        ("zone_masks_changed", "zone mask", "changed"),
+        ("models_added", "model", "added"),
+    )
+    for key, noun, verb in counts:
+        n = report.get(key) or 0
+        if n:
+            plural = ("ies" if noun.endswith("entr") else "s") if n != 1 else ("y" if noun.endswith("entr") else "")
+            parts.append(f"{n} {noun}{plural} {verb}")
+    fit = report.get("fit") or {}
+    if fit.get("faces_fitted"):
+        parts.append(f"{fit['faces_fitted']} faces got texture entries fitted to their UVs")
+    return "; ".join(parts) if parts else "no changes: identical to the base"
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Writes to a temporary file beside ``path``, then renames it over ``path``: a reader never
+    sees half a file, and a failure leaves no file."""
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    fd, temporary = tempfile.mkstemp(prefix=".llamawad-", suffix=".wad.tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
+
+
+class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
+    """Write the scene as a level WAD: built from the base level, with the tiles, faces, colours,
+    collision and zones changed in Blender. Unchanged parts keep the base's bytes; an unchanged
+    scene gives a copy of the base"""
+
+    bl_idname = "export_scene.llamawad"
+    bl_label = "Export Emperor's New Groove level"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".wad"
+    filter_glob: StringProperty(default="*.wad;*.WAD", options={"HIDDEN"})
+    base_path: StringProperty(
+        name="Base WAD",
+        description="The level the scene was made from (remembered at import). Everything not changed in "
+        "Blender keeps its bytes",
+        subtype="FILE_PATH",
+    )
+    overwrite_base: BoolProperty(
+        name="Overwrite the base",
+        description="Allow writing over the base WAD itself. Off: exporting onto the base is refused, so the "
+        "original level is never lost by accident",
+        default=False,
+    )
+    force: BoolProperty(
+        name="Other base",
+        description="Write even though the base is not the level the scene was imported from (its size or "
+        "checksum differ)",
+        default=False,
+    )
+
+    def invoke(self, context, event):
+        if not self.base_path:
+            self.base_path = context.scene.llamawad.base_path
+        if not self.filepath and self.base_path:
+            stem = os.path.splitext(bpy.path.abspath(self.base_path))[0]
+            self.filepath = stem + "-edited.wad"
+        return super().invoke(context, event)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.prop(self, "base_path")
+        layout.prop(self, "overwrite_base")
+        layout.prop(self, "force")
+
+    def execute(self, context):
+        scene = context.scene
+        if not level_scene.has_level(scene):
+            self.report({"ERROR"}, "This scene holds no level: import one with File › Import › Emperor's New Groove level")
+            return {"CANCELLED"}
+        base_path = bpy.path.abspath(self.base_path or scene.llamawad.base_path)
+        target = bpy.path.abspath(self.filepath)
+        if not target:
+            self.report({"ERROR"}, "No file to write to")
+            return {"CANCELLED"}
+        if base_path and os.path.exists(target) and same_file(target, base_path) and not self.overwrite_base:
+            self.report(
+                {"ERROR"},
+                f"{os.path.basename(target)} is the base level: choose another file, or tick 'Overwrite the base' to replace it",
+            )
+            return {"CANCELLED"}
+        try:
+            base = read_base(scene, base_path)
+            wad, report, notes = convert(context, base, force=self.force)
+        except Refusal as e:
+            return self.refused(context, e)
+        try:
+            write_atomically(target, wad)
+        except OSError as e:
+            self.report({"ERROR"}, f"Cannot write {target}: {e.strerror}")
+            return {"CANCELLED"}
+        summary = describe_changes(report)
+        scene.llamawad.last_export = f"{os.path.basename(target)}: {summary}"
+        for note in notes + list(report.get("warnings") or []):
+            self.report({"WARNING"}, note)
+        self.report({"INFO"}, f"Wrote {target}: {summary}")
+        return {"FINISHED"}
+
+    def refused(self, context, e: Refusal):
+        where = ""
+        if e.object_name:
+            obj = face_tools.select_culprit(context, e.object_name, e.faces)
+            if obj is not None:
+                where = f" (selected: {obj.name}" + (f", {len(e.faces)} face{'s' if len(e.faces) != 1 else ''}" if e.faces else "") + ")"
+        self.report({"ERROR"}, f"Not written: {e}{where}")
+        return {"CANCELLED"}
+
+
+def menu_export(self, context):
+    self.layout.operator(LLAMAWAD_OT_export_level.bl_idname, text="Emperor's New Groove level (.wad)")
+
+
+classes = (LLAMAWAD_OT_export_level,)

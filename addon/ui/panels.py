@@ -1,0 +1,261 @@
+"""The "WAD" tab of the 3D view's sidebar: Face, Collision, Zones and Level panels. Every button is
+an operator (undoable, scriptable, found with F3); the panels only show state."""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+from ..blender import faces as face_tools
+from ..blender import scene as level_scene
+from ..common import game
+from . import previews
+
+CATEGORY = "WAD"
+
+
+def _selection_values(obj, name, default=0):
+    """Values of a face attribute on the selected faces (edit mode: live; object mode: select
+    flags)."""
+    faces = face_tools.selected_face_indices(obj)
+    if not len(faces):
+        return faces, np.zeros(0, np.int64)
+    return faces, face_tools.read_face_ints(obj, name, default)[faces]
+
+
+def _state(values: np.ndarray, bit: int) -> str:
+    on = (values & bit) != 0
+    return "ALL" if on.all() else "NONE" if not on.any() else "MIXED"
+
+
+def _flag_button(layout, values, bit, text):
+    state = _state(values, bit)
+    icon = {"ALL": "CHECKBOX_HLT", "NONE": "CHECKBOX_DEHLT", "MIXED": "REMOVE"}[state]
+    op = layout.operator("llamawad.face_flag_set", text=text + (" (mixed)" if state == "MIXED" else ""), icon=icon, depress=state == "ALL")
+    op.flag = bit
+    op.state = "OFF" if state == "ALL" else "ON"
+
+
+class _Panel:
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = CATEGORY
+
+    @classmethod
+    def poll(cls, context):
+        return level_scene.has_level(context.scene)
+
+
+class LLAMAWAD_PT_face(_Panel, bpy.types.Panel):
+    bl_label = "Face"
+    bl_idname = "LLAMAWAD_PT_face"
+
+    def draw(self, context):
+        layout = self.layout
+        obj = context.active_object
+        if obj is None or obj.type != "MESH" or level_scene.role(obj) not in ("tile", None):
+            layout.label(text="Select a tile and its faces (edit mode)", icon="INFO")
+            return
+        faces, flags = _selection_values(obj, "wad_flags")
+        if not len(faces):
+            layout.label(text="No faces selected" + ("" if obj.mode == "EDIT" else ": Tab into edit mode"), icon="INFO")
+            return
+        layout.label(text=f"{obj.name}: {len(faces)} face{'s' if len(faces) != 1 else ''}")
+        col = layout.column(align=True)
+        for bit, name, _ in game.NAMED_FLAGS:
+            _flag_button(col, flags, bit, f"{name} (0x{bit:x})")
+
+        box = layout.box()
+        box.label(text="Texture half")
+        row = box.row(align=True)
+        halves = flags & (game.FACE_QUAD_HALF | game.FACE_SECOND_HALF)
+        for key, name, _, bits in game.UV_HALVES:
+            chosen = (halves == (bits if bits & game.FACE_QUAD_HALF else 0)) | ((bits == 0) & ((halves & game.FACE_QUAD_HALF) == 0))
+            op = row.operator("llamawad.face_uv_half_set", text=name, depress=bool(chosen.all()))
+            op.half = key
+        _flag_button(box, flags, game.FACE_MIRROR_U, "Mirrored (0x20)")
+
+        box = layout.box()
+        box.label(text="Texture entry")
+        _, textures = _selection_values(obj, "wad_texture", -1)
+        distinct = np.unique(textures)
+        entries = level_scene.level_document(context.scene).get("texture_entries", [])
+        if len(distinct) == 1 and 0 <= distinct[0] < len(entries):
+            entry = int(distinct[0])
+            row = box.row()
+            row.template_icon(icon_value=previews.entry_icon(context, entry), scale=4.0)
+            col = row.column()
+            col.label(text=game.entry_label(entry, entries[entry]))
+            col.label(text=game.blender_material_name(entries[entry], bool(flags.all() & game.FACE_DOUBLE_SIDED)))
+            col.operator("llamawad.face_select_texture", text="Select same entry").entry = entry
+        elif len(distinct) > 1:
+            box.label(text=f"Mixed: entries {', '.join(map(str, distinct[:6]))}{' …' if len(distinct) > 6 else ''}")
+        else:
+            box.label(text="No entry", icon="ERROR")
+        box.operator("llamawad.face_texture_set", text="Pick entry…", icon="TEXTURE").entry = -1
+
+        box = layout.box()
+        box.label(text="Other bits (raw)")
+        grid = box.grid_flow(columns=4, align=True)
+        for bit in game.RAW_BITS:
+            state = _state(flags, bit)
+            op = grid.operator("llamawad.face_flag_set", text=f"0x{bit:x}" + ("~" if state == "MIXED" else ""), depress=state == "ALL")
+            op.flag = bit
+            op.state = "OFF" if state == "ALL" else "ON"
+
+
+class LLAMAWAD_PT_collision(_Panel, bpy.types.Panel):
+    bl_label = "Collision"
+    bl_idname = "LLAMAWAD_PT_collision"
+
+    def draw(self, context):
+        layout = self.layout
+        props = context.scene.llamawad
+        row = layout.row(align=True)
+        op = row.operator("llamawad.collision_show", text="Hide collision" if props.show_collision else "Show collision", icon="HIDE_OFF" if props.show_collision else "HIDE_ON", depress=props.show_collision)
+        op.show = not props.show_collision
+        op = row.operator("llamawad.collision_show", text="Colour by material", icon="COLOR")
+        op.show = True
+        op.colour_by_material = True
+
+        obj = context.active_object
+        if obj is not None and obj.type == "MESH" and level_scene.role(obj) == "collision":
+            faces, material = _selection_values(obj, "wad_material")
+            users = obj.data.users
+            layout.label(text=f"{obj.name}" + (f" (model shared by {users} tiles)" if users > 1 else ""))
+            if len(faces):
+                distinct = np.unique(material)
+                layout.label(text=f"{len(faces)} faces: material {', '.join(map(str, distinct[:6]))}" + (" (mixed)" if len(distinct) > 1 else ""))
+            else:
+                layout.label(text="No collision faces selected", icon="INFO")
+        col = layout.column(align=True)
+        for m, name, meaning in game.COLLISION_PRESETS:
+            op = col.operator("llamawad.collision_material_set", text=f"{m}: {name}")
+            op.material = m
+        row = layout.row(align=True)
+        row.prop(props, "collision_material", text="Material")
+        row.operator("llamawad.collision_material_set", text="Set").material = props.collision_material
+        row.operator("llamawad.collision_select_material", text="Select").material = props.collision_material
+        layout.operator("llamawad.collision_from_faces", text="Collision from selected faces", icon="MOD_PHYSICS").material = props.collision_material
+
+
+class LLAMAWAD_PT_zones(_Panel, bpy.types.Panel):
+    bl_label = "Zones"
+    bl_idname = "LLAMAWAD_PT_zones"
+
+    def draw(self, context):
+        layout = self.layout
+        props = context.scene.llamawad
+        zones = level_scene.zones_object(context.scene)
+        if zones is None:
+            layout.label(text="The level has no Zones mesh")
+            return
+        if context.active_object == zones:
+            cells, zone = _selection_values(zones, "wad_zone")
+            if len(cells):
+                distinct = np.unique(zone)
+                layout.label(text=f"{len(cells)} cells in zone {', '.join(map(str, distinct[:6]))}" + (" (mixed)" if len(distinct) > 1 else ""))
+            else:
+                layout.label(text="No cells selected (edit the Zones mesh)", icon="INFO")
+        row = layout.row(align=True)
+        row.prop(props, "zone")
+        row.operator("llamawad.zone_set", text="Set").zone = props.zone
+        layout.operator("llamawad.zone_select_visible", text="Show cells visible from here", icon="HIDE_OFF").zone = -1
+
+        regions = level_scene.level_document(context.scene).get("regions", [])
+        if not regions:
+            return
+        box = layout.box()
+        row = box.row()
+        row.prop(props, "view_zone", text="Zone sees")
+        grid = box.grid_flow(columns=8, align=True)
+        for z in range(game.ZONES):
+            seen = game.sees(regions, props.view_zone, z)
+            op = grid.operator("llamawad.zone_visibility_set", text=str(z), depress=seen)
+            op.zone = props.view_zone
+            op.other = z
+            op.state = "OFF" if seen else "ON"
+
+
+class LLAMAWAD_PT_zone_matrix(_Panel, bpy.types.Panel):
+    bl_label = "Visibility matrix"
+    bl_idname = "LLAMAWAD_PT_zone_matrix"
+    bl_parent_id = "LLAMAWAD_PT_zones"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        regions = level_scene.level_document(context.scene).get("regions", [])
+        col = self.layout.column(align=True)
+        col.label(text="Row: the camera's zone; column: the zone drawn")
+        for a in range(min(len(regions), game.ZONES)):
+            row = col.row(align=True)
+            row.scale_x = 0.5
+            row.label(text=f"{a:2}")
+            for z in range(game.ZONES):
+                seen = game.sees(regions, a, z)
+                op = row.operator("llamawad.zone_visibility_set", text="", icon="CHECKBOX_HLT" if seen else "CHECKBOX_DEHLT", emboss=False)
+                op.zone, op.other, op.state = a, z, "OFF" if seen else "ON"
+
+
+class LLAMAWAD_UL_problems(bpy.types.UIList):
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
+        row = layout.row(align=True)
+        row.label(text=item.message, icon="ERROR" if item.object else "INFO")
+        if item.object:
+            row.operator("llamawad.problem_select", text="", icon="RESTRICT_SELECT_OFF", emboss=False).index = index
+
+
+class LLAMAWAD_PT_level(_Panel, bpy.types.Panel):
+    bl_label = "Level"
+    bl_idname = "LLAMAWAD_PT_level"
+
+    def draw(self, context):
+        layout = self.layout
+        scene = context.scene
+        props = scene.llamawad
+        doc = level_scene.level_document(scene)
+        col = layout.column(align=True)
+        col.label(text=f"Name: {doc.get('level_name') or '?'}")
+        w, h = doc.get("grid", [0, 0])
+        col.label(text=f"Grid: {w} × {h} cells")
+        col.label(text=f"WFPC flags: 0x{int(doc.get('wfpc', 0)):08x} (read-only)")
+        colls = level_scene.level_collections(scene)
+        tiles = colls.get("tiles")
+        if tiles is not None:
+            col.label(text=f"Tiles: {len(tiles.objects)}, texture entries: {len(doc.get('texture_entries', []))}")
+        strats = colls.get("strats")
+        if strats is not None:
+            col.label(text=f"Strats: {len(strats.objects)}")
+        layout.prop(props, "base_path")
+        if props.last_export:
+            layout.label(text=f"Last export: {props.last_export}", icon="CHECKMARK")
+        for warning in filter(None, props.import_warnings.split("\n")):
+            layout.label(text=warning, icon="ERROR")
+        layout.operator("llamawad.check_level", icon="VIEWZOOM")
+        if props.checked:
+            if props.problems:
+                layout.template_list("LLAMAWAD_UL_problems", "", props, "problems", props, "problem_index", rows=4)
+            else:
+                layout.label(text="No problems found", icon="CHECKMARK")
+        layout.operator("export_scene.llamawad", text="Export…", icon="EXPORT")
+
+
+classes = (
+    LLAMAWAD_PT_level,
+    LLAMAWAD_PT_face,
+    LLAMAWAD_PT_collision,
+    LLAMAWAD_PT_zones,
+    LLAMAWAD_PT_zone_matrix,
+    LLAMAWAD_UL_problems,
+)
+
+
+def register():
+    for cls in classes:
+        bpy.utils.register_class(cls)
+
+
+def unregister():
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)
+    previews.clear()

@@ -1,0 +1,145 @@
+"""File › Export › Emperor's New Groove level (bpy.ops.export_scene.llamawad) in real Blender 5.0:
+an unchanged scene gives the base byte for byte; the base is never overwritten without
+confirmation; a refusal writes nothing and selects the culprit; the level check lists problems
+without writing."""
+
+import os
+from types import SimpleNamespace
+
+import addon_support
+import bpy
+import llamawad
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.generator
+
+
+@pytest.fixture(scope="module")
+def levels(tmp_path_factory):
+    out = {}
+    for name, seed, size in (("small", 2, "small"), ("full", 1, "full"), ("tiny", 3, "tiny")):
+        path = tmp_path_factory.mktemp("base") / f"{size}-{seed}.wad"
+        path.write_bytes(llamawad.generate(seed, size))
+        out[name] = path
+    return SimpleNamespace(**out)
+
+
+@pytest.fixture
+def small(levels, tmp_path):
+    assert addon_support.import_level(levels.small) == {"FINISHED"}
+    return SimpleNamespace(base=levels.small, out=tmp_path / "out.wad")
+
+
+@pytest.mark.parametrize("name", ["tiny", "small", "full"])
+def test_unchanged_scene_exports_the_base(levels, tmp_path, name, capfd):
+    base = getattr(levels, name)
+    assert addon_support.import_level(base) == {"FINISHED"}
+    out = tmp_path / "out.wad"
+    assert bpy.ops.export_scene.llamawad(filepath=str(out)) == {"FINISHED"}
+    assert out.read_bytes() == base.read_bytes()
+    assert "no changes: identical to the base" in capfd.readouterr().out
+    assert "identical to the base" in bpy.context.scene.llamawad.last_export
+    # No temporary file left beside it.
+    assert sorted(os.listdir(tmp_path)) == ["out.wad"]
+
+
+def test_export_in_edit_mode_sees_the_edit(small):
+    """Edits still in edit mode are written (the exporter syncs edit meshes first)."""
+    tile = addon_support.mesh_tiles()[5]
+    addon_support.select_faces(tile, [])
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.ops.mesh.select_all(action="SELECT")
+    bpy.ops.transform.translate(value=(0, 0, 0.25))
+    assert bpy.ops.export_scene.llamawad(filepath=str(small.out)) == {"FINISHED"}
+    bpy.ops.object.mode_set(mode="OBJECT")
+    diff = addon_support.level_diff(addon_support.level_state(small.base.read_bytes()), addon_support.level_state(small.out.read_bytes()))
+    assert diff == {"faces": [tile["tile"]]}
+
+
+def test_never_over_the_base_without_confirmation(small, tmp_path):
+    base_copy = tmp_path / "base.wad"
+    base_copy.write_bytes(small.base.read_bytes())
+    bpy.context.scene.llamawad.base_path = str(base_copy)
+    addon_support.tile_object(3).location.z += 0.5
+    before = base_copy.read_bytes()
+    with pytest.raises(RuntimeError, match="is the base level"):
+        bpy.ops.export_scene.llamawad(filepath=str(base_copy))
+    assert base_copy.read_bytes() == before
+    # Confirmed: written over the base.
+    assert bpy.ops.export_scene.llamawad(filepath=str(base_copy), overwrite_base=True) == {"FINISHED"}
+    assert base_copy.read_bytes() != before
+
+
+def test_another_base_is_refused_unless_forced(small, levels, tmp_path):
+    with pytest.raises(RuntimeError, match="made from another level"):
+        bpy.ops.export_scene.llamawad(filepath=str(small.out), base_path=str(levels.tiny))
+    assert not small.out.exists()
+
+
+def test_refusal_writes_nothing_and_selects_the_culprit(small, capfd):
+    tile = addon_support.tile_object(4)
+    tile.scale = (2, 2, 2)
+    with pytest.raises(RuntimeError, match=f"{tile.name}.*scaled"):
+        bpy.ops.export_scene.llamawad(filepath=str(small.out))
+    assert not small.out.exists()
+    assert bpy.context.view_layer.objects.active == tile
+    assert [o.name for o in bpy.context.selected_objects] == [tile.name]
+
+
+def test_refusal_names_and_selects_the_faces(small):
+    tile = next(o for o in bpy.context.scene.objects if o.get("llamawad") == "tile" and o.type == "MESH" and len(o.data.polygons) >= 4)
+    textures = np.empty(len(tile.data.polygons), np.int32)
+    tile.data.attributes["wad_texture"].data.foreach_get("value", textures)
+    textures[[1, 3]] = 9999
+    tile.data.attributes["wad_texture"].data.foreach_set("value", textures)
+    with pytest.raises(RuntimeError, match="texture entry 9999 does not exist") as error:
+        bpy.ops.export_scene.llamawad(filepath=str(small.out))
+    assert tile.name in str(error.value)
+    assert not small.out.exists()
+    assert bpy.context.view_layer.objects.active == tile
+    selected = np.zeros(len(tile.data.polygons), bool)
+    tile.data.polygons.foreach_get("select", selected)
+    assert list(np.nonzero(selected)[0]) == [1, 3]
+
+
+def test_collision_refusal_selects_collision_faces(small):
+    """A collision polygon the game cannot hold (a warped quad) is refused; the faces selected
+    are the collision mesh's."""
+    col = next(o for o in bpy.context.scene.objects if o.get("llamawad") == "collision" and any(p.loop_total == 4 for p in o.data.polygons))
+    col.data = col.data.copy()
+    quad = next(p.index for p in col.data.polygons if p.loop_total == 4)
+    v = col.data.polygons[quad].vertices[0]
+    col.data.vertices[v].co.z += 0.5
+    with pytest.raises(RuntimeError, match="collision") as error:
+        bpy.ops.export_scene.llamawad(filepath=str(small.out))
+    assert not small.out.exists()
+    assert bpy.context.view_layer.objects.active == col, str(error.value)
+    selected = np.zeros(len(col.data.polygons), bool)
+    col.data.polygons.foreach_get("select", selected)
+    assert selected[quad]
+
+
+def test_check_level_lists_every_problem(small):
+    scene = bpy.context.scene
+    assert bpy.ops.llamawad.check_level() == {"FINISHED"}
+    assert scene.llamawad.checked and len(scene.llamawad.problems) == 0
+    a, b = addon_support.tile_object(1), addon_support.tile_object(2)
+    a.scale = (1, 1, 3)
+    b.location.x = -4
+    mesh = next(o for o in scene.objects if o.get("llamawad") == "tile" and o.type == "MESH" and o not in (a, b))
+    textures = np.empty(len(mesh.data.polygons), np.int32)
+    mesh.data.attributes["wad_texture"].data.foreach_get("value", textures)
+    textures[0] = 5000
+    mesh.data.attributes["wad_texture"].data.foreach_set("value", textures)
+    files = set(os.listdir(small.base.parent))
+    assert bpy.ops.llamawad.check_level() == {"FINISHED"}
+    problems = scene.llamawad.problems
+    culprits = {p.object for p in problems}
+    assert {a.name, b.name, mesh.name} <= culprits
+    assert set(os.listdir(small.base.parent)) == files
+    # Choosing a problem selects its culprit.
+    index = next(i for i, p in enumerate(problems) if p.object == mesh.name)
+    assert bpy.ops.llamawad.problem_select(index=index) == {"FINISHED"}
+    assert bpy.context.view_layer.objects.active == mesh
+    assert mesh.data.polygons[0].select and not any(p.select for p in mesh.data.polygons[1:])
