@@ -1,5 +1,6 @@
 //! `llamawad-bench`: times the core operations on the generated full-size level (seed 1):
-//! parsing, writing, and the conversion to a GLB (textures included).
+//! parsing, writing, the conversion to a GLB (textures included), and the way back from the GLB of
+//! the unchanged level.
 //!
 //! Each step runs a number of times; the median is the figure to compare between commits, the
 //! minimum shows the noise floor. New steps are one `time_median` call each.
@@ -10,7 +11,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use llamawad::generate::{self, Size};
-use llamawad::gltf::{wad_to_gltf, Source};
+use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, ImportOptions, Source};
 use llamawad::Level;
 use serde::Serialize;
 
@@ -18,7 +19,7 @@ use serde::Serialize;
 #[command(
     name = "llamawad-bench",
     version,
-    about = "Times parsing, writing and GLB export of the generated full-size level (seed 1)"
+    about = "Times parsing, writing, GLB export and glTF import of the generated full-size level (seed 1)"
 )]
 struct Args {
     /// Runs per timed step.
@@ -89,13 +90,31 @@ fn main() -> ExitCode {
         }
     };
     // Checked once outside the timing, so that a failure is reported rather than timed.
-    let glb_size = match wad_to_gltf(&level, Source::of(&bytes)) {
-        Ok(gltf) => gltf.to_glb().len(),
+    let glb = match wad_to_gltf(&level, Source::of(&bytes)) {
+        Ok(gltf) => gltf.to_glb(),
         Err(e) => {
             eprintln!("error: the generated level cannot be converted to glTF: {e}");
             return ExitCode::FAILURE;
         }
     };
+    let glb_size = glb.len();
+    let back = Document::from_slice(&glb, None)
+        .map_err(|e| e.to_string())
+        .and_then(|doc| {
+            gltf_to_wad(&level, &bytes, &doc, ImportOptions::default()).map_err(|e| e.to_string())
+        })
+        .and_then(|(written, _)| written.to_bytes().map_err(|e| e.to_string()));
+    match back {
+        Ok(written) if written == bytes => {}
+        Ok(_) => {
+            eprintln!("error: the level written back from its own GLB differs from the level");
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("error: the level's own GLB cannot be converted back: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let steps = vec![
         time_median("parse", args.runs, || Level::parse(black_box(&bytes))),
         time_median("to_bytes", args.runs, || black_box(&level).to_bytes()),
@@ -104,6 +123,19 @@ fn main() -> ExitCode {
         time_median("to_glb", args.runs, || {
             let bytes = black_box(&bytes);
             wad_to_gltf(black_box(&level), Source::of(bytes)).map(|gltf| gltf.to_glb())
+        }),
+        // The way back for the unchanged level, from the GLB's bytes to the WAD's: reading the
+        // GLB, matching every tile against its base model, and writing the level.
+        time_median("from_glb", args.runs, || {
+            let doc = Document::from_slice(black_box(&glb), None).ok()?;
+            let (written, _) = gltf_to_wad(
+                black_box(&level),
+                black_box(&bytes),
+                &doc,
+                ImportOptions::default(),
+            )
+            .ok()?;
+            written.to_bytes().ok()
         }),
     ];
     let report = Report {

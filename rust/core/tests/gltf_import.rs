@@ -15,7 +15,9 @@ use gltf::json::{
 use llamawad::container::{self, Tag};
 use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
-use llamawad::gltf::{gltf_to_wad, wad_to_gltf, ChangeReport, Document, Gltf, ImportError, ImportOptions, Source};
+use llamawad::gltf::{
+    gltf_to_wad, wad_to_gltf, ChangeReport, Document, Gltf, ImportError, ImportOptions, Source,
+};
 use llamawad::level::{Model, Tile};
 use llamawad::raw::CollisionPolygon;
 use llamawad::Level;
@@ -33,7 +35,10 @@ fn temp_dir(what: &str) -> std::path::PathBuf {
 
 fn unchanged(base: &Level, base_bytes: &[u8], doc: &Document) -> Vec<u8> {
     let (level, report) = gltf_to_wad(base, base_bytes, doc, OPTIONS).unwrap();
-    assert!(report.is_empty() && report.warnings.is_empty(), "{report:?}");
+    assert!(
+        report.is_empty() && report.warnings.is_empty(),
+        "{report:?}"
+    );
     level.to_bytes().unwrap()
 }
 
@@ -47,12 +52,18 @@ fn round_trip_through_glb_and_gltf_is_byte_identical() {
             let base = Level::parse(&bytes).unwrap();
             let gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
             let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
-            assert!(unchanged(&base, &bytes, &doc) == bytes, "{what}: through the GLB");
+            assert!(
+                unchanged(&base, &bytes, &doc) == bytes,
+                "{what}: through the GLB"
+            );
             // A .gltf whose buffer is a file beside it.
             let bin = format!("{size}-{seed}.bin");
             std::fs::write(dir.join(&bin), &gltf.bin).unwrap();
             let doc = Document::from_slice(&gltf.to_gltf_json(&bin), Some(&dir)).unwrap();
-            assert!(unchanged(&base, &bytes, &doc) == bytes, "{what}: through the .gltf");
+            assert!(
+                unchanged(&base, &bytes, &doc) == bytes,
+                "{what}: through the .gltf"
+            );
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -81,7 +92,11 @@ impl Prim {
     }
 
     fn get_mut(&mut self, name: &str) -> &mut Vec<f32> {
-        &mut self.attributes.get_mut(name).unwrap_or_else(|| panic!("no attribute {name}")).1
+        &mut self
+            .attributes
+            .get_mut(name)
+            .unwrap_or_else(|| panic!("no attribute {name}"))
+            .1
     }
 
     fn position(&self, c: usize) -> Vec3 {
@@ -132,7 +147,11 @@ fn semantic(name: &str) -> Semantic {
         "NORMAL" => Semantic::Normals,
         "TEXCOORD_0" => Semantic::TexCoords(0),
         "COLOR_0" => Semantic::Colors(0),
-        _ => Semantic::Extras(name.strip_prefix('_').expect("custom attributes start with _").into()),
+        _ => Semantic::Extras(
+            name.strip_prefix('_')
+                .expect("custom attributes start with _")
+                .into(),
+        ),
     }
 }
 
@@ -207,7 +226,8 @@ impl Case {
             _ => panic!("unexpected accessor type"),
         };
         let view = &self.gltf.root.buffer_views[a.buffer_view.unwrap().value()];
-        let start = view.byte_offset.map_or(0, |o| o.0 as usize) + a.byte_offset.map_or(0, |o| o.0 as usize);
+        let start = view.byte_offset.map_or(0, |o| o.0 as usize)
+            + a.byte_offset.map_or(0, |o| o.0 as usize);
         let count = a.count.0 as usize * n;
         let values = self.gltf.bin[start..start + 4 * count]
             .chunks_exact(4)
@@ -267,7 +287,9 @@ impl Case {
     }
 
     fn prims(&self, node: usize) -> Vec<Prim> {
-        let Some(mesh) = self.gltf.root.nodes[node].mesh else { return Vec::new() };
+        let Some(mesh) = self.gltf.root.nodes[node].mesh else {
+            return Vec::new();
+        };
         self.gltf.root.meshes[mesh.value()]
             .primitives
             .iter()
@@ -277,7 +299,9 @@ impl Case {
                     .attributes
                     .iter()
                     .map(|(s, &a)| {
-                        let Valid(s) = s else { panic!("invalid semantic") };
+                        let Valid(s) = s else {
+                            panic!("invalid semantic")
+                        };
                         (semantic_name(s), self.read(a))
                     })
                     .collect(),
@@ -322,7 +346,8 @@ impl Case {
 
     fn edit_scene_extras(&mut self, edit: impl FnOnce(&mut serde_json::Value)) {
         let scene = &mut self.gltf.root.scenes[0];
-        let mut extras: serde_json::Value = serde_json::from_str(scene.extras.as_ref().unwrap().get()).unwrap();
+        let mut extras: serde_json::Value =
+            serde_json::from_str(scene.extras.as_ref().unwrap().get()).unwrap();
         edit(&mut extras["llamawad"]);
         scene.extras = Some(serde_json::value::to_raw_value(&extras).unwrap());
     }
@@ -337,16 +362,25 @@ impl Case {
 
     /// The level written from the edited glTF, read back from its bytes, and the report.
     fn written(&self) -> (Level, ChangeReport, Vec<u8>) {
-        let (level, report) = self.convert().unwrap_or_else(|e| panic!("{}: {e}", self.what));
+        let (level, report) = self
+            .convert()
+            .unwrap_or_else(|e| panic!("{}: {e}", self.what));
         let bytes = level.to_bytes().unwrap();
         let read_back = Level::parse(&bytes).unwrap();
-        assert!(read_back == level, "{}: the written level reads back as itself", self.what);
+        assert!(
+            read_back == level,
+            "{}: the written level reads back as itself",
+            self.what
+        );
         (read_back, report, bytes)
     }
 
     fn refused(&self) -> ImportError {
         match self.convert() {
-            Ok((_, report)) => panic!("{}: converted although it should be refused: {report:?}", self.what),
+            Ok((_, report)) => panic!(
+                "{}: converted although it should be refused: {report:?}",
+                self.what
+            ),
             Err(e) => e,
         }
     }
@@ -356,10 +390,15 @@ impl Case {
         let tiles = self.tiles();
         for (i, t) in tiles.iter().enumerate() {
             let model = self.model_of(i);
-            if model.faces.is_empty() || !model.collision_polygons().any(|p| p.kind & 1 != 0) || t.swap.is_some() {
+            if model.faces.is_empty()
+                || !model.collision_polygons().any(|p| p.kind & 1 != 0)
+                || t.swap.is_some()
+            {
                 continue;
             }
-            if let Some(j) = (0..tiles.len()).find(|&j| j != i && tiles[j].model_index == t.model_index) {
+            if let Some(j) =
+                (0..tiles.len()).find(|&j| j != i && tiles[j].model_index == t.model_index)
+            {
                 return (i, j);
             }
         }
@@ -378,17 +417,28 @@ fn assert_rest_unchanged(case: &Case, level: &Level, bytes: &[u8], keep: Keep) {
     let what = &case.what;
     let before = container::split(&case.bytes).unwrap();
     let after = container::split(bytes).unwrap();
-    assert_eq!(before.chunks.len(), after.chunks.len(), "{what}: chunk count");
+    assert_eq!(
+        before.chunks.len(),
+        after.chunks.len(),
+        "{what}: chunk count"
+    );
     for (a, b) in before.chunks.iter().zip(&after.chunks) {
         assert_eq!(a.tag, b.tag, "{what}: chunk order");
         if a.tag != Tag::TRAK && a.tag != Tag::MAP {
-            assert!(a.payload == b.payload, "{what}: chunk {} changed", a.tag.name());
+            assert!(
+                a.payload == b.payload,
+                "{what}: chunk {} changed",
+                a.tag.name()
+            );
         }
     }
     let base_models = case.trak();
     let models = &level.trak().unwrap().models;
     assert!(models.len() >= base_models.len());
-    assert!(models[..base_models.len()] == *base_models, "{what}: the base's models are kept");
+    assert!(
+        models[..base_models.len()] == *base_models,
+        "{what}: the base's models are kept"
+    );
 
     let (old, new) = (case.base.map().unwrap(), level.map().unwrap());
     assert!(new.tiles.len() >= old.tiles.len());
@@ -398,15 +448,33 @@ fn assert_rest_unchanged(case: &Case, level: &Level, bytes: &[u8], keep: Keep) {
         }
     }
     assert_eq!((old.width, old.height), (new.width, new.height));
-    assert!(old.parameters == new.parameters && old.zones == new.zones && old.waypoints == new.waypoints);
-    assert!(old.strats == new.strats && old.paths == new.paths && old.strat_pool_extra == new.strat_pool_extra);
+    assert!(
+        old.parameters == new.parameters
+            && old.zones == new.zones
+            && old.waypoints == new.waypoints
+    );
+    assert!(
+        old.strats == new.strats
+            && old.paths == new.paths
+            && old.strat_pool_extra == new.strat_pool_extra
+    );
     assert!(old.view_distance == new.view_distance && old.last == new.last);
     if !keep.zones_changed {
-        assert!(old.regions == new.regions && old.region_grid == new.region_grid, "{what}: zones changed");
+        assert!(
+            old.regions == new.regions && old.region_grid == new.region_grid,
+            "{what}: zones changed"
+        );
     }
     let known = case.base.check();
-    let new_problems: Vec<_> = level.check().into_iter().filter(|p| !known.contains(p)).collect();
-    assert!(new_problems.is_empty(), "{what}: new problems {new_problems:?}");
+    let new_problems: Vec<_> = level
+        .check()
+        .into_iter()
+        .filter(|p| !known.contains(p))
+        .collect();
+    assert!(
+        new_problems.is_empty(),
+        "{what}: new problems {new_problems:?}"
+    );
 }
 
 fn only_tiles(tiles: &[usize]) -> Keep<'_> {
@@ -421,8 +489,16 @@ fn only_tiles(tiles: &[usize]) -> Keep<'_> {
 fn face_key(model: &Model, f: usize) -> (u16, u16, [[u32; 3]; 3]) {
     let face = &model.faces[f];
     // 0.0 and -0.0 are the same position.
-    let corner = |k: usize| model.vertices[face.corners[k] as usize].position.map(|v| (v + 0.0).to_bits());
-    (face.flags & !0x8, face.texture, [corner(0), corner(1), corner(2)])
+    let corner = |k: usize| {
+        model.vertices[face.corners[k] as usize]
+            .position
+            .map(|v| (v + 0.0).to_bits())
+    };
+    (
+        face.flags & !0x8,
+        face.texture,
+        [corner(0), corner(1), corner(2)],
+    )
 }
 
 fn face_keys(model: &Model) -> Vec<(u16, u16, [[u32; 3]; 3])> {
@@ -436,11 +512,20 @@ fn face_keys(model: &Model) -> Vec<(u16, u16, [[u32; 3]; 3])> {
 fn assert_own_model(case: &Case, level: &Level, tile: usize) -> Model {
     let old = case.tiles()[tile].model_index;
     let new = &level.map().unwrap().tiles[tile];
-    assert!(new.model_index as usize >= case.trak().len(), "{}: tile {tile} has a new model", case.what);
+    assert!(
+        new.model_index as usize >= case.trak().len(),
+        "{}: tile {tile} has a new model",
+        case.what
+    );
     assert_eq!(new.float.model, new.model_index);
     for (j, t) in case.tiles().iter().enumerate() {
         if j != tile && t.model_index == old {
-            assert_eq!(level.map().unwrap().tiles[j].model_index, old, "{}: tile {j} keeps model {old}", case.what);
+            assert_eq!(
+                level.map().unwrap().tiles[j].model_index,
+                old,
+                "{}: tile {j} keeps model {old}",
+                case.what
+            );
         }
     }
     level.trak().unwrap().models[new.model_index as usize].clone()
@@ -461,9 +546,16 @@ fn a_moved_tile_moves_and_nothing_else_changes() {
     case.gltf.root.nodes[node].translation = Some([target[0], from[1] + 0.5, -target[2]]);
     let (level, report, bytes) = case.written();
     assert_eq!(report.tiles_moved, vec![tile]);
-    assert_eq!((report.models_added, report.tiles_reshaped.len()), (0, 0), "{report:?}");
+    assert_eq!(
+        (report.models_added, report.tiles_reshaped.len()),
+        (0, 0),
+        "{report:?}"
+    );
     let mut expected = case.tiles()[tile].clone();
-    expected.set_placement([target[0], from[1] + 0.5, target[2]], expected.float.rotation);
+    expected.set_placement(
+        [target[0], from[1] + 0.5, target[2]],
+        expected.float.rotation,
+    );
     assert_eq!(level.map().unwrap().tiles[tile], expected);
     assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
 }
@@ -475,7 +567,9 @@ fn a_tile_turned_about_y_turns() {
     let rotation = case.tiles()[tile].float.rotation;
     let node = case.tile_node(tile);
     let turned = (rotation + 1024) % 4096;
-    case.gltf.root.nodes[node].rotation = Some(json::scene::UnitQuaternion(export_y_rotation(turned).to_array()));
+    case.gltf.root.nodes[node].rotation = Some(json::scene::UnitQuaternion(
+        export_y_rotation(turned).to_array(),
+    ));
     let (level, report, bytes) = case.written();
     assert_eq!(report.tiles_moved, vec![tile]);
     let new = &level.map().unwrap().tiles[tile];
@@ -520,14 +614,20 @@ fn a_moved_vertex_gives_the_tile_a_model_of_its_own() {
     // The same faces, corners in the same order; planes recomputed where v is a corner.
     assert_eq!(model.faces.len(), base_model.faces.len());
     for (a, b) in base_model.faces.iter().zip(&model.faces) {
-        assert_eq!((a.flags, a.corners, a.texture), (b.flags, b.corners, b.texture));
+        assert_eq!(
+            (a.flags, a.corners, a.texture),
+            (b.flags, b.corners, b.texture)
+        );
         if !a.corners.contains(&(v as u16)) {
             assert_eq!(a.plane, b.plane);
         }
     }
     assert_eq!(model.collision, base_model.collision);
     // The colours are the tile's, vertex for vertex.
-    assert_eq!(level.map().unwrap().tiles[tile].colours, case.tiles()[tile].colours);
+    assert_eq!(
+        level.map().unwrap().tiles[tile].colours,
+        case.tiles()[tile].colours
+    );
     assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
 }
 
@@ -563,11 +663,15 @@ fn faces_added_and_removed() {
         .map(|f| face_key(&base_model, f))
         .collect();
     let (flags, texture, corners) = face_key(&base_model, added);
-    expected.push((flags, texture, corners.map(|c| {
-        let mut p = c.map(f32::from_bits);
-        p[1] += 0.25;
-        p.map(|v| (v + 0.0).to_bits())
-    })));
+    expected.push((
+        flags,
+        texture,
+        corners.map(|c| {
+            let mut p = c.map(f32::from_bits);
+            p[1] += 0.25;
+            p.map(|v| (v + 0.0).to_bits())
+        }),
+    ));
     expected.sort();
     assert_eq!(face_keys(&model), expected);
     // The base vertices the remaining faces use, in the base's order, then the new face's three.
@@ -579,7 +683,10 @@ fn faces_added_and_removed() {
     used.dedup();
     assert_eq!(model.vertices.len(), used.len() + 3);
     for (k, &v) in used.iter().enumerate() {
-        assert_eq!(model.vertices[k].position, base_model.vertices[v].position, "vertex {k} is base vertex {v}");
+        assert_eq!(
+            model.vertices[k].position, base_model.vertices[v].position,
+            "vertex {k} is base vertex {v}"
+        );
     }
     assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
 }
@@ -600,7 +707,10 @@ fn a_face_flag_and_a_texture_entry_changed() {
             let (name, v) = match what {
                 // Double-sided on, off.
                 "flags" => ("_FLAGS", base_model.faces[face].flags ^ 0x0400),
-                _ => ("_TEXTURE", ((base_model.faces[face].texture as usize + 1) % entries) as u16),
+                _ => (
+                    "_TEXTURE",
+                    ((base_model.faces[face].texture as usize + 1) % entries) as u16,
+                ),
             };
             value = v;
             p.get_mut(name)[3..6].fill(v as f32);
@@ -609,7 +719,10 @@ fn a_face_flag_and_a_texture_entry_changed() {
         assert_eq!(report.tiles_reshaped, vec![tile], "{what}");
         let model = assert_own_model(&case, &level, tile);
         assert_eq!(model.faces.len(), base_model.faces.len());
-        assert_eq!(model.vertices, base_model.vertices, "{what}: vertices and normals kept");
+        assert_eq!(
+            model.vertices, base_model.vertices,
+            "{what}: vertices and normals kept"
+        );
         // The face is the one with the base face's corners.
         let corners = base_model.faces[face].corners;
         let new_face = model.faces.iter().find(|f| f.corners == corners).unwrap();
@@ -618,7 +731,10 @@ fn a_face_flag_and_a_texture_entry_changed() {
             _ => assert_eq!(new_face.texture, value),
         }
         let mut expected = face_keys(&base_model);
-        let k = expected.iter().position(|k| *k == face_key(&base_model, face)).unwrap();
+        let k = expected
+            .iter()
+            .position(|k| *k == face_key(&base_model, face))
+            .unwrap();
         match what {
             "flags" => expected[k].0 = value & !0x8,
             _ => expected[k].1 = value,
@@ -661,7 +777,11 @@ fn painted_vertex_colours_are_halved_into_the_raw_colour() {
     assert_eq!(report.tiles_recoloured, vec![tile], "{report:?}");
     assert_eq!((report.models_added, report.tiles_reshaped.len()), (0, 0));
     let new = &level.map().unwrap().tiles[tile];
-    assert_eq!(new.model_index, case.tiles()[tile].model_index, "the model is kept");
+    assert_eq!(
+        new.model_index,
+        case.tiles()[tile].model_index,
+        "the model is kept"
+    );
     let mut expected = case.tiles()[tile].colours.clone();
     expected[v] = [100, 50, 25, expected[v][3]];
     assert_eq!(new.colours, expected);
@@ -682,21 +802,37 @@ fn assert_corners_near(poly: &CollisionPolygon, expected: &[Vec3], what: &str) {
     let decoded = decode_collision_polygon(poly);
     assert_eq!(decoded.len(), expected.len(), "{what}: corner count");
     for e in expected {
-        let nearest = decoded.iter().map(|d| (*d - *e).abs().max_element()).fold(f32::MAX, f32::min);
-        assert!(nearest < 0.02, "{what}: corner {e} is {nearest} from the polygon's corners {decoded:?}");
+        let nearest = decoded
+            .iter()
+            .map(|d| (*d - *e).abs().max_element())
+            .fold(f32::MAX, f32::min);
+        assert!(
+            nearest < 0.02,
+            "{what}: corner {e} is {nearest} from the polygon's corners {decoded:?}"
+        );
     }
 }
 
 /// The tile's collision edited; returns the new model after checking what a collision edit keeps.
-fn collision_edit(case: &mut Case, tile: usize, edit: impl FnOnce(&mut Prim)) -> (Model, ChangeReport) {
+fn collision_edit(
+    case: &mut Case,
+    tile: usize,
+    edit: impl FnOnce(&mut Prim),
+) -> (Model, ChangeReport) {
     let node = case.collision_node(tile);
     case.edit_mesh(node, |prims| edit(&mut prims[0]));
     let (level, report, bytes) = case.written();
     assert_eq!(report.tiles_reshaped, vec![tile], "{report:?}");
     let model = assert_own_model(case, &level, tile);
     let base_model = case.model_of(tile);
-    assert!(model.vertices == base_model.vertices && model.faces == base_model.faces, "render geometry kept");
-    assert_eq!(level.map().unwrap().tiles[tile].colours, case.tiles()[tile].colours);
+    assert!(
+        model.vertices == base_model.vertices && model.faces == base_model.faces,
+        "render geometry kept"
+    );
+    assert_eq!(
+        level.map().unwrap().tiles[tile].colours,
+        case.tiles()[tile].colours
+    );
     assert_rest_unchanged(case, &level, &bytes, only_tiles(&[tile]));
     (model, report)
 }
@@ -705,7 +841,9 @@ fn collision_edit(case: &mut Case, tile: usize, edit: impl FnOnce(&mut Prim)) ->
 fn polygon_corners_in(prim: &Prim, p: usize) -> Vec<Vec3> {
     let mut out: Vec<Vec3> = Vec::new();
     for c in 0..prim.corners() {
-        if prim.get("_POLYGON")[c] as usize == p && !out.iter().any(|o| (*o - prim.position(c)).length() < 1e-5) {
+        if prim.get("_POLYGON")[c] as usize == p
+            && !out.iter().any(|o| (*o - prim.position(c)).length() < 1e-5)
+        {
             out.push(prim.position(c));
         }
     }
@@ -732,7 +870,11 @@ fn collision_material_changed_keeps_the_planes() {
         assert_eq!(g0, g1);
         if k == p {
             assert_eq!(b.material, 16);
-            assert_eq!((a.kind, a.planes), (b.kind, b.planes), "only the material changes");
+            assert_eq!(
+                (a.kind, a.planes),
+                (b.kind, b.planes),
+                "only the material changes"
+            );
         } else {
             assert_eq!(a, b);
         }
@@ -748,7 +890,10 @@ fn a_collision_polygon_moved() {
     let lift = Vec3::new(0.05, 0.3, -0.1);
     let mut expected = Vec::new();
     let (model, _) = collision_edit(&mut case, tile, |prim| {
-        expected = polygon_corners_in(prim, p).iter().map(|c| *c + lift).collect();
+        expected = polygon_corners_in(prim, p)
+            .iter()
+            .map(|c| *c + lift)
+            .collect();
         for c in 0..prim.corners() {
             if prim.get("_POLYGON")[c] as usize == p {
                 let moved = prim.position(c) + lift;
@@ -776,7 +921,11 @@ fn a_collision_polygon_added_and_one_deleted() {
     let mut case = Case::new(2, Size::Small);
     let (tile, _) = case.shared_tile();
     let base = polygons(case.model_of(tile));
-    let corners = [Vec3::new(-0.4, 1.5, -0.4), Vec3::new(-0.4, 1.5, 0.4), Vec3::new(0.4, 1.6, 0.0)];
+    let corners = [
+        Vec3::new(-0.4, 1.5, -0.4),
+        Vec3::new(-0.4, 1.5, 0.4),
+        Vec3::new(0.4, 1.6, 0.0),
+    ];
     let (model, report) = collision_edit(&mut case, tile, |prim| {
         let t = prim.push_copy(0);
         for (k, c) in (3 * t..3 * t + 3).enumerate() {
@@ -836,7 +985,10 @@ fn blender_style_added_collision_face_with_polygon_number_zero() {
     });
     let new = polygons(&model);
     assert_eq!(new.len(), base.len() + 1);
-    assert!(base.iter().all(|p| new.contains(p)), "polygon 0 and the others kept");
+    assert!(
+        base.iter().all(|p| new.contains(p)),
+        "polygon 0 and the others kept"
+    );
     let added = new.iter().find(|p| !base.contains(p)).unwrap();
     assert_eq!(added.1.kind & 1, 1, "one quad");
     assert_corners_near(&added.1, &quad, "added quad");
@@ -847,7 +999,11 @@ fn zone_of_a_cell_and_a_zone_mask_changed() {
     let mut case = Case::new(2, Size::Small);
     let map = case.base.map().unwrap().clone();
     // A cell given the zone of another cell (which some mask sees).
-    let cell = map.region_grid.iter().position(|&z| z != map.region_grid[0]).unwrap();
+    let cell = map
+        .region_grid
+        .iter()
+        .position(|&z| z != map.region_grid[0])
+        .unwrap();
     let zone = map.region_grid[0];
     let node = case.find_node("zones", None);
     case.edit_mesh(node, |prims| {
@@ -862,7 +1018,11 @@ fn zone_of_a_cell_and_a_zone_mask_changed() {
     let mask = map.regions[region].mask | 0x8000_0001;
     case.edit_scene_extras(|ours| ours["regions"][region]["mask"] = mask.into());
     let (level, report, bytes) = case.written();
-    assert_eq!((report.cells_rezoned, report.zone_masks_changed), (1, 1), "{report:?}");
+    assert_eq!(
+        (report.cells_rezoned, report.zone_masks_changed),
+        (1, 1),
+        "{report:?}"
+    );
     let new = level.map().unwrap();
     let mut grid = map.region_grid.clone();
     grid[cell] = zone;
@@ -901,7 +1061,11 @@ fn a_deleted_tile_keeps_its_index_and_points_at_an_empty_model() {
     assert!(new.model_index as usize >= case.trak().len());
     assert!(empty.vertices.is_empty() && empty.faces.is_empty() && empty.collision_count() == 0);
     assert!(new.colours.is_empty());
-    assert_eq!(new.float.position, case.tiles()[tile].float.position, "it stays where it was");
+    assert_eq!(
+        new.float.position,
+        case.tiles()[tile].float.position,
+        "it stays where it was"
+    );
     assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
 }
 
@@ -925,7 +1089,11 @@ fn a_duplicated_tile_node_is_appended_as_a_new_tile() {
     copy.translation = Some([target[0], target[1] + 1.0, -target[2]]);
     let copy = case.gltf.root.push(copy);
     let group = case.tiles_group();
-    case.gltf.root.nodes[group].children.as_mut().unwrap().push(copy);
+    case.gltf.root.nodes[group]
+        .children
+        .as_mut()
+        .unwrap()
+        .push(copy);
 
     let (level, report, bytes) = case.written();
     let n = case.tiles().len();
@@ -934,7 +1102,11 @@ fn a_duplicated_tile_node_is_appended_as_a_new_tile() {
     let tiles = &level.map().unwrap().tiles;
     assert_eq!(tiles.len(), n + 1);
     let original = &case.tiles()[tile];
-    let mut expected = Tile::new([target[0], target[1] + 1.0, target[2]], original.float.rotation, original.model_index);
+    let mut expected = Tile::new(
+        [target[0], target[1] + 1.0, target[2]],
+        original.float.rotation,
+        original.model_index,
+    );
     expected.colours = original.colours.clone();
     assert_eq!(tiles[n], expected);
     assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[]));
@@ -945,7 +1117,10 @@ fn a_duplicated_tile_node_is_appended_as_a_new_tile() {
 
 fn assert_names(e: &ImportError, node: &str, faces: Option<&[usize]>, words: &[&str]) {
     let text = e.to_string();
-    assert!(e.node.as_deref().is_some_and(|n| n.contains(node)), "{text}: node {node}");
+    assert!(
+        e.node.as_deref().is_some_and(|n| n.contains(node)),
+        "{text}: node {node}"
+    );
     assert!(text.contains(node), "{text}");
     if let Some(faces) = faces {
         assert_eq!(e.faces, faces, "{text}");
@@ -972,7 +1147,11 @@ fn refused_a_model_over_8000_vertices() {
             for (j, c) in (3 * t..3 * t + 3).enumerate() {
                 let x = (k % 60) as f32 / 100.0 - 0.3;
                 let z = (k / 60) as f32 / 100.0 - 0.3;
-                let corner = [Vec3::new(x, 3.0, z), Vec3::new(x, 3.0, z + 0.005), Vec3::new(x + 0.005, 3.0, z)][j];
+                let corner = [
+                    Vec3::new(x, 3.0, z),
+                    Vec3::new(x, 3.0, z + 0.005),
+                    Vec3::new(x + 0.005, 3.0, z),
+                ][j];
                 p.set_position(c, corner);
                 p.get_mut("_VERTEX")[c] = f32::NAN;
                 p.get_mut("_FACE")[c] = f32::NAN;
@@ -1002,7 +1181,12 @@ fn refused_a_collision_polygon_more_than_8_units_from_its_tile() {
         }
     });
     let e = case.refused();
-    assert_names(&e, &node_label(&case, case.tile_node(tile)), Some(&faces), &["polygon 1", "8 units"]);
+    assert_names(
+        &e,
+        &node_label(&case, case.tile_node(tile)),
+        Some(&faces),
+        &["polygon 1", "8 units"],
+    );
 }
 
 #[test]
@@ -1014,18 +1198,36 @@ fn refused_a_tile_outside_the_grid_and_a_tile_turned_about_x_or_z() {
     let mut case = Case::new(2, Size::Small);
     let t = case.gltf.root.nodes[node].translation.unwrap();
     case.gltf.root.nodes[node].translation = Some([-3.0, t[1], t[2]]);
-    assert_names(&case.refused(), &node_label(&case, node), Some(&[]), &["outside", "grid"]);
+    assert_names(
+        &case.refused(),
+        &node_label(&case, node),
+        Some(&[]),
+        &["outside", "grid"],
+    );
 
     let mut case = Case::new(2, Size::Small);
-    let (w, h) = (case.base.map().unwrap().width, case.base.map().unwrap().height);
+    let (w, h) = (
+        case.base.map().unwrap().width,
+        case.base.map().unwrap().height,
+    );
     case.gltf.root.nodes[node].translation = Some([t[0], t[1], h as f32 + 0.5]);
-    assert_names(&case.refused(), &node_label(&case, node), Some(&[]), &["outside", &format!("{w}×{h}")]);
+    assert_names(
+        &case.refused(),
+        &node_label(&case, node),
+        Some(&[]),
+        &["outside", &format!("{w}×{h}")],
+    );
 
     for axis in [Vec3::X, Vec3::Z] {
         let mut case = Case::new(2, Size::Small);
         let q = Quat::from_axis_angle(axis, 0.3);
         case.gltf.root.nodes[node].rotation = Some(json::scene::UnitQuaternion(q.to_array()));
-        assert_names(&case.refused(), &node_label(&case, node), Some(&[]), &["turned about x or z"]);
+        assert_names(
+            &case.refused(),
+            &node_label(&case, node),
+            Some(&[]),
+            &["turned about x or z"],
+        );
     }
 }
 
@@ -1047,7 +1249,10 @@ fn refused_a_texture_entry_out_of_range() {
         &e,
         &node_label(&case, node),
         Some(&faces),
-        &[&format!("texture entry {entries} does not exist"), &format!("0 to {}", entries - 1)],
+        &[
+            &format!("texture entry {entries} does not exist"),
+            &format!("0 to {}", entries - 1),
+        ],
     );
 }
 
@@ -1055,7 +1260,10 @@ fn refused_a_texture_entry_out_of_range() {
 fn refused_a_non_planar_and_a_degenerate_collision_polygon() {
     let case0 = Case::new(2, Size::Small);
     let (tile, _) = case0.shared_tile();
-    let quad = polygons(case0.model_of(tile)).iter().position(|(_, p)| p.kind & 1 != 0).unwrap();
+    let quad = polygons(case0.model_of(tile))
+        .iter()
+        .position(|(_, p)| p.kind & 1 != 0)
+        .unwrap();
 
     // A quad with one corner lifted by 0.1.
     let mut case = Case::new(2, Size::Small);
@@ -1069,7 +1277,10 @@ fn refused_a_non_planar_and_a_degenerate_collision_polygon() {
             .iter()
             .find(|q| {
                 (0..p.corners())
-                    .filter(|&c| p.get("_POLYGON")[c] as usize == quad && (p.position(c) - **q).length() < 1e-5)
+                    .filter(|&c| {
+                        p.get("_POLYGON")[c] as usize == quad
+                            && (p.position(c) - **q).length() < 1e-5
+                    })
                     .count()
                     == 1
             })
@@ -1090,7 +1301,10 @@ fn refused_a_non_planar_and_a_degenerate_collision_polygon() {
         &e,
         &node_label(&case, case.tile_node(tile)),
         Some(&faces),
-        &[&format!("collision polygon {quad}"), "do not lie in one plane"],
+        &[
+            &format!("collision polygon {quad}"),
+            "do not lie in one plane",
+        ],
     );
 
     // The same quad with its corners on one line: the two corners each triangle has alone
@@ -1099,12 +1313,30 @@ fn refused_a_non_planar_and_a_degenerate_collision_polygon() {
     let mut faces = Vec::new();
     case.edit_mesh(cnode, |prims| {
         let p = &mut prims[0];
-        let cs: Vec<usize> = (0..p.corners()).filter(|&c| p.get("_POLYGON")[c] as usize == quad).collect();
+        let cs: Vec<usize> = (0..p.corners())
+            .filter(|&c| p.get("_POLYGON")[c] as usize == quad)
+            .collect();
         assert_eq!(cs.len(), 6, "a quad is two triangles");
         let positions: Vec<Vec3> = cs.iter().map(|&c| p.position(c)).collect();
-        let count = |q: Vec3| positions.iter().filter(|&&o| (o - q).length() < 1e-5).count();
-        let shared: Vec<Vec3> = positions.iter().copied().filter(|&q| count(q) == 2).collect();
-        let (a, b) = (shared[0], shared.iter().copied().find(|q| (*q - shared[0]).length() > 1e-5).unwrap());
+        let count = |q: Vec3| {
+            positions
+                .iter()
+                .filter(|&&o| (o - q).length() < 1e-5)
+                .count()
+        };
+        let shared: Vec<Vec3> = positions
+            .iter()
+            .copied()
+            .filter(|&q| count(q) == 2)
+            .collect();
+        let (a, b) = (
+            shared[0],
+            shared
+                .iter()
+                .copied()
+                .find(|q| (*q - shared[0]).length() > 1e-5)
+                .unwrap(),
+        );
         let mut lonely: Vec<Vec3> = Vec::new();
         for &q in &positions {
             if count(q) == 1 && !lonely.iter().any(|l| (*l - q).length() < 1e-5) {
@@ -1113,7 +1345,10 @@ fn refused_a_non_planar_and_a_degenerate_collision_polygon() {
         }
         assert_eq!(lonely.len(), 2);
         for (k, &c) in cs.iter().enumerate() {
-            if let Some(j) = lonely.iter().position(|l| (*l - positions[k]).length() < 1e-5) {
+            if let Some(j) = lonely
+                .iter()
+                .position(|l| (*l - positions[k]).length() < 1e-5)
+            {
                 p.set_position(c, a + (b - a) * [0.25, 0.75][j]);
             }
             if c % 3 == 0 {
@@ -1126,7 +1361,10 @@ fn refused_a_non_planar_and_a_degenerate_collision_polygon() {
         &e,
         &node_label(&case, case.tile_node(tile)),
         Some(&faces),
-        &[&format!("collision polygon {quad}"), "do not enclose an area"],
+        &[
+            &format!("collision polygon {quad}"),
+            "do not enclose an area",
+        ],
     );
 }
 
@@ -1140,16 +1378,21 @@ fn refused_a_gltf_of_another_level_unless_forced() {
     let doc = case.document();
     let e = gltf_to_wad(&other, &other_bytes, &doc, OPTIONS).unwrap_err();
     let text = e.to_string();
-    assert!(text.contains("another level") && text.contains(&format!("{} bytes", case.bytes.len())), "{text}");
+    assert!(
+        text.contains("another level") && text.contains(&format!("{} bytes", case.bytes.len())),
+        "{text}"
+    );
     assert!(text.contains("force"), "{text}");
     let forced = ImportOptions {
         force: true,
         ..OPTIONS
     };
     let (level, report) = gltf_to_wad(&other, &other_bytes, &doc, forced).unwrap();
-    assert!(report.warnings.iter().any(|w| w.contains("forced")), "{report:?}");
+    assert!(
+        report.warnings.iter().any(|w| w.contains("forced")),
+        "{report:?}"
+    );
     // The glTF's zone table wins: the level is the one the glTF was made from.
     assert_eq!(report.zone_masks_changed, 1);
     assert!(level.to_bytes().unwrap() == case.bytes);
 }
-

@@ -197,16 +197,19 @@ mod _native {
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
         let result = py.detach(|| {
             let other = |e: String| ImportFailure::Other(e);
-            let level = Level::parse(&base).map_err(|e| other(format!("base: {}", CoreError::from(e))))?;
+            let level =
+                Level::parse(&base).map_err(|e| other(format!("base: {}", CoreError::from(e))))?;
             let doc = wad_gltf::Document::from_slice(&gltf, directory.as_deref())
                 .map_err(|e| other(format!("glTF: {e}")))?;
             let options = wad_gltf::ImportOptions {
                 force,
                 ..Default::default()
             };
-            let (written, report) =
-                wad_gltf::gltf_to_wad(&level, &base, &doc, options).map_err(ImportFailure::Refused)?;
-            let bytes = written.to_bytes().map_err(|e| other(CoreError::from(e).to_string()))?;
+            let (written, report) = wad_gltf::gltf_to_wad(&level, &base, &doc, options)
+                .map_err(ImportFailure::Refused)?;
+            let bytes = written
+                .to_bytes()
+                .map_err(|e| other(CoreError::from(e).to_string()))?;
             let report = serde_json::to_string(&report).expect("the change report is plain data");
             Ok::<_, ImportFailure>((bytes, report))
         });

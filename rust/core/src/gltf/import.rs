@@ -162,7 +162,9 @@ fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), ImportError> {
     if (scale - Vec3::ONE).abs().max_element() > 1e-3 {
         return Err(ImportError::node(
             name,
-            format!("is scaled by {scale}; tiles cannot be scaled: apply the scale to the mesh, then export again"),
+            format!(
+                "is scaled by {scale}; tiles cannot be scaled: apply the scale to the mesh, then export again"
+            ),
         ));
     }
     let up = rotation * Vec3::Y;
@@ -467,19 +469,27 @@ pub(crate) fn build_model_from(
     let vertex_attr = tris.scalar("VERTEX");
     let base_vertex = |c: usize| vertex_attr.and_then(|a| integer(a[c])).filter(|v| *v >= 0);
     let base_face = |t: usize| {
-        let f = face_attr.and_then(|a| integer(a[3 * t])).and_then(|f| usize::try_from(f).ok())?;
+        let f = face_attr
+            .and_then(|a| integer(a[3 * t]))
+            .and_then(|f| usize::try_from(f).ok())?;
         base?.faces.get(f)
     };
     // The triangles in the base's face order where they name their face (a stable sort: new
     // faces after, in the order given).
     let mut order: Vec<usize> = (0..tris.count()).collect();
     if let Some(face_attr) = face_attr {
-        order.sort_by_key(|&t| integer(face_attr[3 * t]).filter(|f| *f >= 0).unwrap_or(i64::MAX));
+        order.sort_by_key(|&t| {
+            integer(face_attr[3 * t])
+                .filter(|f| *f >= 0)
+                .unwrap_or(i64::MAX)
+        });
     }
     // Each triangle's file corners in export order, started where the base face started.
     let corner_order = |t: usize| -> [usize; 3] {
         let plain = FILE_CORNER.map(|k| 3 * t + k);
-        let Some(face) = base_face(t) else { return plain };
+        let Some(face) = base_face(t) else {
+            return plain;
+        };
         let vertices = plain.map(base_vertex);
         (0..3)
             .find(|&r| (0..3).all(|k| vertices[(k + r) % 3] == Some(face.corners[k] as i64)))
@@ -508,7 +518,10 @@ pub(crate) fn build_model_from(
     for (v, &k) in numbering.iter().enumerate() {
         vertex_of_key[k] = v;
     }
-    let positions: Vec<[f32; 3]> = numbering.iter().map(|&k| keys[k].0.map(f32::from_bits)).collect();
+    let positions: Vec<[f32; 3]> = numbering
+        .iter()
+        .map(|&k| keys[k].0.map(f32::from_bits))
+        .collect();
     let mut vertex_of_corner = vec![usize::MAX; tris.positions.len()];
     let mut faces = Vec::with_capacity(tris.count());
     let mut degenerate = 0usize;
@@ -654,6 +667,23 @@ pub(crate) fn polygon_corners(tris: &[[Vec3; 3]]) -> Vec<Vec3> {
 /// of `ts`.
 fn edge_connected(ts: &[usize], corners: &[[Vec3; 3]]) -> Vec<Vec<usize>> {
     let key = |p: Vec3| (p * 1e4).round().to_array().map(|v| v as i64);
+    // What every polygon of an unchanged mesh is: one triangle, or a quad's two.
+    match corners {
+        [] => return Vec::new(),
+        [_] => return vec![ts.to_vec()],
+        [a, b] => {
+            let shared = a
+                .iter()
+                .filter(|p| b.iter().any(|q| key(**p) == key(*q)))
+                .count();
+            return if shared >= 2 {
+                vec![ts.to_vec()]
+            } else {
+                vec![vec![ts[0]], vec![ts[1]]]
+            };
+        }
+        _ => {}
+    }
     let mut parent: Vec<usize> = (0..ts.len()).collect();
     fn root(parent: &mut [usize], mut i: usize) -> usize {
         while parent[i] != i {
@@ -677,13 +707,13 @@ fn edge_connected(ts: &[usize], corners: &[[Vec3; 3]]) -> Vec<Vec<usize>> {
     }
     let mut pieces: Vec<Vec<usize>> = Vec::new();
     let mut piece_of: HashMap<usize, usize> = HashMap::new();
-    for i in 0..ts.len() {
+    for (i, &t) in ts.iter().enumerate() {
         let r = root(&mut parent, i);
         let k = *piece_of.entry(r).or_insert_with(|| {
             pieces.push(Vec::new());
             pieces.len() - 1
         });
-        pieces[k].push(ts[i]);
+        pieces[k].push(t);
     }
     pieces
 }
@@ -937,7 +967,7 @@ pub fn gltf_to_wad(
                         "names a tile the base level does not have ({} tiles)",
                         base_map.tiles.len()
                     ),
-                ))
+                ));
             }
             ("collision", _) => {
                 if let Some(&parent) = parents.get(&node.index()) {
@@ -1070,7 +1100,15 @@ pub fn gltf_to_wad(
             };
             (model_index, colours)
         } else {
-            let built = build_model_from(&tris, &flags, &textures, &mut fitter, &name, &mut report, Some(base_model))?;
+            let built = build_model_from(
+                &tris,
+                &flags,
+                &textures,
+                &mut fitter,
+                &name,
+                &mut report,
+                Some(base_model),
+            )?;
             let mut model = built.model;
             model.collision = collision.unwrap_or_else(|| base_model.collision.clone());
             let colours = vertex_colours(

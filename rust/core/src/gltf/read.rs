@@ -90,12 +90,20 @@ impl Document {
             )));
         }
         let normalized = accessor.normalized();
+        let data_type = accessor.data_type();
+        if data_type == DataType::F32 && stride == element {
+            // Tightly packed floats (what this project and most tools write): one pass.
+            return Ok(data[start..end]
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect());
+        }
         let mut out = Vec::with_capacity(count * components);
         for i in 0..count {
             let base = start + i * stride;
             for k in 0..components {
                 let b = &data[base + k * size..base + (k + 1) * size];
-                out.push(component(accessor.data_type(), b, normalized));
+                out.push(component(data_type, b, normalized));
             }
         }
         Ok(out)
