@@ -1,6 +1,6 @@
 //! `llamawad-bench`: times the core operations on the generated full-size level (seed 1):
 //! parsing, writing, the conversion to a GLB (textures included), and the way back from the GLB of
-//! the unchanged level.
+//! the unchanged level and of the level with every tile turned into new geometry (re-tiled).
 //!
 //! Each step runs a number of times; the median is the figure to compare between commits, the
 //! minimum shows the noise floor. New steps are one `time_median` call each.
@@ -115,6 +115,26 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    // Every tile node stripped of its tile: the whole level comes back as new geometry, split
+    // into tiles by cell and height band, its collision entered into every cell it covers.
+    let retiled_glb = {
+        let mut gltf = wad_to_gltf(&level, Source::of(&bytes)).expect("converted above");
+        for node in &mut gltf.root.nodes {
+            if node.extras.as_ref().is_some_and(|e| e.get().contains("\"llamawad\":\"tile\"")) {
+                node.extras = None;
+            }
+        }
+        gltf.to_glb()
+    };
+    let retiled = Document::from_slice(&retiled_glb, None)
+        .map_err(|e| e.to_string())
+        .and_then(|doc| {
+            gltf_to_wad(&level, &bytes, &doc, ImportOptions::default()).map_err(|e| e.to_string())
+        });
+    if let Err(e) = retiled {
+        eprintln!("error: the re-tiled level cannot be converted back: {e}");
+        return ExitCode::FAILURE;
+    }
     let steps = vec![
         time_median("parse", args.runs, || Level::parse(black_box(&bytes))),
         time_median("to_bytes", args.runs, || black_box(&level).to_bytes()),
@@ -128,6 +148,17 @@ fn main() -> ExitCode {
         // GLB, matching every tile against its base model, and writing the level.
         time_median("from_glb", args.runs, || {
             let doc = Document::from_slice(black_box(&glb), None).ok()?;
+            let (written, _) = gltf_to_wad(
+                black_box(&level),
+                black_box(&bytes),
+                &doc,
+                ImportOptions::default(),
+            )
+            .ok()?;
+            written.to_bytes().ok()
+        }),
+        time_median("from_glb_retiled", args.runs, || {
+            let doc = Document::from_slice(black_box(&retiled_glb), None).ok()?;
             let (written, _) = gltf_to_wad(
                 black_box(&level),
                 black_box(&bytes),
@@ -157,7 +188,7 @@ fn main() -> ExitCode {
         );
         for t in &report.steps {
             println!(
-                "{:<10} median {:>9.3} ms   min {:>9.3} ms   ({} runs)",
+                "{:<16} median {:>9.3} ms   min {:>9.3} ms   ({} runs)",
                 t.step, t.median_ms, t.min_ms, t.runs
             );
         }
