@@ -133,3 +133,11 @@ def mesh_tiles():
 
     tiles = [o for o in bpy.context.scene.objects if o.get("llamawad") == "tile" and o.type == "MESH"]
     return sorted(tiles, key=lambda o: o["tile"])
+
+
+def level_document() -> dict:
+    import bpy
+
+    from addon.blender import scene as level_scene
+
+    return level_scene.level_document(bpy.context.scene)
