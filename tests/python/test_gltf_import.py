@@ -107,6 +107,21 @@ def too_many_vertices(g: Glb, entries: int):
     return g.name(node), None, ["vertices", "at most 8000"]
 
 
+def too_many_faces(g: Glb, entries: int):
+    # Within 8,000 vertices: one triangle 66,000 times over.
+    tile = tile_with_quad(g)
+    node = g.node("tile", tile)
+    mesh = g.own_mesh(node)
+    triangle = np.array([[-0.4, 2.0, -0.4], [-0.4, 2.0, 0.4], [0.4, 2.0, 0.0]])
+    corners = np.tile(triangle, (66_000, 1))
+    primitive = {"attributes": {}, "material": mesh["primitives"][0].get("material", 0)}
+    g.set(primitive, "POSITION", corners)
+    g.set(primitive, "_FLAGS", np.full(len(corners), 0x800))
+    g.set(primitive, "_TEXTURE", np.zeros(len(corners)))
+    mesh["primitives"].append(primitive)
+    return g.name(node), [], ["faces", "at most 65,535"]
+
+
 def far_collision(g: Glb, entries: int):
     tile = tile_with_quad(g)
     node = g.node("collision", tile)
@@ -189,6 +204,7 @@ def degenerate_collision(g: Glb, entries: int):
 
 REFUSALS = [
     too_many_vertices,
+    too_many_faces,
     far_collision,
     outside_the_grid,
     turned_about_x,

@@ -1163,6 +1163,30 @@ fn refused_a_model_over_8000_vertices() {
 }
 
 #[test]
+fn refused_a_model_over_65535_faces() {
+    // Reachable within 8,000 vertices: the same triangle many times over.
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let node = case.tile_node(tile);
+    case.edit_mesh(node, |prims| {
+        let p = &mut prims[0];
+        let first = p.corners() / 3;
+        for _ in 0..66_000 {
+            p.push_copy(0);
+        }
+        p.get_mut("_FACE")[3 * first..].fill(f32::NAN);
+        p.get_mut("_VERTEX")[3 * first..].fill(f32::NAN);
+    });
+    let e = case.refused();
+    assert_names(
+        &e,
+        &node_label(&case, node),
+        Some(&[]),
+        &["faces", "at most 65,535"],
+    );
+}
+
+#[test]
 fn refused_a_collision_polygon_more_than_8_units_from_its_tile() {
     let mut case = Case::new(2, Size::Small);
     let (tile, _) = case.shared_tile();
