@@ -548,6 +548,8 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     colls["collision"].hide_render = True
     colls["collision"].hide_viewport = True
     scene.llamawad["show_collision"] = False
+    # The zone grid is an editing aid: never rendered, drawn as wire over the level.
+    colls["zones"].hide_render = True
 
     objects: dict[int, bpy.types.Object] = {}
     tiles_link = colls["tiles"].objects.link
@@ -584,6 +586,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
                 mesh = build_zones_mesh(doc.json["meshes"][mesh_index].get("name", "zones"), tris, _first_material(materials, doc, mesh_index))
                 summary.cells = len(mesh.polygons)
             obj = bpy.data.objects.new(name, mesh)
+            obj.display_type = "WIRE"
             _place(obj, node)
             _set_properties(obj, node["extras"])
             colls["zones"].objects.link(obj)
