@@ -270,3 +270,23 @@ def test_a_tile_deleted_and_one_duplicated_in_blender(small):
     written, report = convert(level, level.through_blender(duplicate))
     assert report["tiles_added"] == [info["tiles"]]
     assert llamawad.parse_info(written)["tiles"] == info["tiles"] + 1
+
+
+def test_a_collision_mesh_shared_by_tiles_edited_once_in_blender(small):
+    level, info, tile = small
+    sharing = []
+
+    def edit(tiles):
+        collision = tiles[tile].children[0]
+        mesh = collision.data
+        assert mesh.users > 1, "Blender links the collision mesh of every tile of the model"
+        sharing.extend(sorted(i for i, o in tiles.items() if o.children and o.children[0].data == mesh))
+        polygon = vertex_values(mesh, "_POLYGON")
+        material = vertex_values(mesh, "_MATERIAL")
+        material[polygon == 0] = 18
+        mesh.attributes["_MATERIAL"].data.foreach_set("value", material)
+
+    written, report = convert(level, level.through_blender(edit))
+    # One new model, which every tile that shared the mesh now uses.
+    assert changes(report) == {"tiles_reshaped": sharing, "models_added": 1, "collision_polygons_changed": len(sharing)}
+    assert llamawad.parse_info(written)["models"] == info["models"] + 1

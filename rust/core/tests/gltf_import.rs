@@ -344,6 +344,20 @@ impl Case {
         self.set_prims(node, prims);
     }
 
+    /// Edits the mesh of `node` for every node that uses it (as Blender edits a linked mesh).
+    fn edit_shared_mesh(&mut self, node: usize, edit: impl FnOnce(&mut Vec<Prim>)) -> Vec<usize> {
+        let old = self.gltf.root.nodes[node].mesh;
+        self.edit_mesh(node, edit);
+        let new = self.gltf.root.nodes[node].mesh;
+        let users: Vec<usize> = (0..self.gltf.root.nodes.len())
+            .filter(|&n| n == node || self.gltf.root.nodes[n].mesh == old)
+            .collect();
+        for &n in &users {
+            self.gltf.root.nodes[n].mesh = new;
+        }
+        users
+    }
+
     fn edit_scene_extras(&mut self, edit: impl FnOnce(&mut serde_json::Value)) {
         let scene = &mut self.gltf.root.scenes[0];
         let mut extras: serde_json::Value =
@@ -957,6 +971,37 @@ fn a_collision_polygon_added_and_one_deleted() {
     let mut expected = base.clone();
     expected.remove(p);
     assert_eq!(polygons(&model), expected);
+}
+
+#[test]
+fn tiles_edited_alike_share_their_new_model() {
+    // The collision mesh all tiles of a model share, edited once: one new model for all of them.
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let model_index = case.tiles()[tile].model_index;
+    let node = case.collision_node(tile);
+    let users = case.edit_shared_mesh(node, |prims| {
+        let p = &mut prims[0];
+        for c in 0..p.corners() {
+            if p.get("_POLYGON")[c] as usize == 0 {
+                p.get_mut("_MATERIAL")[c] = 18.0;
+            }
+        }
+    });
+    let sharing: Vec<usize> = (0..case.tiles().len())
+        .filter(|&i| case.tiles()[i].model_index == model_index)
+        .collect();
+    assert!(sharing.len() > 1 && users.len() == sharing.len());
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_reshaped, sharing);
+    assert_eq!(report.models_added, 1);
+    let tiles = &level.map().unwrap().tiles;
+    let new_index = tiles[tile].model_index;
+    assert_eq!(new_index as usize, case.trak().len());
+    assert!(sharing.iter().all(|&i| tiles[i].model_index == new_index));
+    let model = &level.trak().unwrap().models[new_index as usize];
+    assert_eq!(polygons(model)[0].1.material, 18);
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&sharing));
 }
 
 #[test]

@@ -908,6 +908,24 @@ pub(crate) fn encode(
     Ok(poly)
 }
 
+/// Appends `model` to the new models, or finds an equal one among those made from the same base
+/// model (`derived`); its index in TRAK.
+fn add_model(
+    new_models: &mut Vec<Model>,
+    derived: &mut Vec<usize>,
+    model: Model,
+    model_count: usize,
+    report: &mut ChangeReport,
+) -> u32 {
+    if let Some(&k) = derived.iter().find(|&&k| new_models[k] == model) {
+        return (model_count + k) as u32;
+    }
+    new_models.push(model);
+    report.models_added += 1;
+    derived.push(new_models.len() - 1);
+    (model_count + new_models.len() - 1) as u32
+}
+
 /// Converts a glTF back into a level, given the level it was made from.
 pub fn gltf_to_wad(
     base: &Level,
@@ -925,6 +943,9 @@ pub fn gltf_to_wad(
         .ok_or_else(|| ImportError::level("the base level has no MAP chunk"))?;
     let mut level = base.clone();
     let mut new_models: Vec<Model> = Vec::new();
+    // New models made from each base model: tiles that shared a model and were edited alike
+    // (Blender edits a mesh all its tiles share at once) share the new one.
+    let mut derived_from: HashMap<u32, Vec<usize>> = HashMap::new();
     let model_count = base_trak.models.len();
 
     let nodes = doc.world_nodes();
@@ -1093,9 +1114,8 @@ pub fn gltf_to_wad(
                 Some(groups) => {
                     let mut model = base_model.clone();
                     model.collision = groups;
-                    new_models.push(model);
-                    report.models_added += 1;
-                    (model_count + new_models.len() - 1) as u32
+                    let derived = derived_from.entry(base_tile.model_index).or_default();
+                    add_model(&mut new_models, derived, model, model_count, &mut report)
                 }
             };
             (model_index, colours)
@@ -1118,9 +1138,9 @@ pub fn gltf_to_wad(
                 frames,
                 None,
             );
-            new_models.push(model);
-            report.models_added += 1;
-            ((model_count + new_models.len() - 1) as u32, colours)
+            let derived = derived_from.entry(base_tile.model_index).or_default();
+            let model_index = add_model(&mut new_models, derived, model, model_count, &mut report);
+            (model_index, colours)
         };
         if model_index != base_tile.model_index {
             tile.model_index = model_index;
