@@ -1,0 +1,687 @@
+//! glTF → WAD: a level written back from a glTF and the level it was made from (the base).
+//!
+//! The base is the source of truth: whatever the glTF shows unchanged keeps the base's bytes
+//! (normals, planes and box margins that cannot be recomputed exactly); what changed is rebuilt
+//! the way the notes' checklists say. The glTF may come from this project or from any tool that
+//! keeps the attributes and extras (Blender's exporter reorders, splits and merges vertices and
+//! writes integers as floats; all of that is accepted).
+
+use std::collections::HashMap;
+
+use glam::{Mat4, Vec3};
+use serde::Serialize;
+
+use crate::gltf::export::Source;
+use crate::gltf::fit::{FitReport, Fitter};
+use crate::gltf::new_geometry::{add_new_geometry, NewMesh};
+use crate::gltf::read::{extras_json, number, Document, Triangles};
+use crate::level::{Level, Model};
+
+mod collision;
+mod colours;
+mod model;
+
+use collision::collision_from_node;
+pub(crate) use collision::{encode, polygon_corners};
+pub(crate) use colours::{corner_colours, vertex_colours};
+pub(crate) use model::build_model;
+use model::{build_model_from, matches_model};
+
+/// How far a position may move before it counts as moved (float noise of other tools' matrix
+/// arithmetic stays far below).
+const POSITION_TOLERANCE: f32 = 1e-4;
+const BOX_MARGIN: f32 = 1.0 / 128.0;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImportOptions {
+    /// Convert even when the glTF says it was made from another level.
+    pub force: bool,
+    /// Give new meshes without a collision mesh of their own collision from their upward faces.
+    pub generate_collision: bool,
+}
+
+/// What the conversion changed, for the user.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ChangeReport {
+    pub tiles_moved: Vec<usize>,
+    /// Tiles whose faces, face flags, texture entries or collision changed: each now has a model
+    /// of its own.
+    pub tiles_reshaped: Vec<usize>,
+    pub tiles_recoloured: Vec<usize>,
+    pub tiles_emptied: Vec<usize>,
+    pub tiles_added: Vec<usize>,
+    pub models_added: usize,
+    pub collision_polygons_changed: usize,
+    pub texture_entries_appended: usize,
+    pub cells_rezoned: usize,
+    pub zone_masks_changed: usize,
+    /// Faces that had no texture entry and got one fitted to their UVs.
+    pub fit: FitReport,
+    pub warnings: Vec<String>,
+}
+
+impl ChangeReport {
+    pub fn is_empty(&self) -> bool {
+        self.tiles_moved.is_empty()
+            && self.tiles_reshaped.is_empty()
+            && self.tiles_recoloured.is_empty()
+            && self.tiles_emptied.is_empty()
+            && self.tiles_added.is_empty()
+            && self.models_added == 0
+            && self.cells_rezoned == 0
+            && self.zone_masks_changed == 0
+    }
+}
+
+/// Why a glTF cannot become a level. Names the node and the faces at fault so that a tool can
+/// select them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", culprit(.node, .faces))]
+pub struct ImportError {
+    pub node: Option<String>,
+    /// Triangle indices in the node's mesh, in the order the glTF lists them.
+    pub faces: Vec<usize>,
+    pub message: String,
+}
+
+fn culprit(node: &Option<String>, faces: &[usize]) -> String {
+    let mut out = String::new();
+    if let Some(n) = node {
+        out.push_str(&format!("{n}: "));
+    }
+    match faces.len() {
+        0 => {}
+        1 => out.push_str(&format!("face {}: ", faces[0])),
+        n if n <= 8 => out.push_str(&format!(
+            "faces {}: ",
+            faces
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        n => out.push_str(&format!("{n} faces (first {}): ", faces[0])),
+    }
+    out
+}
+
+impl ImportError {
+    pub(crate) fn level(message: impl Into<String>) -> ImportError {
+        ImportError {
+            node: None,
+            faces: Vec::new(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn node(node: &str, message: impl Into<String>) -> ImportError {
+        ImportError {
+            node: Some(node.to_string()),
+            faces: Vec::new(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn faces(node: &str, faces: Vec<usize>, message: impl Into<String>) -> ImportError {
+        ImportError {
+            node: Some(node.to_string()),
+            faces,
+            message: message.into(),
+        }
+    }
+}
+
+/// Our role and index in a node's extras, however a tool spelled the numbers.
+struct Role {
+    kind: String,
+    index: Option<usize>,
+}
+
+fn role(node: &gltf::Node) -> Option<Role> {
+    let extras = extras_json(node.extras())?;
+    let kind = extras.get("llamawad")?.as_str()?.to_string();
+    let index = ["tile", "strat", "object_model"]
+        .iter()
+        .find_map(|k| extras.get(*k))
+        .and_then(number)
+        .filter(|v| *v >= 0.0 && v.fract() == 0.0)
+        .map(|v| v as usize);
+    Some(Role { kind, index })
+}
+
+pub(crate) fn node_name(node: &gltf::Node) -> String {
+    match node.name() {
+        Some(n) => format!("node '{n}'"),
+        None => format!("node {}", node.index()),
+    }
+}
+
+/// A tile's placement from its node's world transform: export-space position and rotation.
+fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), ImportError> {
+    let (scale, rotation, translation) = world.to_scale_rotation_translation();
+    if (scale - Vec3::ONE).abs().max_element() > 1e-3 {
+        return Err(ImportError::node(
+            name,
+            format!(
+                "is scaled by {scale}; tiles cannot be scaled: apply the scale to the mesh, then export again"
+            ),
+        ));
+    }
+    let up = rotation * Vec3::Y;
+    if (up - Vec3::Y).abs().max_element() > 1e-3 {
+        return Err(ImportError::node(
+            name,
+            "is turned about x or z; the game turns tiles about the vertical axis only: clear that rotation",
+        ));
+    }
+    let x_axis = rotation * Vec3::X;
+    let angle = (-x_axis.z).atan2(x_axis.x);
+    let steps = (angle / std::f32::consts::TAU * 4096.0).round() as i64;
+    Ok((
+        [translation.x, translation.y, -translation.z],
+        steps.rem_euclid(4096) as u32,
+    ))
+}
+
+/// Rounds attribute floats back to the integers they carry.
+fn integer(v: f32) -> Option<i64> {
+    (v.is_finite() && (v - v.round()).abs() < 1e-3).then(|| v.round() as i64)
+}
+
+/// Per-triangle integer attribute (corner 0 of each triangle).
+pub(crate) fn per_triangle(tris: &Triangles, name: &str) -> Vec<Option<i64>> {
+    match tris.scalar(name) {
+        Some(values) => (0..tris.count()).map(|t| integer(values[3 * t])).collect(),
+        None => vec![None; tris.count()],
+    }
+}
+
+/// The nodes of a glTF sorted by what they are to the level.
+struct Nodes<'a> {
+    /// Tile nodes in document order, the first node of each tile.
+    tiles: Vec<(usize, gltf::Node<'a>, Mat4)>,
+    /// Further nodes of a tile already claimed: copies, which become new tiles.
+    copies: Vec<(usize, gltf::Node<'a>, Mat4)>,
+    /// Whether some node stands for each base tile.
+    claimed: Vec<bool>,
+    /// The collision node of each tile node (by the tile node's index).
+    collision_of: HashMap<usize, (gltf::Node<'a>, Mat4)>,
+    zones: Option<gltf::Node<'a>>,
+    new_meshes: Vec<NewMesh<'a>>,
+}
+
+fn sort_nodes<'a>(doc: &'a Document, tile_count: usize) -> Result<Nodes<'a>, ImportError> {
+    let nodes = doc.world_nodes();
+    let parents: HashMap<usize, usize> = nodes
+        .iter()
+        .flat_map(|(n, _)| n.children().map(move |c| (c.index(), n.index())))
+        .collect();
+    let mut sorted = Nodes {
+        tiles: Vec::new(),
+        copies: Vec::new(),
+        claimed: vec![false; tile_count],
+        collision_of: HashMap::new(),
+        zones: None,
+        new_meshes: Vec::new(),
+    };
+    for (node, world) in &nodes {
+        let Some(role) = role(node) else {
+            if node.mesh().is_some() && !is_given_collision(node) {
+                sorted.new_meshes.push(NewMesh {
+                    node: node.clone(),
+                    world: *world,
+                    collision: None,
+                });
+            }
+            continue;
+        };
+        match (role.kind.as_str(), role.index) {
+            ("tile", Some(i)) if i < tile_count => {
+                if sorted.claimed[i] {
+                    sorted.copies.push((i, node.clone(), *world));
+                } else {
+                    sorted.claimed[i] = true;
+                    sorted.tiles.push((i, node.clone(), *world));
+                }
+            }
+            ("tile", _) => {
+                return Err(ImportError::node(
+                    &node_name(node),
+                    format!("names a tile the base level does not have ({tile_count} tiles)"),
+                ));
+            }
+            ("collision", _) => {
+                if let Some(&parent) = parents.get(&node.index()) {
+                    sorted.collision_of.insert(parent, (node.clone(), *world));
+                }
+            }
+            ("zones", _) => sorted.zones = Some(node.clone()),
+            _ => {}
+        }
+    }
+    // A new mesh's collision is a child mesh named "collision…", or the collision node a tile
+    // had before its node lost its tile (a whole level re-tiled).
+    for mesh in &mut sorted.new_meshes {
+        mesh.collision = mesh
+            .node
+            .children()
+            .find(|c| is_given_collision(c) || role(c).is_some_and(|r| r.kind == "collision"))
+            .and_then(|c| {
+                nodes
+                    .iter()
+                    .find(|(n, _)| n.index() == c.index())
+                    .map(|(n, w)| (n.clone(), *w))
+            });
+    }
+    Ok(sorted)
+}
+
+/// The state of one conversion: the level being written and what it gains.
+struct Conversion<'a> {
+    base: &'a Level,
+    level: Level,
+    /// Models appended to TRAK, numbered from `model_count`.
+    new_models: Vec<Model>,
+    model_count: usize,
+    /// New models made from each base model: tiles that shared a model and were edited alike
+    /// (Blender edits a mesh all its tiles share at once) share the new one.
+    derived_from: HashMap<u32, Vec<usize>>,
+    fitter: Fitter,
+    report: ChangeReport,
+}
+
+impl Conversion<'_> {
+    /// Appends `model`, or finds an equal one among those made from the same base model; its
+    /// index in TRAK.
+    fn add_model(&mut self, base_model: u32, model: Model) -> u32 {
+        let derived = self.derived_from.entry(base_model).or_default();
+        if let Some(&k) = derived.iter().find(|&&k| self.new_models[k] == model) {
+            return (self.model_count + k) as u32;
+        }
+        self.new_models.push(model);
+        self.report.models_added += 1;
+        derived.push(self.new_models.len() - 1);
+        (self.model_count + self.new_models.len() - 1) as u32
+    }
+
+    /// A tile without a node keeps its index and draws nothing (FORMAT-DECISIONS §6).
+    fn empty_tile(&mut self, i: usize) {
+        let empty = match self
+            .new_models
+            .iter()
+            .position(|m| m.vertices.is_empty() && m.collision_count() == 0)
+        {
+            Some(k) => (self.model_count + k) as u32,
+            None => {
+                self.new_models.push(Model::default());
+                self.report.models_added += 1;
+                (self.model_count + self.new_models.len() - 1) as u32
+            }
+        };
+        let tile = &mut self.level.map_mut().expect("cloned from the base").tiles[i];
+        tile.model_index = empty;
+        tile.float.model = empty;
+        tile.colours.clear();
+        self.report.tiles_emptied.push(i);
+    }
+
+    /// One tile node: its placement, geometry, collision and colours against the base tile.
+    /// `copy` marks a second node of the same tile, which becomes a new tile.
+    fn tile(
+        &mut self,
+        doc: &Document,
+        (i, node, world): &(usize, gltf::Node, Mat4),
+        collision_node: Option<&(gltf::Node, Mat4)>,
+        copy: bool,
+    ) -> Result<(), ImportError> {
+        let (i, world) = (*i, *world);
+        let name = node_name(node);
+        let base_map = self.base.map().expect("checked by gltf_to_wad");
+        let base_tile = &base_map.tiles[i];
+        let base_model = &self.base.trak().expect("checked by gltf_to_wad").models
+            [base_tile.model_index as usize];
+        let (position, rotation) = placement(&world, &name)?;
+        let mut tile = base_tile.clone();
+        let moved = (0..3)
+            .any(|k| (position[k] - base_tile.float.position[k]).abs() > POSITION_TOLERANCE)
+            || rotation != base_tile.float.rotation % 4096;
+        if moved || copy {
+            tile.set_placement(position, rotation);
+        }
+        if tile.cell(base_map.width, base_map.height).is_none() {
+            let (w, h) = (base_map.width, base_map.height);
+            return Err(ImportError::node(
+                &name,
+                format!(
+                    "stands at x {:.2}, z {:.2}, outside the {w}×{h} grid; move it inside (0 ≤ x < {w}, 0 ≤ z < {h})",
+                    position[0], -position[2]
+                ),
+            ));
+        }
+
+        let tris = match node.mesh() {
+            Some(mesh) => doc
+                .triangles(&mesh)
+                .map_err(|e| ImportError::node(&name, e.0))?,
+            None => Triangles::default(),
+        };
+        let flags: Vec<Option<u16>> = per_triangle(&tris, "FLAGS")
+            .into_iter()
+            .map(|f| f.and_then(|f| u16::try_from(f).ok()))
+            .collect();
+        let textures = per_triangle(&tris, "TEXTURE");
+        let geometry_same = matches_model(&tris, base_model, &flags, &textures);
+        let collision = match collision_node {
+            Some((cnode, cworld)) => collision_from_node(
+                doc,
+                cnode,
+                cworld,
+                &world,
+                base_model,
+                &name,
+                &mut self.report,
+            )?,
+            None if base_model.collision_count() > 0 => {
+                self.report.collision_polygons_changed += base_model.collision_count();
+                Some(Default::default())
+            }
+            None => None,
+        };
+
+        let nv_base = base_model.vertices.len();
+        let frames = base_tile
+            .colours
+            .len()
+            .checked_div(nv_base)
+            .unwrap_or(1)
+            .max(1);
+        let corners = corner_colours(&tris, frames, &flags);
+        let (model_index, colours) = if geometry_same {
+            // Matched triangles all carry vertex indices; a model without faces has no corners.
+            let vertex_attr = tris.scalar("VERTEX").unwrap_or(&[]);
+            let vertex_of_corner: Vec<usize> =
+                vertex_attr.iter().map(|&v| v.round() as usize).collect();
+            let colours = vertex_colours(
+                &corners,
+                &vertex_of_corner,
+                nv_base,
+                frames,
+                Some(&base_tile.colours),
+            );
+            let model_index = match collision {
+                None => base_tile.model_index,
+                Some(groups) => {
+                    let mut model = base_model.clone();
+                    model.collision = groups;
+                    self.add_model(base_tile.model_index, model)
+                }
+            };
+            (model_index, colours)
+        } else {
+            let built = build_model_from(
+                &tris,
+                &flags,
+                &textures,
+                &mut self.fitter,
+                &name,
+                &mut self.report,
+                Some(base_model),
+            )?;
+            let mut model = built.model;
+            model.collision = collision.unwrap_or_else(|| base_model.collision.clone());
+            let colours = vertex_colours(
+                &corners,
+                &built.vertex_of_corner,
+                model.vertices.len(),
+                frames,
+                None,
+            );
+            (self.add_model(base_tile.model_index, model), colours)
+        };
+
+        let report = &mut self.report;
+        if model_index != base_tile.model_index {
+            tile.model_index = model_index;
+            tile.float.model = model_index;
+            if !copy {
+                report.tiles_reshaped.push(i);
+            }
+        }
+        let recoloured = colours != base_tile.colours;
+        if recoloured {
+            tile.colours = colours;
+            if model_index == base_tile.model_index && !copy {
+                report.tiles_recoloured.push(i);
+            }
+        }
+        if moved && !copy {
+            report.tiles_moved.push(i);
+        }
+        let map = self.level.map_mut().expect("cloned from the base");
+        if copy {
+            // A copy of a tile is a tile of its own; a swap belongs to the original only.
+            tile.swap = None;
+            tile.swap_colours.clear();
+            tile.float.swap_flag = 0;
+            report.tiles_added.push(map.tiles.len());
+            map.tiles.push(tile);
+        } else {
+            map.tiles[i] = tile;
+        }
+        Ok(())
+    }
+}
+
+/// Converts a glTF back into a level, given the level it was made from.
+pub fn gltf_to_wad(
+    base: &Level,
+    base_bytes: &[u8],
+    doc: &Document,
+    options: ImportOptions,
+) -> Result<(Level, ChangeReport), ImportError> {
+    let mut report = ChangeReport::default();
+    check_source(base, base_bytes, doc, options, &mut report)?;
+    let base_trak = base
+        .trak()
+        .ok_or_else(|| ImportError::level("the base level has no TRAK chunk"))?;
+    let base_map = base
+        .map()
+        .ok_or_else(|| ImportError::level("the base level has no MAP chunk"))?;
+    let nodes = sort_nodes(doc, base_map.tiles.len())?;
+    let mut c = Conversion {
+        base,
+        level: base.clone(),
+        new_models: Vec::new(),
+        model_count: base_trak.models.len(),
+        derived_from: HashMap::new(),
+        fitter: Fitter::new(base.text().map(|t| t.entries.clone()).unwrap_or_default()),
+        report,
+    };
+
+    for i in (0..base_map.tiles.len()).filter(|&i| !nodes.claimed[i]) {
+        c.empty_tile(i);
+    }
+    for (tile, copy) in nodes
+        .tiles
+        .iter()
+        .map(|t| (t, false))
+        .chain(nodes.copies.iter().map(|t| (t, true)))
+    {
+        c.tile(doc, tile, nodes.collision_of.get(&tile.1.index()), copy)?;
+    }
+    add_new_geometry(
+        doc,
+        &nodes.new_meshes,
+        &mut c.level,
+        &mut c.new_models,
+        c.model_count,
+        &mut c.fitter,
+        options.generate_collision,
+        &mut c.report,
+    )?;
+
+    let Conversion {
+        mut level,
+        new_models,
+        fitter,
+        mut report,
+        ..
+    } = c;
+    let appended = fitter.appended().to_vec();
+    if !appended.is_empty() {
+        let text = level.text_mut().ok_or_else(|| {
+            ImportError::level(
+                "faces need new texture entries, but the base level has no TEXT chunk",
+            )
+        })?;
+        text.entries.extend_from_slice(&appended);
+    }
+    report.texture_entries_appended = appended.len();
+    report.fit = fitter.report();
+
+    if let Some(node) = &nodes.zones {
+        apply_zones(doc, node, &mut level, &mut report)?;
+    }
+    apply_zone_masks(doc, &mut level, &mut report);
+
+    if !new_models.is_empty() {
+        level
+            .trak_mut()
+            .expect("cloned from the base")
+            .models
+            .extend(new_models);
+    }
+    report.tiles_moved.sort_unstable();
+    report.tiles_reshaped.sort_unstable();
+    report.tiles_recoloured.sort_unstable();
+
+    let known: Vec<_> = base.check();
+    for problem in level.check() {
+        if !known.contains(&problem) {
+            report.warnings.push(format!(
+                "{}: {} ({})",
+                problem.culprit, problem.message, problem.rule
+            ));
+        }
+    }
+    Ok((level, report))
+}
+
+/// A mesh given as the collision of a new mesh: named "collision…", without a role of ours.
+fn is_given_collision(node: &gltf::Node) -> bool {
+    role(node).is_none()
+        && node
+            .name()
+            .is_some_and(|n| n.to_ascii_lowercase().starts_with("collision"))
+}
+
+fn scene_extras(doc: &Document) -> Option<serde_json::Value> {
+    doc.document.scenes().find_map(|s| {
+        extras_json(s.extras())?
+            .get("llamawad")
+            .filter(|v| v.is_object())
+            .cloned()
+    })
+}
+
+fn check_source(
+    base: &Level,
+    base_bytes: &[u8],
+    doc: &Document,
+    options: ImportOptions,
+    report: &mut ChangeReport,
+) -> Result<(), ImportError> {
+    let Some(ours) = scene_extras(doc) else {
+        report.warnings.push(
+            "the glTF does not say which level it was made from; the base is taken as given".into(),
+        );
+        return Ok(());
+    };
+    let source = Source::of(base_bytes);
+    let size = number(&ours["source"]["size"]).map(|v| v as u64);
+    let crc = number(&ours["source"]["crc32"]).map(|v| v as u32);
+    if size == Some(source.size) && crc == Some(source.crc32) {
+        return Ok(());
+    }
+    let made_from = ours["level_name"].as_str().unwrap_or("?");
+    let message = format!(
+        "the glTF was made from another level ({made_from}, {} bytes) than the base ({}, {} bytes)",
+        size.map_or("?".to_string(), |s| s.to_string()),
+        base.name().map(|n| n.text()).unwrap_or_else(|| "?".into()),
+        source.size
+    );
+    if options.force {
+        report
+            .warnings
+            .push(format!("{message}; converted anyway (forced)"));
+        Ok(())
+    } else {
+        Err(ImportError::level(format!(
+            "{message}: give the level it was made from as the base, or force"
+        )))
+    }
+}
+
+fn apply_zones(
+    doc: &Document,
+    node: &gltf::Node,
+    level: &mut Level,
+    report: &mut ChangeReport,
+) -> Result<(), ImportError> {
+    let Some(mesh) = node.mesh() else {
+        return Ok(());
+    };
+    let name = node_name(node);
+    let tris = doc
+        .triangles(&mesh)
+        .map_err(|e| ImportError::node(&name, e.0))?;
+    let cells = per_triangle(&tris, "CELL");
+    let zones = per_triangle(&tris, "ZONE");
+    let map = level.map_mut().expect("checked by the caller");
+    let mut rezoned = vec![false; map.region_grid.len()];
+    for t in 0..tris.count() {
+        let (Some(cell), Some(zone)) = (cells[t], zones[t]) else {
+            continue;
+        };
+        let Some(slot) = usize::try_from(cell)
+            .ok()
+            .and_then(|c| map.region_grid.get_mut(c))
+        else {
+            continue;
+        };
+        if !(0..32).contains(&zone) {
+            return Err(ImportError::faces(
+                &name,
+                vec![t],
+                format!("zone {zone} is not 0 to 31"),
+            ));
+        }
+        if *slot != zone as u32 {
+            *slot = zone as u32;
+            rezoned[cell as usize] = true;
+        }
+    }
+    report.cells_rezoned = rezoned.iter().filter(|&&r| r).count();
+    Ok(())
+}
+
+fn apply_zone_masks(doc: &Document, level: &mut Level, report: &mut ChangeReport) {
+    let Some(ours) = scene_extras(doc) else {
+        return;
+    };
+    let Some(regions) = ours["regions"].as_array() else {
+        return;
+    };
+    let map = level.map_mut().expect("checked by the caller");
+    for (region, value) in map.regions.iter_mut().zip(regions) {
+        let mask = number(&value["mask"]).map(|v| v as u32);
+        let val = number(&value["value"]).map(|v| v as i32);
+        if let (Some(mask), Some(val)) = (mask, val) {
+            if (mask, val) != (region.mask, region.value) {
+                region.mask = mask;
+                region.value = val;
+                report.zone_masks_changed += 1;
+            }
+        }
+    }
+}
