@@ -3,6 +3,10 @@ source tree (addon/). Run by scripts/render-preview and by the main job of scrip
 
   blender_job.py render LEVEL.wad OUT.png|OUT.jpg [--view level|collision] [--size 1280x720]
   blender_job.py main LEVEL.wad OUTDIR      import, export, byte-compare, render both views
+  blender_job.py bench [--runs N] [--json] [--merge FILE|-]
+                                           add-on import and export of the generated full-size
+                                           level against Blender's own glTF importer and
+                                           exporter on the same level's GLB (medians)
 
 Exit status: 0 fine, 1 error, 3 when the export is not byte-identical to the level.
 """
@@ -104,6 +108,134 @@ def render(path: Path, view: str, size: tuple[int, int]) -> float:
     return time.perf_counter() - started
 
 
+IMPORT_TARGET_S = 0.5
+EXPORT_TARGET_S = 0.6
+SPEED_UP_TARGET = 3.0
+
+
+class _Quiet:
+    """Sends file descriptor 1 to /dev/null: Blender prints operator reports and the glTF add-on
+    its log there, from C as well as Python."""
+
+    def __enter__(self):
+        sys.stdout.flush()
+        self.saved = os.dup(1)
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+
+    def __exit__(self, *exc):
+        sys.stdout.flush()
+        os.dup2(self.saved, 1)
+        os.close(self.saved)
+
+
+def _median_time(fn, runs: int, before=None) -> tuple[float, list[float]]:
+    import statistics
+
+    times = []
+    for _ in range(runs):
+        if before is not None:
+            before()
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), times
+
+
+def bench(runs: int) -> dict:
+    """Times, in one Blender process, the add-on's import and export of the generated full-size
+    level (seed 1) and Blender's own glTF importer and exporter on the same level's GLB. Every
+    time is a whole operator call (bpy.ops, view layer updates included), from an empty file."""
+    import tempfile
+
+    import llamawad
+
+    if not hasattr(bpy.types.Scene, "llamawad"):
+        addon.register()
+    work = Path(tempfile.mkdtemp(prefix="llamawad-bench-"))
+    wad = work / "full-1.wad"
+    wad.write_bytes(llamawad.generate(1, "full"))
+    glb = work / "full-1.glb"
+    glb.write_bytes(llamawad.wad_to_glb(wad.read_bytes())[0])
+    info = llamawad.parse_info(wad.read_bytes())
+    out_wad = work / "out.wad"
+    out_glb = work / "out.glb"
+    empty = lambda: bpy.ops.wm.read_homefile(use_empty=True)  # noqa: E731
+
+    def addon_import():
+        assert bpy.ops.import_scene.llamawad(filepath=str(wad)) == {"FINISHED"}
+
+    def addon_export():
+        assert bpy.ops.export_scene.llamawad(filepath=str(out_wad)) == {"FINISHED"}
+
+    def stock_import():
+        assert bpy.ops.import_scene.gltf(filepath=str(glb)) == {"FINISHED"}
+
+    def stock_export():
+        assert bpy.ops.export_scene.gltf(filepath=str(out_glb), export_format="GLB", export_extras=True, export_attributes=True) == {"FINISHED"}
+
+    results = {}
+    quiet = _Quiet()
+    quiet.__enter__()
+    # One untimed round of each first: module imports and first-use caches are not the job.
+    empty()
+    addon_import()
+    addon_export()
+    empty()
+    stock_import()
+    results["addon_import"] = _median_time(addon_import, runs, before=empty)
+    addon_import_scene = lambda: (empty(), addon_import())  # noqa: E731
+    addon_import_scene()
+    results["addon_export"] = _median_time(addon_export, runs)
+    identical = out_wad.read_bytes() == wad.read_bytes()
+    results["stock_import"] = _median_time(stock_import, runs, before=empty)
+    empty()
+    stock_import()
+    results["stock_export"] = _median_time(stock_export, runs)
+    empty()
+    quiet.__exit__(None, None, None)
+    for f in work.iterdir():
+        f.unlink()
+    work.rmdir()
+    report = {
+        "level": {"seed": 1, "size": "full", "tiles": info["tiles"], "triangles": info["tile_faces"]},
+        "runs": runs,
+        "export_byte_identical": identical,
+    }
+    for key, (median, times) in results.items():
+        report[key] = {"median_s": round(median, 4), "min_s": round(min(times), 4)}
+    report["import_speed_up"] = round(results["stock_import"][0] / results["addon_import"][0], 2)
+    report["export_speed_up"] = round(results["stock_export"][0] / results["addon_export"][0], 2)
+    report["targets"] = {
+        "import_under_s": IMPORT_TARGET_S,
+        "export_under_s": EXPORT_TARGET_S,
+        "speed_up_at_least": SPEED_UP_TARGET,
+        "met": results["addon_import"][0] < IMPORT_TARGET_S
+        and results["addon_export"][0] < EXPORT_TARGET_S
+        and report["import_speed_up"] >= SPEED_UP_TARGET
+        and report["export_speed_up"] >= SPEED_UP_TARGET,
+    }
+    return report
+
+
+def print_bench(report: dict) -> None:
+    level = report["level"]
+    print(f"Blender {bpy.app.version_string}: full-size level (seed 1: {level['tiles']} tiles, {level['triangles']} triangles), median of {report['runs']} runs")
+    rows = (
+        ("import  add-on (WAD)", "addon_import", IMPORT_TARGET_S),
+        ("import  Blender glTF (GLB)", "stock_import", None),
+        ("export  add-on (WAD)", "addon_export", EXPORT_TARGET_S),
+        ("export  Blender glTF (GLB)", "stock_export", None),
+    )
+    for label, key, target in rows:
+        r = report[key]
+        note = f"   (target < {target} s)" if target else ""
+        print(f"{label:28s} median {r['median_s']:7.3f} s   min {r['min_s']:7.3f} s{note}")
+    print(f"add-on import {report['import_speed_up']}× and export {report['export_speed_up']}× faster than Blender's own (target ≥ {SPEED_UP_TARGET}×)")
+    print(f"export byte-identical to the level: {'yes' if report['export_byte_identical'] else 'NO'}; targets {'met' if report['targets']['met'] else 'NOT met'}")
+
+
 def size_arg(text: str) -> tuple[int, int]:
     w, h = text.lower().split("x")
     return int(w), int(h)
@@ -121,7 +253,24 @@ def main() -> int:
     m.add_argument("level", type=Path)
     m.add_argument("outdir", type=Path)
     m.add_argument("--size", type=size_arg, default=(1280, 720))
+    b = sub.add_parser("bench", help="time import and export against Blender's own glTF add-on")
+    b.add_argument("--runs", type=int, default=5)
+    b.add_argument("--json", action="store_true")
+    b.add_argument("--merge", help="a JSON object (file, or - for stdin) to print with the result under 'blender'")
     args = parser.parse_args()
+
+    if args.job == "bench":
+        report = bench(max(1, args.runs))
+        if args.json:
+            merged = report
+            if args.merge:
+                text = sys.stdin.read() if args.merge == "-" else Path(args.merge).read_text()
+                merged = json.loads(text)
+                merged["blender"] = report
+            print(json.dumps(merged, indent=2))
+        else:
+            print_bench(report)
+        return 0 if report["export_byte_identical"] else 3
 
     if args.job == "render":
         args.out.parent.mkdir(parents=True, exist_ok=True)

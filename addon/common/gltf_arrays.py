@@ -163,52 +163,60 @@ class Document:
         shape = (total,) if width == 1 else (total, width)
         if total == 0:
             return np.zeros(shape, np.float32)
-        present = [a for a in accessors if a is not None]
-        simple = True
-        starts = []
-        for a in present:
-            acc = self._accessors[a]
-            view = self._views[acc.get("bufferView", -1)] if acc.get("bufferView") is not None else None
-            if (
-                view is None
-                or acc["componentType"] != 5126
-                or COMPONENTS[acc["type"]] != width
-                or "byteStride" in view and view["byteStride"] != 4 * width
-                or "sparse" in acc
-            ):
-                simple = False
-                break
-            offset = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
-            if offset % 4 or offset + 4 * width * acc["count"] > min(len(self.bin), view.get("byteOffset", 0) + view["byteLength"]):
-                simple = False
-                break
-            starts.append(offset // 4)
-        if not simple:
+        plain = self._plain_floats()
+        starts = [plain[a] for a in accessors if a is not None]
+        if any(start < 0 for start in starts):
+            starts = None
+        else:
+            widths = {COMPONENTS[self._accessors[a]["type"]] for a in set(accessors) if a is not None}
+            if widths != {width}:
+                starts = None
+        if starts is None:
             pieces = [
                 np.full(shape[1:] and (n, width) or (n,), fill, np.float32) if a is None else self.accessor(a).astype(np.float32, copy=False)
                 for a, n in zip(accessors, counts)
             ]
             return np.concatenate(pieces).reshape(shape)
         words = np.frombuffer(self.bin, np.float32, len(self.bin) // 4)
-        lengths = np.asarray(counts, np.int64) * width
-        have = np.fromiter((a is not None for a in accessors), bool, len(accessors))
-        out = np.full(total * width, fill, np.float32)
-        if have.all():
-            source_starts = np.asarray(starts, np.int64)
-            dest = None
-        else:
-            source_starts = np.asarray(starts, np.int64)
-            dest = np.concatenate([[0], np.cumsum(lengths)[:-1]])[have]
-        sel = lengths[have]
-        # Word index of every element: each piece's source start plus its position in the piece.
-        piece_start_in_out = np.concatenate([[0], np.cumsum(sel)[:-1]])
-        index = np.arange(int(sel.sum()), dtype=np.int64) + np.repeat(source_starts - piece_start_in_out, sel)
-        if dest is None:
-            out[:] = words[index]
-        else:
-            target = np.arange(int(sel.sum()), dtype=np.int64) + np.repeat(dest - piece_start_in_out, sel)
-            out[target] = words[index]
-        return out.reshape(shape)
+        # Views of each piece, joined by one concatenate (a memcpy each).
+        pieces = []
+        k = 0
+        for a, n in zip(accessors, counts):
+            if a is None:
+                pieces.append(np.full(n * width, fill, np.float32))
+            else:
+                start = starts[k]
+                pieces.append(words[start : start + n * width])
+                k += 1
+        return np.concatenate(pieces).reshape(shape)
+
+    def _plain_floats(self) -> list[int]:
+        """For each accessor: its first float's index in the buffer when it is tightly packed
+        float32 data inside its view (what llamawad writes), else −1. Computed once."""
+        cached = getattr(self, "_plain", None)
+        if cached is not None:
+            return cached
+        views = self._views
+        size = len(self.bin)
+        view_info = []
+        for v in views:
+            start = v.get("byteOffset", 0)
+            view_info.append((start, start + v["byteLength"], "byteStride" in v))
+        out = []
+        for acc in self._accessors:
+            view = acc.get("bufferView")
+            if view is None or acc["componentType"] != 5126 or "sparse" in acc:
+                out.append(-1)
+                continue
+            start, end, strided = view_info[view]
+            offset = start + acc.get("byteOffset", 0)
+            n = COMPONENTS[acc["type"]]
+            if (strided and views[view]["byteStride"] != 4 * n) or offset % 4 or offset + 4 * n * acc["count"] > min(end, size):
+                out.append(-1)
+            else:
+                out.append(offset // 4)
+        self._plain = out
+        return out
 
     # --- meshes
 

@@ -166,6 +166,12 @@ class LLAMAWAD_OT_collision_from_faces(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def collision_name(tile: int) -> str:
+    from ..blender.imp.level import collision_object_name
+
+    return collision_object_name(tile)
+
+
 def add_collision(scene, tile, faces: np.ndarray, material: int) -> int:
     """Appends the render faces ``faces`` of ``tile`` to its collision mesh (made when it has
     none) as new polygons (``wad_polygon`` −1)."""
@@ -177,8 +183,8 @@ def add_collision(scene, tile, faces: np.ndarray, material: int) -> int:
 
     collision = level_scene.collision_of(tile)
     if collision is None:
-        mesh = bpy.data.meshes.new(f"collision · {tile.name}")
-        collision = bpy.data.objects.new(f"collision · tile {int(tile.get('tile', 0)):04}", mesh)
+        mesh = bpy.data.meshes.new(f"{tile.name} · collision")
+        collision = bpy.data.objects.new(collision_name(int(tile.get("tile", 0))), mesh)
         collision["llamawad"] = "collision"
         collision["tile"] = tile.get("tile", 0)
         collision["model"] = tile.get("model", 0)

