@@ -35,13 +35,12 @@ class LLAMAWAD_OT_import_level(bpy.types.Operator, ImportHelper):
             return {"CANCELLED"}
 
         if level_scene.has_level(context.scene):
-            # One level per scene: export writes the scene against one base.
-            new = bpy.data.scenes.new(os.path.splitext(os.path.basename(path))[0])
-            context.window.scene = new if context.window else None
-            if context.scene != new:
+            # One level per scene (export writes a scene against one base): a new scene for it.
+            if context.window is None:
                 self.report({"ERROR"}, "This scene already holds a level: import into an empty scene")
-                bpy.data.scenes.remove(new)
                 return {"CANCELLED"}
+            new = bpy.data.scenes.new(os.path.splitext(os.path.basename(path))[0])
+            context.window.scene = new
 
         wm = context.window_manager
         wm.progress_begin(0, 100)

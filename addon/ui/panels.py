@@ -86,7 +86,7 @@ class LLAMAWAD_PT_face(_Panel, bpy.types.Panel):
             row.template_icon(icon_value=previews.entry_icon(context, entry), scale=4.0)
             col = row.column()
             col.label(text=game.entry_label(entry, entries[entry]))
-            col.label(text=game.blender_material_name(entries[entry], bool(flags.all() & game.FACE_DOUBLE_SIDED)))
+            col.label(text=game.blender_material_name(entries[entry], bool(((flags & game.FACE_DOUBLE_SIDED) != 0).all())))
             col.operator("llamawad.face_select_texture", text="Select same entry").entry = entry
         elif len(distinct) > 1:
             box.label(text=f"Mixed: entries {', '.join(map(str, distinct[:6]))}{' …' if len(distinct) > 6 else ''}")

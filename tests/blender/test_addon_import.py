@@ -254,3 +254,16 @@ def test_full_size_level(tmp_path_factory):
     tiles = [o for o in bpy.data.objects if o.get("llamawad") == "tile"]
     assert len(tiles) == full.info["tiles"]
     assert sum(len(o.data.polygons) for o in tiles if o.type == "MESH") == full.info["tile_faces"]
+
+
+def test_one_level_per_scene(small):
+    """A second level is not mixed into a scene that holds one: it gets a scene of its own."""
+    assert addon_support.import_level(small.path) == {"FINISHED"}
+    first = bpy.context.scene
+    objects = set(first.objects)
+    assert bpy.ops.import_scene.llamawad(filepath=str(small.path)) == {"FINISHED"}
+    second = bpy.context.scene
+    assert second != first and second.name == small.path.stem
+    assert set(first.objects) == objects
+    assert second.llamawad.base_path == str(small.path)
+    assert sum(1 for o in second.objects if o.get("llamawad") == "tile") == small.info["tiles"]
