@@ -127,4 +127,29 @@ class LLAMAWAD_OT_zone_select_visible(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (LLAMAWAD_OT_zone_set, LLAMAWAD_OT_zone_visibility_set, LLAMAWAD_OT_zone_select_visible)
+class LLAMAWAD_OT_zones_show(bpy.types.Operator):
+    """Show the zone grid filled with each zone's colour (to see and paint zones), or as a wire over
+    the level (to work on the tiles); it never renders"""
+
+    bl_idname = "llamawad.zones_show"
+    bl_label = "Show Zone Colours"
+    bl_options = {"REGISTER", "UNDO"}
+
+    colours: BoolProperty(name="Colours", description="Filled with the zone colours; off: wire", default=True)
+
+    @classmethod
+    def poll(cls, context):
+        return _zones_target(context) is not None
+
+    def execute(self, context):
+        obj = _zones_target(context)
+        obj.display_type = "SOLID" if self.colours else "WIRE"
+        if self.colours:
+            recolour(obj.data)
+            for area in context.screen.areas if context.screen else []:
+                if area.type == "VIEW_3D":
+                    area.spaces.active.shading.color_type = "VERTEX"
+        return {"FINISHED"}
+
+
+classes = (LLAMAWAD_OT_zone_set, LLAMAWAD_OT_zone_visibility_set, LLAMAWAD_OT_zone_select_visible, LLAMAWAD_OT_zones_show)

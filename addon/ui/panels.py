@@ -157,6 +157,9 @@ class LLAMAWAD_PT_zones(_Panel, bpy.types.Panel):
                 layout.label(text=f"{len(cells)} cells in zone {', '.join(map(str, distinct[:6]))}" + (" (mixed)" if len(distinct) > 1 else ""))
             else:
                 layout.label(text="No cells selected (edit the Zones mesh)", icon="INFO")
+        filled = zones.display_type != "WIRE"
+        op = layout.operator("llamawad.zones_show", text="Zone colours", icon="COLOR", depress=filled)
+        op.colours = not filled
         row = layout.row(align=True)
         row.prop(props, "zone")
         row.operator("llamawad.zone_set", text="Set").zone = props.zone

@@ -271,6 +271,15 @@ def test_zone_visibility(level):
     assert after["regions"][a][0] == level.base.state["regions"][a][0] ^ (1 << z)
 
 
+def test_zone_colours_shown(level):
+    zones = bpy.data.objects["Zones"]
+    assert zones.display_type == "WIRE"
+    assert bpy.ops.llamawad.zones_show(colours=True) == {"FINISHED"}
+    assert zones.display_type == "SOLID"
+    assert bpy.ops.llamawad.zones_show(colours=False) == {"FINISHED"}
+    assert zones.display_type == "WIRE"
+
+
 def test_cells_visible_from_here(level):
     zones = bpy.data.objects["Zones"]
     zone = ints(zones.data, "wad_zone")
@@ -353,6 +362,7 @@ OPERATORS = [
     "llamawad.zone_set",
     "llamawad.zone_visibility_set",
     "llamawad.zone_select_visible",
+    "llamawad.zones_show",
     "llamawad.check_level",
     "llamawad.problem_select",
 ]
