@@ -184,34 +184,33 @@ def render_arrays(mesh) -> MeshArrays:
     return MeshArrays(primitives, tri_face[order])
 
 
-def collision_arrays(mesh) -> MeshArrays:
+def _face_data_arrays(mesh, face_attributes) -> tuple[dict, np.ndarray, np.ndarray]:
+    """Positions of every triangle corner (file space) and the named FACE-domain integer
+    attributes as per-corner floats, for meshes whose data belong to faces (collision, zones)."""
     tri_loops, tri_face = _fan(mesh)
-    corners = tri_loops.ravel()
     loop_vertex = _get(mesh.loops, "vertex_index", np.int64)
     co = _get(mesh.vertices, "co", np.float32, 3)
-    attrs = {"POSITION": space.blender_to_file(co[loop_vertex[corners]])}
+    attrs = {"POSITION": space.blender_to_file(co[loop_vertex[tri_loops.ravel()]])}
     corner_face = np.repeat(tri_face, 3)
-    polygon = _int_values(mesh, "wad_polygon", "FACE")
-    polygon = np.full(len(mesh.polygons), -1, np.int32) if polygon is None else _first_keeps(polygon.astype(np.int32))
-    attrs["_POLYGON"] = polygon[corner_face].astype(np.float32)
-    for name, key in (("wad_material", "_MATERIAL"), ("wad_kind", "_KIND"), ("wad_group", "_GROUP")):
+    for name, key in face_attributes:
         values = _int_values(mesh, name, "FACE")
         if values is not None:
             attrs[key] = values[corner_face].astype(np.float32)
+    return attrs, tri_face, corner_face
+
+
+def collision_arrays(mesh) -> MeshArrays:
+    attrs, tri_face, corner_face = _face_data_arrays(
+        mesh, (("wad_material", "_MATERIAL"), ("wad_kind", "_KIND"), ("wad_group", "_GROUP"))
+    )
+    polygon = _int_values(mesh, "wad_polygon", "FACE")
+    polygon = np.full(len(mesh.polygons), -1, np.int32) if polygon is None else _first_keeps(polygon.astype(np.int32))
+    attrs["_POLYGON"] = polygon[corner_face].astype(np.float32)
     return MeshArrays([("collision", attrs)], tri_face)
 
 
 def zones_arrays(mesh) -> MeshArrays:
-    tri_loops, tri_face = _fan(mesh)
-    corners = tri_loops.ravel()
-    loop_vertex = _get(mesh.loops, "vertex_index", np.int64)
-    co = _get(mesh.vertices, "co", np.float32, 3)
-    attrs = {"POSITION": space.blender_to_file(co[loop_vertex[corners]])}
-    corner_face = np.repeat(tri_face, 3)
-    for name, key in (("wad_cell", "_CELL"), ("wad_zone", "_ZONE")):
-        values = _int_values(mesh, name, "FACE")
-        if values is not None:
-            attrs[key] = values[corner_face].astype(np.float32)
+    attrs, tri_face, _ = _face_data_arrays(mesh, (("wad_cell", "_CELL"), ("wad_zone", "_ZONE")))
     return MeshArrays([("zones", attrs)], tri_face)
 
 

@@ -156,7 +156,10 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
             generate_collision,
             json,
         } => {
-            let options = llamawad::gltf::ImportOptions { force, generate_collision };
+            let options = llamawad::gltf::ImportOptions {
+                force,
+                generate_collision,
+            };
             gltf2wad(&base, &input, &output, options, json, out)
         }
         Command::Generate { seed, size, output } => {
@@ -189,11 +192,18 @@ fn info(path: &Path, json: bool, out: &mut impl Write) -> Result<ExitCode> {
 }
 
 fn wad2gltf(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCode> {
-    let extension = output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let extension = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
     let is_glb = match extension.as_deref() {
         Some("glb") => true,
         Some("gltf") => false,
-        _ => return Err(format!("{}: the output must end in .glb or .gltf", output.display()).into()),
+        _ => {
+            return Err(
+                format!("{}: the output must end in .glb or .gltf", output.display()).into(),
+            )
+        }
     };
     let bytes = read_bytes(input)?;
     let level = parse(input, &bytes)?;
@@ -252,7 +262,12 @@ fn gltf2wad(
         let text = serde_json::to_string_pretty(&report)?;
         writeln!(out, "{text}")?;
     } else {
-        text::write_change_report(out, &output.display().to_string(), bytes == base_bytes, &report)?;
+        text::write_change_report(
+            out,
+            &output.display().to_string(),
+            bytes == base_bytes,
+            &report,
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

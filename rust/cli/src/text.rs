@@ -98,7 +98,11 @@ pub fn write_change_report(
     }
     let tiles = |list: &[usize]| {
         let shown: Vec<String> = list.iter().take(12).map(usize::to_string).collect();
-        let more = if list.len() > 12 { format!(" and {} more", list.len() - 12) } else { String::new() };
+        let more = if list.len() > 12 {
+            format!(" and {} more", list.len() - 12)
+        } else {
+            String::new()
+        };
         format!("{} ({}{more})", list.len(), shown.join(", "))
     };
     let rows: [(&str, &[usize]); 5] = [
@@ -115,7 +119,10 @@ pub fn write_change_report(
     }
     let counts = [
         ("models added", report.models_added),
-        ("collision polygons changed", report.collision_polygons_changed),
+        (
+            "collision polygons changed",
+            report.collision_polygons_changed,
+        ),
         ("texture entries appended", report.texture_entries_appended),
         ("cells given another zone", report.cells_rezoned),
         ("zone masks changed", report.zone_masks_changed),

@@ -19,7 +19,11 @@ fn info_json_reports_the_generated_level() {
         .output()
         .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
 
     // Counted here from the model, independently of the summary code.
@@ -32,7 +36,11 @@ fn info_json_reports_the_generated_level() {
         .iter()
         .map(|t| trak.models[t.model_index as usize].faces.len())
         .sum();
-    let collision: usize = trak.models.iter().map(|m| m.collision.iter().map(Vec::len).sum::<usize>()).sum();
+    let collision: usize = trak
+        .models
+        .iter()
+        .map(|m| m.collision.iter().map(Vec::len).sum::<usize>())
+        .sum();
     assert_eq!(info["file_size"], bytes.len());
     assert_eq!(info["tiles"], map.tiles.len());
     assert_eq!(info["models"], trak.models.len());
@@ -45,15 +53,28 @@ fn info_json_reports_the_generated_level() {
     assert_eq!(info["wfpc"], level.wfpc());
     assert_eq!(info["grid"], serde_json::json!([map.width, map.height]));
     assert_eq!(info["strat_types"]["Llama"], 1);
-    let by_type: u64 = info["strat_types"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    let by_type: u64 = info["strat_types"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
     assert_eq!(by_type as usize, map.strats.len());
-    let chunk_sizes: u64 = info["chunks"].as_array().unwrap().iter().map(|c| c["size"].as_u64().unwrap() + 8).sum();
+    let chunk_sizes: u64 = info["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["size"].as_u64().unwrap() + 8)
+        .sum();
     assert!(chunk_sizes as usize <= bytes.len() - 4);
 
     // The size of the originals' first level, as the generator promises.
     let near = |key: &str, target: f64| {
         let v = info[key].as_f64().unwrap();
-        assert!((v - target).abs() <= target * 0.1, "{key} = {v}, expected about {target}");
+        assert!(
+            (v - target).abs() <= target * 0.1,
+            "{key} = {v}, expected about {target}"
+        );
     };
     near("tiles", 1750.0);
     near("models", 450.0);

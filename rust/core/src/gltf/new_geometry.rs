@@ -179,7 +179,8 @@ pub fn add_new_geometry(
                     .map(|&t| flags[t].and_then(|f| u16::try_from(f).ok()))
                     .collect();
                 let textures = per_triangle(&local, "TEXTURE");
-                let built = build_model(&local, &local_flags, &textures, fitter, &name, report)?;
+                let built =
+                    build_model(&local, &local_flags, &textures, fitter, &name, report, None)?;
                 let corners = corner_colours(&local, 1, &local_flags);
                 let colours = vertex_colours(
                     &corners,

@@ -25,7 +25,7 @@ use collision::collision_from_node;
 pub(crate) use collision::{encode, polygon_corners};
 pub(crate) use colours::{corner_colours, vertex_colours};
 pub(crate) use model::build_model;
-use model::{build_model_from, matches_model};
+use model::matches_model;
 
 /// How far a position may move before it counts as moved (float noise of other tools' matrix
 /// arithmetic stays far below).
@@ -418,7 +418,7 @@ impl Conversion<'_> {
             };
             (model_index, colours)
         } else {
-            let built = build_model_from(
+            let built = build_model(
                 &tris,
                 &flags,
                 &textures,

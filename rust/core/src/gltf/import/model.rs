@@ -81,31 +81,22 @@ pub(super) fn matches_model(
     true
 }
 
-/// A new model from triangles (export space, tile-local), the way the checklists want it:
-/// counts, planes, smoothed normals, box, batches.
+/// A model built from triangles, and which of its vertices each corner became.
 pub(crate) struct BuiltModel {
     pub model: Model,
     /// Model vertex of each corner (file corner order), for the colours.
     pub vertex_of_corner: Vec<usize>,
 }
 
-pub(crate) fn build_model(
-    tris: &Triangles,
-    flags: &[Option<u16>],
-    textures: &[Option<i64>],
-    fitter: &mut Fitter,
-    name: &str,
-    report: &mut ChangeReport,
-) -> Result<BuiltModel, ImportError> {
-    build_model_from(tris, flags, textures, fitter, name, report, None)
-}
-
-/// [`build_model`] for a tile whose faces were edited: where the triangles still say which base
+/// A new model from triangles (export space, tile-local), the way the checklists want it:
+/// counts, planes, smoothed normals, box, batches.
+///
+/// For a tile whose faces were edited (`base` given): where the triangles still say which base
 /// face and vertex they were (`_FACE`, `_VERTEX`), the new model keeps the base's face order,
 /// corner order and vertex numbering, and vertices that share a position but were apart in the
 /// base (hard edges, colour seams) stay apart.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn build_model_from(
+pub(crate) fn build_model(
     tris: &Triangles,
     flags: &[Option<u16>],
     textures: &[Option<i64>],
