@@ -5,7 +5,9 @@
 use llamawad::generate::{generate, Size};
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "corpus/parse_wad".to_string());
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/parse_wad").to_string());
     std::fs::create_dir_all(&dir).expect("create the corpus folder");
     for seed in 1..=5 {
         let mut level = generate(seed, Size::Tiny);
