@@ -32,8 +32,8 @@ use crate::level::{
     Chunk, ChunkBody, Level, Light, Lights, Map, Model, Name, ObjectModel, Stpc, Text, Tile, Trak,
 };
 use crate::raw::{
-    AnimationHeader, CollisionPolygon, Face, Region, StratRecord, TextureEntry, TileSwap, Vertex,
-    Waypoint, ZoneRecord,
+    face_flags, AnimationHeader, CollisionPolygon, Face, Region, StratRecord, TextureEntry,
+    TileSwap, Vertex, Waypoint, ZoneRecord, ENTRY_FLAT_COLOUR,
 };
 
 /// How big a generated level is.
@@ -460,8 +460,6 @@ impl Surface {
     const COUNT: usize = 10;
 }
 
-/// Texture entry flag bit 0: a flat colour (u0, u1, v0 = R, G, B) instead of a rectangle.
-const ENTRY_FLAT_COLOUR: u16 = 0x1;
 /// Blend-mode values in entry flag bits 12–14: foliage with its holes, and variants of opaque
 /// entries as the originals have them.
 const BLEND_CUTOUT: u16 = 0x1000;
@@ -737,12 +735,6 @@ fn add_paletted_page(rng: &mut Rng, textures: &mut Textures) {
 // ---------------------------------------------------------------------------------------------
 // Models: the builder shared by TRAK tile models and STPC object models
 
-/// Face flags (note 001 §3).
-const FACE_QUAD: u16 = 0x800;
-const FACE_SECOND_HALF: u16 = 0x10;
-const FACE_MIRRORED: u16 = 0x20;
-const FACE_DOUBLE_SIDED: u16 = 0x400;
-const FACE_UNLIT: u16 = 0x4000;
 /// A special render mode (sorting/transparency), part of the render state.
 const FACE_SPECIAL_MODE: u16 = 0x2;
 /// Bits present in the originals that the PC renderer never reads (probably PlayStation
@@ -842,8 +834,11 @@ impl ModelBuilder {
 
     /// A quad in render winding as the two halves of its texture rectangle.
     fn quad(&mut self, [br, bl, tl, tr]: [u16; 4], skin: Skin) {
-        self.face([br, bl, tl], skin.with(FACE_QUAD));
-        self.face([tl, tr, br], skin.with(FACE_QUAD | FACE_SECOND_HALF));
+        self.face([br, bl, tl], skin.with(face_flags::QUAD_HALF));
+        self.face(
+            [tl, tr, br],
+            skin.with(face_flags::QUAD_HALF | face_flags::SECOND_HALF),
+        );
     }
 
     /// Per-quad flags the originals sprinkle: mirrored textures, white (unlit) faces, and bits
@@ -851,10 +846,10 @@ impl ModelBuilder {
     fn quirks(&mut self) -> u16 {
         let mut flags = 0;
         if self.rng.chance(0.1) {
-            flags |= FACE_MIRRORED;
+            flags |= face_flags::MIRROR_U;
         }
         if self.rng.chance(0.015) {
-            flags |= FACE_UNLIT;
+            flags |= face_flags::IGNORE_COLOURS;
         }
         if self.rng.chance(0.03) {
             flags |= self.rng.pick(&FACE_UNREAD_BITS);
@@ -1225,7 +1220,7 @@ fn skirt(b: &mut ModelBuilder, t: &Textures, pieces: usize) {
 
 /// The floor under the level door: material 16, a mat drawn unlit so it glows.
 fn exit_floor(b: &mut ModelBuilder, t: &Textures) {
-    let skin = Skin::new(t.pick(&mut b.rng, Surface::Mat)).with(FACE_UNLIT);
+    let skin = Skin::new(t.pick(&mut b.rng, Surface::Mat)).with(face_flags::IGNORE_COLOURS);
     let outline = b.patch((1, 1), skin, |u, v| Vec3::new(u - 0.5, TOP, v - 0.5));
     b.collide_vertices(Group::A, MATERIAL_EXIT, &outline);
 }
@@ -1304,7 +1299,7 @@ fn block(b: &mut ModelBuilder, t: &Textures) {
 /// texture is transparent.
 fn fence(b: &mut ModelBuilder, t: &Textures) {
     let height = b.rng.range(0.5, 1.0);
-    let mut skin = Skin::new(t.pick(&mut b.rng, Surface::Foliage)).with(FACE_DOUBLE_SIDED);
+    let mut skin = Skin::new(t.pick(&mut b.rng, Surface::Foliage)).with(face_flags::DOUBLE_SIDED);
     if b.rng.chance(0.3) {
         skin = skin.with(FACE_SPECIAL_MODE);
     }
@@ -1430,7 +1425,7 @@ fn door(b: &mut ModelBuilder, t: &Textures, open: bool) {
             cells: (1, 2),
         }
     };
-    let skin = Skin::new(t.pick(&mut b.rng, Surface::Door)).with(FACE_DOUBLE_SIDED);
+    let skin = Skin::new(t.pick(&mut b.rng, Surface::Door)).with(face_flags::DOUBLE_SIDED);
     let leaf = b.rect(&leaf, skin);
     b.collide_vertices(Group::B, MATERIAL_NORMAL, &leaf);
 }

@@ -7,8 +7,8 @@
 
 use glam::{DVec3, Vec3};
 
-use crate::level::check::{render_state, FACE_NEW_BATCH, MAX_BATCH_FACES};
-use crate::raw::{CollisionPlane, CollisionPolygon, Face, TextureEntry};
+use crate::level::check::{render_state, MAX_BATCH_FACES};
+use crate::raw::{face_flags, CollisionPlane, CollisionPolygon, Face, TextureEntry};
 
 /// The plane of a render triangle as TRAK stores it: n = normalize((v1−v0)×(v2−v0)), d = n·v0,
 /// in export space (note 001 §3, verified for every original face).
@@ -91,9 +91,9 @@ pub fn sort_into_batches(faces: &mut [Face], entries: &[TextureEntry]) {
             run = 0;
         }
         if run % MAX_BATCH_FACES == 0 {
-            face.flags |= FACE_NEW_BATCH;
+            face.flags |= face_flags::NEW_BATCH;
         } else {
-            face.flags &= !FACE_NEW_BATCH;
+            face.flags &= !face_flags::NEW_BATCH;
         }
         run += 1;
         previous = state;
@@ -455,14 +455,14 @@ mod tests {
         // with page 0's blend variant.
         let mut faces: Vec<Face> = (0..700u16)
             .map(|i| Face {
-                flags: FACE_NEW_BATCH,
+                flags: face_flags::NEW_BATCH,
                 ..face([i, 0, 0], i % 2)
             })
             .chain((0..3).map(|i| face([1000 + i, 0, 0], 2)))
             .collect();
         sort_into_batches(&mut faces, &entries);
         let starts: Vec<usize> = (0..faces.len())
-            .filter(|&i| faces[i].flags & FACE_NEW_BATCH != 0)
+            .filter(|&i| faces[i].flags & face_flags::NEW_BATCH != 0)
             .collect();
         assert_eq!(starts, [0, 256, 350, 353, 353 + 256]);
         assert!(faces[..350].iter().all(|f| f.texture == 1));

@@ -83,6 +83,25 @@ pub struct Vertex {
     pub normal: [f32; 3],
 }
 
+/// Face flag bits (note 001, "Face flags"). The bits the PC renderer does not read are kept as
+/// found and have no names.
+pub mod face_flags {
+    /// First face of a render batch: the renderer reloads page and blend state here.
+    pub const NEW_BATCH: u16 = 0x8;
+    /// With `QUAD_HALF`: the second half of the texture rectangle.
+    pub const SECOND_HALF: u16 = 0x10;
+    /// Mirrors the texture rectangle in U.
+    pub const MIRROR_U: u16 = 0x20;
+    /// No backface culling.
+    pub const DOUBLE_SIDED: u16 = 0x400;
+    /// The face is one half of a quad's texture rectangle (96 % of world faces).
+    pub const QUAD_HALF: u16 = 0x800;
+    /// Drawn white: the vertex colours are ignored.
+    pub const IGNORE_COLOURS: u16 = 0x4000;
+    /// Special sorting/transparency modes (likely).
+    pub const SPECIAL_MODES: u16 = 0x3;
+}
+
 /// Render triangle (28 bytes).
 #[binrw]
 #[brw(little)]
@@ -117,6 +136,20 @@ pub struct CollisionPolygon {
     pub material: u8,
     /// Plane 0 is the surface, 1..4 the edges with normals pointing inwards.
     pub planes: [CollisionPlane; 5],
+}
+
+/// Texture entry flag bit 0: a flat colour (u0, u1, v0 = R, G, B), not a rectangle.
+pub const ENTRY_FLAT_COLOUR: u16 = 0x1;
+
+impl TextureEntry {
+    pub fn is_flat_colour(&self) -> bool {
+        self.flags & ENTRY_FLAT_COLOUR != 0
+    }
+
+    /// Blend mode, flags bits 12–14.
+    pub fn blend_mode(&self) -> u16 {
+        (self.flags >> 12) & 0x7
+    }
 }
 
 /// TEXT texture table entry: a rectangle on a page, or a flat colour when flags bit 0 is set.

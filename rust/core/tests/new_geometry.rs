@@ -11,10 +11,11 @@ use gltf::json::{
 };
 use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
-use llamawad::gltf::uv::{face_uvs, FACE_QUAD_HALF, FACE_SECOND_HALF};
+use llamawad::gltf::uv::face_uvs;
 use llamawad::gltf::{
     gltf_to_wad, wad_to_gltf, ChangeReport, Document, Gltf, ImportOptions, Source,
 };
+use llamawad::raw::face_flags;
 use llamawad::Level;
 
 fn accessor(gltf: &mut Gltf, values: &[f32], type_: Type, bounds: bool) -> Index<json::Accessor> {
@@ -176,8 +177,8 @@ fn plate(
     y: f32,
     entry: &llamawad::raw::TextureEntry,
 ) -> (Vec<[f32; 3]>, Vec<[f32; 2]>) {
-    let first = face_uvs(entry, FACE_QUAD_HALF);
-    let second = face_uvs(entry, FACE_QUAD_HALF | FACE_SECOND_HALF);
+    let first = face_uvs(entry, face_flags::QUAD_HALF);
+    let second = face_uvs(entry, face_flags::QUAD_HALF | face_flags::SECOND_HALF);
     let (mut positions, mut uvs) = (Vec::new(), Vec::new());
     for i in 0..n {
         for j in 0..n {

@@ -18,10 +18,10 @@ use serde_json::json;
 use crate::geometry::decode_collision_polygon;
 use crate::gltf::buffer::Buffer;
 use crate::gltf::texture::{decode_page, encode_png};
-use crate::gltf::uv::{face_uvs, FACE_DOUBLE_SIDED, FACE_IGNORE_COLOURS};
+use crate::gltf::uv::face_uvs;
 use crate::level::map::Rgba;
 use crate::level::{Level, Map, Model, Trak};
-use crate::raw::{Face, TextureEntry};
+use crate::raw::{face_flags, Face, TextureEntry};
 
 /// Identifies the WAD a glTF was made from, so that the way back can check its base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -480,7 +480,7 @@ impl Exporter<'_> {
     }
 
     fn face_material_key(&self, face: &Face) -> MaterialKey {
-        let double_sided = face.flags & FACE_DOUBLE_SIDED != 0;
+        let double_sided = face.flags & face_flags::DOUBLE_SIDED != 0;
         match self.entries.get(face.texture as usize) {
             None => MaterialKey::Missing { double_sided },
             Some(e) if e.is_flat_colour() => MaterialKey::Flat {
@@ -535,7 +535,7 @@ impl Exporter<'_> {
                     face_indices.push(f as f32);
                     vertex_indices.push(v as f32);
                     corner_vertices.push(v);
-                    corner_ignores_colours.push(face.flags & FACE_IGNORE_COLOURS != 0);
+                    corner_ignores_colours.push(face.flags & face_flags::IGNORE_COLOURS != 0);
                 }
             }
             let r = &mut self.root;

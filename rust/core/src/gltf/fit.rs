@@ -5,22 +5,22 @@
 
 use serde::Serialize;
 
-use crate::gltf::uv::{face_uvs, FACE_MIRROR_U, FACE_QUAD_HALF, FACE_SECOND_HALF};
-use crate::raw::TextureEntry;
+use crate::gltf::uv::face_uvs;
+use crate::raw::{face_flags, TextureEntry};
 
 /// A fit within this (in UV units: 3/4 of a texel on a 256-pixel page) reuses the entry.
 pub const TOLERANCE: f32 = 0.75 / 256.0;
 
 /// The corner choices of the rule: triangle, first and second quad half, each mirrored or not.
 const CORNER_FLAGS: [u16; 6] = [
-    FACE_QUAD_HALF,
-    FACE_QUAD_HALF | FACE_SECOND_HALF,
+    face_flags::QUAD_HALF,
+    face_flags::QUAD_HALF | face_flags::SECOND_HALF,
     0,
-    FACE_QUAD_HALF | FACE_MIRROR_U,
-    FACE_QUAD_HALF | FACE_SECOND_HALF | FACE_MIRROR_U,
-    FACE_MIRROR_U,
+    face_flags::QUAD_HALF | face_flags::MIRROR_U,
+    face_flags::QUAD_HALF | face_flags::SECOND_HALF | face_flags::MIRROR_U,
+    face_flags::MIRROR_U,
 ];
-const CORNER_BITS: u16 = FACE_QUAD_HALF | FACE_SECOND_HALF | FACE_MIRROR_U;
+const CORNER_BITS: u16 = face_flags::QUAD_HALF | face_flags::SECOND_HALF | face_flags::MIRROR_U;
 
 /// What a material says about its faces: our materials are named `page 3 blend 0`, with
 /// ` double-sided` for faces with flag 0x400.
@@ -212,10 +212,13 @@ mod tests {
     #[test]
     fn an_existing_entry_is_found_with_its_corner_flags() {
         let mut fitter = Fitter::new(vec![entry(0, 63, 0, 63), entry(64, 127, 0, 63)]);
-        let uvs = face_uvs(&fitter.entries[1], FACE_QUAD_HALF | FACE_SECOND_HALF);
+        let uvs = face_uvs(
+            &fitter.entries[1],
+            face_flags::QUAD_HALF | face_flags::SECOND_HALF,
+        );
         assert_eq!(
             fitter.fit(uvs, MATERIAL),
-            (1, FACE_QUAD_HALF | FACE_SECOND_HALF)
+            (1, face_flags::QUAD_HALF | face_flags::SECOND_HALF)
         );
         let report = fitter.report();
         assert_eq!(
@@ -232,12 +235,12 @@ mod tests {
     fn a_rectangle_without_an_entry_gets_one_and_its_second_half_reuses_it() {
         let mut fitter = Fitter::new(vec![entry(0, 63, 0, 63)]);
         let wanted = entry(32, 95, 128, 191);
-        let first = face_uvs(&wanted, FACE_QUAD_HALF);
-        let second = face_uvs(&wanted, FACE_QUAD_HALF | FACE_SECOND_HALF);
-        assert_eq!(fitter.fit(first, MATERIAL), (1, FACE_QUAD_HALF));
+        let first = face_uvs(&wanted, face_flags::QUAD_HALF);
+        let second = face_uvs(&wanted, face_flags::QUAD_HALF | face_flags::SECOND_HALF);
+        assert_eq!(fitter.fit(first, MATERIAL), (1, face_flags::QUAD_HALF));
         assert_eq!(
             fitter.fit(second, MATERIAL),
-            (1, FACE_QUAD_HALF | FACE_SECOND_HALF)
+            (1, face_flags::QUAD_HALF | face_flags::SECOND_HALF)
         );
         assert_eq!(fitter.appended(), &[wanted]);
         assert_eq!(fitter.report().max_error, 0.0);

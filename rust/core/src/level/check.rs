@@ -5,11 +5,10 @@
 use serde::Serialize;
 
 use crate::level::{Level, Map, Model};
-use crate::raw::{Face, TextureEntry};
+use crate::raw::{face_flags, Face, TextureEntry};
 
 pub const MAX_MODEL_VERTICES: usize = 8000;
 pub const MAX_BATCH_FACES: usize = 256;
-pub const FACE_NEW_BATCH: u16 = 0x8;
 const STRAT_POOL_BASE: u64 = 30;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -157,7 +156,7 @@ fn check_model(model: &Model, name: &str, entries: &[TextureEntry], problems: &m
             );
         }
         let state = render_state(face, entries);
-        let new_batch = face.flags & FACE_NEW_BATCH != 0;
+        let new_batch = face.flags & face_flags::NEW_BATCH != 0;
         if !new_batch && previous_state != Some(state) {
             push(
                 "batch bit",

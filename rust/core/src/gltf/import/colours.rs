@@ -4,6 +4,7 @@
 use super::integer;
 use crate::gltf::read::Triangles;
 use crate::level::map::Rgba;
+use crate::raw::face_flags;
 
 /// Displayed colours survive a tool that stores them as 8-bit sRGB within this (in 0..1).
 const COLOUR_TOLERANCE: f32 = 2.5 / 255.0;
@@ -67,8 +68,7 @@ pub(crate) fn corner_colours(
             CornerColour {
                 raw,
                 shown,
-                ignored: flags[c / 3]
-                    .is_some_and(|f| f & crate::gltf::uv::FACE_IGNORE_COLOURS != 0),
+                ignored: flags[c / 3].is_some_and(|f| f & face_flags::IGNORE_COLOURS != 0),
             }
         })
         .collect()

@@ -9,10 +9,9 @@ use super::{integer, ChangeReport, ImportError, BOX_MARGIN, POSITION_TOLERANCE};
 use crate::geometry::{bounding_box, face_plane, smooth_normals, sort_into_batches};
 use crate::gltf::fit::{with_corner_flags, Fitter, PageMaterial};
 use crate::gltf::read::Triangles;
-use crate::gltf::uv::FACE_DOUBLE_SIDED;
-use crate::level::check::{FACE_NEW_BATCH, MAX_MODEL_VERTICES};
+use crate::level::check::MAX_MODEL_VERTICES;
 use crate::level::Model;
-use crate::raw::{Face, Vertex};
+use crate::raw::{face_flags, Face, Vertex};
 
 /// Export-space corners of triangle `t` (file corners 0, 2, 1 with z negated).
 fn export_corners(tris: &Triangles, t: usize) -> [Vec3; 3] {
@@ -198,7 +197,7 @@ pub(crate) fn build_model(
             continue;
         }
         faces.push(Face {
-            flags: flags[t].unwrap_or(0) & !FACE_NEW_BATCH,
+            flags: flags[t].unwrap_or(0) & !face_flags::NEW_BATCH,
             corners: ids,
             texture: textures[t].unwrap_or(0) as u16,
             reserved: 0,
@@ -272,7 +271,7 @@ fn fit_missing_entries(
             (Some(material), Some(uvs)) if uvs.iter().flatten().all(|v| v.is_finite()) => {
                 let (entry, corner_flags) = fitter.fit(uvs, material);
                 let base = flags[t].unwrap_or(if material.double_sided {
-                    FACE_DOUBLE_SIDED
+                    face_flags::DOUBLE_SIDED
                 } else {
                     0
                 });
