@@ -4,11 +4,15 @@ Nothing here skips a test: a test that cannot run fails or errors with the reaso
 """
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# The add-on's pure-Python modules (addon.common) serve the tests' glTF helpers too.
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
 
 
 @pytest.fixture(scope="session")

@@ -2,10 +2,10 @@
 arrays. Enough for the files llamawad writes: one buffer (the GLB's), tightly packed views, no
 sparse accessors."""
 
-import json
-import struct
-
 import numpy as np
+
+import addon_support  # noqa: F401  (puts the repository root on sys.path)
+from addon.common.gltf_arrays import split_glb
 
 COMPONENT_TYPES = {5120: "i1", 5121: "u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
 COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
@@ -13,15 +13,7 @@ COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9
 
 class Glb:
     def __init__(self, data: bytes):
-        magic, version, length = struct.unpack_from("<4sII", data)
-        assert (magic, version, length) == (b"glTF", 2, len(data)), "not a GLB"
-        chunks, pos = {}, 12
-        while pos < length:
-            size, kind = struct.unpack_from("<I4s", data, pos)
-            chunks[kind] = data[pos + 8 : pos + 8 + size]
-            pos += 8 + size
-        self.json: dict = json.loads(chunks[b"JSON"])
-        self.bin: bytes = chunks.get(b"BIN\0", b"")
+        self.json, self.bin = split_glb(data)
 
     def accessor(self, index: int) -> np.ndarray:
         """Accessor `index` as an array: shape (count,) for scalars, (count, n) otherwise."""

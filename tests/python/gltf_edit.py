@@ -10,6 +10,10 @@ import struct
 
 import numpy as np
 
+# The GLB container is read by the add-on's own reader (pure Python, no Blender needed); the
+# repository root is on sys.path through tests/conftest.py.
+from addon.common.gltf_arrays import split_glb
+
 COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
 TYPES = {n: t for t, n in COMPONENTS.items()}
 FLOAT = 5126
@@ -17,15 +21,8 @@ FLOAT = 5126
 
 class Glb:
     def __init__(self, data: bytes):
-        magic, version, length = struct.unpack_from("<4sII", data)
-        assert (magic, version, length) == (b"glTF", 2, len(data)), "not a GLB"
-        chunks, pos = {}, 12
-        while pos < length:
-            size, kind = struct.unpack_from("<I4s", data, pos)
-            chunks[kind] = data[pos + 8 : pos + 8 + size]
-            pos += 8 + size
-        self.json: dict = json.loads(chunks[b"JSON"])
-        self.bin = bytearray(chunks.get(b"BIN\0", b""))
+        self.json, binary = split_glb(data)
+        self.bin = bytearray(binary)
 
     def to_bytes(self) -> bytes:
         self.json["buffers"][0]["byteLength"] = len(self.bin)
