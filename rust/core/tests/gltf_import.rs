@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use glam::{Quat, Vec3};
 use gltf::json::{
     self,
-    accessor::{ComponentType, GenericComponentType, Type},
+    accessor::Type,
     mesh::{Mode, Primitive, Semantic},
-    validation::{Checked::Valid, USize64},
+    validation::Checked::Valid,
     Index,
 };
 use llamawad::container::{self, Tag};
@@ -236,56 +236,6 @@ impl Case {
         (n, values)
     }
 
-    fn push_accessor(&mut self, n: usize, values: &[f32], bounds: bool) -> Index<json::Accessor> {
-        let bin = &mut self.gltf.bin;
-        bin.resize(bin.len().next_multiple_of(4), 0);
-        let offset = bin.len();
-        bin.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-        self.gltf.root.buffers[0].byte_length = USize64::from(bin.len());
-        let view = self.gltf.root.push(json::buffer::View {
-            buffer: Index::new(0),
-            byte_length: USize64::from(values.len() * 4),
-            byte_offset: Some(USize64::from(offset)),
-            byte_stride: None,
-            name: None,
-            target: None,
-            extensions: None,
-            extras: None,
-        });
-        let (min, max) = if bounds {
-            let mut lo = vec![f32::INFINITY; n];
-            let mut hi = vec![f32::NEG_INFINITY; n];
-            for e in values.chunks(n) {
-                for k in 0..n {
-                    lo[k] = lo[k].min(e[k]);
-                    hi[k] = hi[k].max(e[k]);
-                }
-            }
-            (Some(json::Value::from(lo)), Some(json::Value::from(hi)))
-        } else {
-            (None, None)
-        };
-        self.gltf.root.push(json::Accessor {
-            buffer_view: Some(view),
-            byte_offset: None,
-            count: USize64::from(values.len() / n),
-            component_type: Valid(GenericComponentType(ComponentType::F32)),
-            extensions: None,
-            extras: None,
-            type_: Valid(match n {
-                1 => Type::Scalar,
-                2 => Type::Vec2,
-                3 => Type::Vec3,
-                _ => Type::Vec4,
-            }),
-            min,
-            max,
-            name: None,
-            normalized: false,
-            sparse: None,
-        })
-    }
-
     fn prims(&self, node: usize) -> Vec<Prim> {
         let Some(mesh) = self.gltf.root.nodes[node].mesh else {
             return Vec::new();
@@ -315,7 +265,7 @@ impl Case {
         for p in prims {
             let mut attributes = BTreeMap::new();
             for (name, (n, values)) in &p.attributes {
-                let accessor = self.push_accessor(*n, values, name == "POSITION");
+                let accessor = self.gltf.push_floats(values, *n, name == "POSITION");
                 attributes.insert(Valid(semantic(name)), accessor);
             }
             primitives.push(Primitive {

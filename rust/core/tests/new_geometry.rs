@@ -4,9 +4,8 @@
 use glam::Vec3;
 use gltf::json::{
     self,
-    accessor::{ComponentType, GenericComponentType, Type},
     mesh::{Mode, Primitive, Semantic},
-    validation::{Checked::Valid, USize64},
+    validation::Checked::Valid,
     Index,
 };
 use llamawad::generate::{generate, Size};
@@ -17,58 +16,6 @@ use llamawad::gltf::{
 };
 use llamawad::raw::face_flags;
 use llamawad::Level;
-
-fn accessor(gltf: &mut Gltf, values: &[f32], type_: Type, bounds: bool) -> Index<json::Accessor> {
-    gltf.bin.resize(gltf.bin.len().next_multiple_of(4), 0);
-    let offset = gltf.bin.len();
-    gltf.bin.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-    let view = gltf.root.push(json::buffer::View {
-        buffer: Index::new(0),
-        byte_length: USize64::from(values.len() * 4),
-        byte_offset: Some(USize64::from(offset)),
-        byte_stride: None,
-        name: None,
-        target: None,
-        extensions: None,
-        extras: None,
-    });
-    let n = match type_ {
-        Type::Vec2 => 2,
-        Type::Vec3 => 3,
-        _ => 1,
-    };
-    let (min, max) = if bounds {
-        let pick = |f: fn(f32, f32) -> f32, init: f32| {
-            let mut m = vec![init; n];
-            for e in values.chunks(n) {
-                for k in 0..n {
-                    m[k] = f(m[k], e[k]);
-                }
-            }
-            Some(json::Value::from(m))
-        };
-        (
-            pick(f32::min, f32::INFINITY),
-            pick(f32::max, f32::NEG_INFINITY),
-        )
-    } else {
-        (None, None)
-    };
-    gltf.root.push(json::Accessor {
-        buffer_view: Some(view),
-        byte_offset: None,
-        count: USize64::from(values.len() / n),
-        component_type: Valid(GenericComponentType(ComponentType::F32)),
-        extensions: None,
-        extras: None,
-        type_: Valid(type_),
-        min,
-        max,
-        name: None,
-        normalized: false,
-        sparse: None,
-    })
-}
 
 /// Adds a mesh node (file-space triangles, optional UVs and material) to scene 0.
 fn add_mesh(
@@ -81,15 +28,12 @@ fn add_mesh(
 ) -> Index<json::Node> {
     let flat: Vec<f32> = positions.iter().flatten().copied().collect();
     let mut attributes = std::collections::BTreeMap::new();
-    attributes.insert(
-        Valid(Semantic::Positions),
-        accessor(gltf, &flat, Type::Vec3, true),
-    );
+    attributes.insert(Valid(Semantic::Positions), gltf.push_floats(&flat, 3, true));
     if let Some(uvs) = uvs {
         let flat: Vec<f32> = uvs.iter().flatten().copied().collect();
         attributes.insert(
             Valid(Semantic::TexCoords(0)),
-            accessor(gltf, &flat, Type::Vec2, false),
+            gltf.push_floats(&flat, 2, false),
         );
     }
     let mesh = gltf.root.push(json::Mesh {
@@ -128,13 +72,7 @@ fn convert(
     options: ImportOptions,
 ) -> Result<(Level, ChangeReport), llamawad::gltf::ImportError> {
     let bytes = base.to_bytes().unwrap();
-    let mut gltf_copy = Gltf {
-        root: gltf.root.clone(),
-        bin: gltf.bin.clone(),
-        warnings: Vec::new(),
-    };
-    gltf_copy.root.buffers[0].byte_length = USize64::from(gltf_copy.bin.len());
-    let doc = Document::from_slice(&gltf_copy.to_glb(), None).unwrap();
+    let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
     gltf_to_wad(base, &bytes, &doc, options)
 }
 

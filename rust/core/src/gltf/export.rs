@@ -54,6 +54,23 @@ pub struct Gltf {
 }
 
 impl Gltf {
+    /// Appends an accessor of f32 values, `components` per element, to the document's buffer:
+    /// for tools and tests that edit a converted level before writing it.
+    pub fn push_floats(
+        &mut self,
+        values: &[f32],
+        components: usize,
+        bounds: bool,
+    ) -> Index<json::Accessor> {
+        let mut buffer = Buffer {
+            bytes: std::mem::take(&mut self.bin),
+        };
+        let accessor = buffer.floats(&mut self.root, values, components, bounds);
+        self.bin = buffer.bytes;
+        self.root.buffers[0].byte_length = self.bin.len().into();
+        accessor
+    }
+
     pub fn to_glb(&self) -> Vec<u8> {
         let json = self.root.to_vec().expect("a glTF document serialises");
         gltf::binary::Glb {
