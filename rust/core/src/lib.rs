@@ -7,6 +7,7 @@
 
 pub mod container;
 pub mod error;
+pub mod game;
 pub mod generate;
 pub mod geometry;
 pub mod gltf;

@@ -1,0 +1,235 @@
+//! The engine's floor test against the map tiles (`FUN_004036d0`, note 001 "Floor test"), in the
+//! engine's integers, step for step.
+//!
+//! Per tile of the player's cell and per collision polygon:
+//! 1. the probe in the tile's frame (`space::to_tile_frame`), lifted by 0.25 (0x400);
+//! 2. skip material 0x11 (0x12 instead for strats with 0xe8 bit 0x8000000), skip ny ≤ 0;
+//! 3. the vertical distance to the surface plane in C integer division;
+//! 4. a plane more than 1/32 above the probe belongs to the ceiling branch ("surface above");
+//! 5. the edge test with its tolerance on the point of the plane under the probe;
+//! 6. of the passing planes the one with the smallest distance (the first on a tie) is the floor.
+//!
+//! Material 0x1e is "no floor" (water, death plane) once chosen.
+
+use serde::Serialize;
+
+use crate::game::cells::{Cell, CellLists};
+use crate::game::space::{from_fixed, to_fixed, to_tile_frame};
+use crate::level::{Level, Map, Model};
+use crate::raw::CollisionPolygon;
+
+/// DAT_0057dd98: the probe's lift above the feet, 0.25.
+pub const LIFT: i64 = 0x400;
+/// Planes more than this above the lifted probe (1/32) are surfaces above, never the floor.
+const ABOVE: i64 = -0x80;
+/// The selection's starting distance.
+const NO_FLOOR_YET: i64 = 1_000_000;
+/// Ignored by the floor test for ordinary strats (the player among them).
+pub const MATERIAL_IGNORED: u8 = 0x11;
+/// Ignored instead of 0x11 by strats with 0xe8 bit 0x8000000.
+pub const MATERIAL_IGNORED_ALT: u8 = 0x12;
+/// Chosen like any floor, then treated as no floor (note 001; water, death plane).
+pub const MATERIAL_NO_FLOOR: u8 = 0x1e;
+
+/// Whether a polygon's kind says four edges.
+fn edge_count(poly: &CollisionPolygon) -> usize {
+    if poly.kind & crate::geometry::COLLISION_QUAD != 0 {
+        4
+    } else {
+        3
+    }
+}
+
+/// The engine's edge tolerance of a surface with normal y `ny` (×127): −64 − ((4096 − 32·ny) >> 6),
+/// about 0.016 units outside the edge on a flat floor, 0.023 at ny 0.5.
+pub fn edge_tolerance(ny: i8) -> i64 {
+    -0x40 - ((0x1000 - ny as i64 * 32) >> 6)
+}
+
+/// One polygon the test looked at.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    pub tile: u32,
+    /// Counted over the model's groups A, B and C.
+    pub polygon: u32,
+    pub material: u8,
+    /// Height of the probe above the plane, units (negative: the plane is above the probe).
+    pub dist: f64,
+    /// e_k of every edge, in 1/4096 units (≥ `tolerance` passes).
+    pub edges: Vec<i64>,
+    pub tolerance: i64,
+    /// All edges passed.
+    pub passed: bool,
+    /// The plane is more than 1/32 above the lifted probe: a surface above, never a floor.
+    pub above: bool,
+    /// Height of the plane under (or over) the probe, game units.
+    pub height: f64,
+}
+
+/// A chosen polygon.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Surface {
+    pub height: f64,
+    pub tile: u32,
+    pub polygon: u32,
+    pub material: u8,
+}
+
+/// What the floor test finds at a point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Probe {
+    pub x: f64,
+    pub y: f64,
+    pub z: f64,
+    /// The cell tested, None outside the grid (no tiles, no floor).
+    pub cell: Option<Cell>,
+    /// What the llama stands on; None when nothing passes or material 0x1e wins.
+    pub floor: Option<Surface>,
+    /// The winning polygon when it was material 0x1e: the llama falls into water or dies.
+    pub no_floor: Option<Surface>,
+    /// The lowest passing plane more than 1/32 above the probe (the ceiling branch of step 7,
+    /// never observed in the game; reported, never chosen).
+    pub surface_above: Option<Surface>,
+    pub candidates: Vec<Candidate>,
+}
+
+/// The parts of a level the collision tests read: the tiles' fixed-point placements and models,
+/// and the cell lists.
+pub struct World<'a> {
+    map: &'a Map,
+    models: &'a [Model],
+    lists: CellLists,
+    ignored_material: u8,
+}
+
+impl<'a> World<'a> {
+    /// None when the level has no MAP or TRAK chunk.
+    pub fn of(level: &'a Level) -> Option<World<'a>> {
+        let map = level.map()?;
+        let models = &level.trak()?.models;
+        Some(World::new(map, models))
+    }
+
+    pub fn new(map: &'a Map, models: &'a [Model]) -> World<'a> {
+        World {
+            map,
+            models,
+            lists: CellLists::of(map),
+            ignored_material: MATERIAL_IGNORED,
+        }
+    }
+
+    /// The test as run for a strat with 0xe8 bit 0x8000000 (material 0x12 ignored, not 0x11).
+    pub fn with_alternative_material(mut self) -> Self {
+        self.ignored_material = MATERIAL_IGNORED_ALT;
+        self
+    }
+
+    pub fn lists(&self) -> &CellLists {
+        &self.lists
+    }
+
+    /// The floor test at a game-space point (units: x east, y up, z the grid row).
+    pub fn probe(&self, x: f64, y: f64, z: f64) -> Probe {
+        let (fx, fy, fz) = (to_fixed(x) as i64, to_fixed(y) as i64, to_fixed(z) as i64);
+        let cell = Cell::of_point(x, z, self.map.width, self.map.height);
+        let mut candidates = Vec::new();
+        for &t in cell.map_or(&[][..], |c| self.lists.tiles(c)) {
+            let tile = &self.map.tiles[t as usize];
+            let Some(model) = self.models.get(tile.model_index as usize) else {
+                continue;
+            };
+            let [tx, ty, tz] = tile.fixed.position.map(i64::from);
+            let (lx, lz) = to_tile_frame(fx - tx, fz - tz, tile.fixed.rotation[1] as u32);
+            let ly = fy - ty + LIFT;
+            for (p, poly) in model.collision_polygons().enumerate() {
+                if let Some(c) = self.candidate(poly, (lx, ly, lz), ty) {
+                    candidates.push(Candidate {
+                        tile: t,
+                        polygon: p as u32,
+                        ..c
+                    });
+                }
+            }
+        }
+        let surface = |c: &Candidate| Surface {
+            height: c.height,
+            tile: c.tile,
+            polygon: c.polygon,
+            material: c.material,
+        };
+        // Step 6: strictly smaller wins, so the first of equals stays.
+        let best = candidates
+            .iter()
+            .filter(|c| c.passed && !c.above && c.dist < from_fixed(NO_FLOOR_YET))
+            .fold(None::<&Candidate>, |best, c| match best {
+                Some(b) if b.dist <= c.dist => Some(b),
+                _ => Some(c),
+            });
+        let above =
+            candidates
+                .iter()
+                .filter(|c| c.passed && c.above)
+                .fold(None::<&Candidate>, |low, c| match low {
+                    Some(l) if l.height <= c.height => Some(l),
+                    _ => Some(c),
+                });
+        let chosen = best.map(surface);
+        let dead = chosen.filter(|s| s.material == MATERIAL_NO_FLOOR);
+        Probe {
+            x,
+            y,
+            z,
+            cell,
+            floor: chosen.filter(|s| s.material != MATERIAL_NO_FLOOR),
+            no_floor: dead,
+            surface_above: above.map(surface),
+            candidates,
+        }
+    }
+
+    /// Steps 2 to 5 for one polygon, the probe (lx, ly, lz) in the tile's frame; None when the
+    /// engine skips the polygon.
+    fn candidate(
+        &self,
+        poly: &CollisionPolygon,
+        (lx, ly, lz): (i64, i64, i64),
+        tile_y: i64,
+    ) -> Option<Candidate> {
+        if poly.material == self.ignored_material {
+            return None;
+        }
+        let surface = poly.planes[0];
+        let [nx0, ny0, nz0] = surface.normal.map(i64::from);
+        if ny0 <= 0 {
+            return None;
+        }
+        // C division truncates towards zero; Rust's `/` on integers does the same.
+        let i6 =
+            (surface.d as i64 * 4096 - nz0 * 32 * lz - nx0 * 32 * lx - ny0 * 32 * ly) / (ny0 * 32);
+        let dist = -i6;
+        let y = ly + i6;
+        let tolerance = edge_tolerance(surface.normal[1]);
+        let edges: Vec<i64> = poly.planes[1..=edge_count(poly)]
+            .iter()
+            .map(|e| {
+                let [nx, ny, nz] = e.normal.map(i64::from);
+                ((ny * 32 * y + nz * 32 * lz + nx * 32 * lx) >> 12) - e.d as i64
+            })
+            .collect();
+        Some(Candidate {
+            tile: 0,
+            polygon: 0,
+            material: poly.material,
+            dist: from_fixed(dist),
+            passed: edges.iter().all(|&e| e >= tolerance),
+            edges,
+            tolerance,
+            above: dist < ABOVE,
+            height: from_fixed(tile_y + y),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

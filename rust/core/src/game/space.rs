@@ -1,0 +1,121 @@
+//! The engine's fixed-point game space: 20.12 numbers (4096 = 1 unit), angles of 4096 steps to the
+//! turn, and the tile frame the collision tests work in (note 001 §2 and "Floor test", step 1).
+
+use std::sync::OnceLock;
+
+use glam::DVec3;
+
+/// One unit in 20.12 fixed point.
+pub const ONE: i32 = 4096;
+/// Angle steps in a full turn (MAP rotations).
+pub const TURN: u32 = 4096;
+
+/// 20.12 fixed point of a game-space number, rounded to the nearest step.
+pub fn to_fixed(v: f64) -> i32 {
+    (v * ONE as f64).round() as i32
+}
+
+pub fn from_fixed(v: i64) -> f64 {
+    v as f64 / ONE as f64
+}
+
+/// The engine's static sine table (`DAT_00574318`, 4096 entries; cos = sin[i + 0x400]).
+///
+/// The notes give the table's size and use, not its values: taken as round(4096·sin(2πi/4096)),
+/// which is exact at the quarter turns every known tile uses (0, ±4096), so every original
+/// level's tests come out the same whatever the table's rounding.
+fn sine_table() -> &'static [i32; 4096] {
+    static TABLE: OnceLock<[i32; 4096]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        std::array::from_fn(|i| {
+            (ONE as f64 * (i as f64 * std::f64::consts::TAU / TURN as f64).sin()).round() as i32
+        })
+    })
+}
+
+/// (sin, cos) of a MAP angle, ×4096 as the table holds them.
+pub fn sin_cos(angle: u32) -> (i64, i64) {
+    let table = sine_table();
+    let i = (angle % TURN) as usize;
+    (table[i] as i64, table[(i + 0x400) % 4096] as i64)
+}
+
+/// A point relative to a tile's origin, turned into the tile's own frame as the collision tests
+/// do it: rotated by −ry with the sine table, arithmetic shift back to 20.12.
+///
+/// The tile transform of note 001 §2 (export space) is, in game space (z negated),
+/// world = origin + R·local with R = [[cos, sin], [−sin, cos]] on (x, z); this is Rᵀ. With the
+/// crate case of note 001 (ry 3072) it gives the note's local (0.2329, ·, 0.2959) exactly.
+pub fn to_tile_frame(dx: i64, dz: i64, rotation: u32) -> (i64, i64) {
+    let (s, c) = sin_cos(rotation);
+    ((dx * c - dz * s) >> 12, (dx * s + dz * c) >> 12)
+}
+
+/// A tile-local game-space point in world game space (units), for drawing and for finding the
+/// cells a polygon covers: the inverse of [`to_tile_frame`] with the same table.
+pub fn to_world(origin: DVec3, local: DVec3, rotation: u32) -> DVec3 {
+    let (s, c) = sin_cos(rotation);
+    let (s, c) = (s as f64 / ONE as f64, c as f64 / ONE as f64);
+    DVec3::new(
+        origin.x + local.x * c + local.z * s,
+        origin.y + local.y,
+        origin.z - local.x * s + local.z * c,
+    )
+}
+
+/// A world game-space direction in a tile's frame (float twin of [`to_tile_frame`]).
+pub fn to_local(origin: DVec3, world: DVec3, rotation: u32) -> DVec3 {
+    let (s, c) = sin_cos(rotation);
+    let (s, c) = (s as f64 / ONE as f64, c as f64 / ONE as f64);
+    let d = world - origin;
+    DVec3::new(d.x * c - d.z * s, d.y, d.x * s + d.z * c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quarter_turns_are_exact() {
+        assert_eq!(sin_cos(0), (0, 4096));
+        assert_eq!(sin_cos(1024), (4096, 0));
+        assert_eq!(sin_cos(2048), (0, -4096));
+        assert_eq!(sin_cos(3072), (-4096, 0));
+        assert_eq!(sin_cos(4096 + 1024), (4096, 0));
+    }
+
+    #[test]
+    fn frames_are_inverse() {
+        let origin = DVec3::new(57.5, 2.0, 43.5);
+        for rotation in [0, 512, 1024, 1500, 3072] {
+            let p = DVec3::new(57.204, 2.5, 43.733);
+            let local = to_local(origin, p, rotation);
+            let back = to_world(origin, local, rotation);
+            assert!((back - p).abs().max_element() < 1e-3, "{rotation}: {back}");
+            let (lx, lz) = to_tile_frame(
+                (to_fixed(p.x) - to_fixed(origin.x)) as i64,
+                (to_fixed(p.z) - to_fixed(origin.z)) as i64,
+                rotation,
+            );
+            assert!((from_fixed(lx) - local.x).abs() < 2e-3);
+            assert!((from_fixed(lz) - local.z).abs() < 2e-3);
+        }
+    }
+
+    #[test]
+    fn the_crate_case_local_point_of_note_001() {
+        // Kuzco at 57.204 / 43.733, tile 443 at B (57.5, 2.0, 43.5), ry 3072.
+        let (lx, lz) = to_tile_frame(
+            (to_fixed(57.204) - to_fixed(57.5)) as i64,
+            (to_fixed(43.733) - to_fixed(43.5)) as i64,
+            3072,
+        );
+        assert_eq!(
+            (
+                format!("{:.4}", from_fixed(lx)),
+                format!("{:.4}", from_fixed(lz))
+            ),
+            ("0.2329".into(), "0.2959".into())
+        );
+    }
+}
