@@ -4,6 +4,7 @@
 //! formats results. Every failure is reported as `error: <message>` with exit code 1 (clap uses 2
 //! for usage errors); a round trip that changes the bytes exits with 3.
 
+mod rules;
 mod text;
 
 use std::error::Error;
@@ -17,7 +18,7 @@ use llamawad::generate::{self, Size};
 use llamawad::info::Info;
 use llamawad::{read_bytes, Level, WadError};
 
-type Result<T> = std::result::Result<T, Box<dyn Error>>;
+pub(crate) type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
 /// Exit code of `roundtrip` when the written bytes differ from the input.
 const EXIT_DIFFERS: u8 = 3;
@@ -101,6 +102,66 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the engine's floor test at points of a level
+    ///
+    /// The floor test of the game (FUN_004036d0, note 001) in its own integers: the tiles of the
+    /// point's cell, every up-facing collision polygon, its distance and edge values, and the
+    /// floor the llama stands on. Points are game units: x east, y up, z the grid row (as strats
+    /// store them, divided by 4096). With --json, one JSON object per point and line.
+    Probe {
+        /// The level WAD to read.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
+        /// One point: X Y Z.
+        #[arg(num_args = 3, value_names = ["X", "Y", "Z"], allow_negative_numbers = true, conflicts_with = "points")]
+        point: Option<Vec<f64>>,
+        /// A file of points, one `x y z` per line.
+        #[arg(long, value_name = "FILE", required_unless_present = "point")]
+        points: Option<PathBuf>,
+        /// Print JSON lines instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compare two levels' floors at random points
+    ///
+    /// Drops probes from y = 60 at N random points of the grid (the same points for the same
+    /// seed) and compares the floors the game's floor test finds in both levels: points with a
+    /// floor in both, lost, gained, heights within 1 mm and 5 mm, the largest difference, the
+    /// same material.
+    Floors {
+        /// The first level.
+        #[arg(value_name = "A.wad")]
+        level: PathBuf,
+        /// The level to compare it with.
+        #[arg(long, value_name = "B.wad")]
+        compare: PathBuf,
+        /// How many points.
+        #[arg(long, default_value_t = 2800)]
+        points: usize,
+        /// Seed of the random points.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a level against every rule of the notes
+    ///
+    /// Reports every problem, not the first: what crashes the game or corrupts the level and
+    /// what loses a floor (errors), and what is likely to look or play wrong (warnings), each
+    /// naming its tile, model, polygon, face, strat or cell. With --base, problems the base
+    /// already has are marked as such. Exits 1 when there is an error that is not in the base.
+    Check {
+        /// The level WAD to check.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
+        /// The level it was made from: its problems are marked pre-existing.
+        #[arg(long, value_name = "BASE.wad")]
+        base: Option<PathBuf>,
+        /// Print JSON: {"problems": [...], "errors": n, "warnings": n}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a synthetic level
     ///
     /// The level is the same for the same seed and size on every machine.
@@ -161,6 +222,25 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
                 generate_collision,
             };
             gltf2wad(&base, &input, &output, options, json, out)
+        }
+        Command::Probe {
+            level,
+            point,
+            points,
+            json,
+        } => {
+            let point = point.map(|p| [p[0], p[1], p[2]]);
+            rules::probe(&level, point, points.as_ref(), json, out)
+        }
+        Command::Floors {
+            level,
+            compare,
+            points,
+            seed,
+            json,
+        } => rules::floors(&level, &compare, points, seed, json, out),
+        Command::Check { level, base, json } => {
+            rules::check_command(&level, base.as_deref(), json, out)
         }
         Command::Generate { seed, size, output } => {
             let bytes = generate::generate(seed, size)
@@ -322,7 +402,7 @@ fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
 }
 
 /// Parses a level; the error is prefixed with the file name, which the parser does not know.
-fn parse(path: &Path, bytes: &[u8]) -> Result<Level> {
+pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Level> {
     Level::parse(bytes).map_err(|e| format!("{}: {e}", path.display()).into())
 }
 

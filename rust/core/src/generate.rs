@@ -1776,7 +1776,9 @@ fn colour_tiles(rng: &mut Rng, world: &World, kit: &Kit, tiles: &mut [Tile]) {
     frames[(two + 1 + rng.below(tiles.len() - 1)) % tiles.len()] = 3;
     let (width, height) = (world.grid.width as u32, world.grid.height as u32);
     for (tile, frames) in tiles.iter_mut().zip(frames) {
-        let cell = tile.cell(width, height).expect("tiles are cell-centred") as usize;
+        let cell = crate::game::cells::tile_cell(tile, width, height)
+            .expect("tiles are cell-centred")
+            .index(width);
         let tint = REGION_TINTS[world.region[cell] as usize % REGION_TINTS.len()];
         let rotation = tile.float.rotation;
         let model = &kit.models[tile.model_index as usize];
@@ -2489,8 +2491,8 @@ mod tests {
         for (seed, size) in cases() {
             let what = format!("{size} seed {seed}");
             let level = generate(seed, size);
-            let problems = level.check();
-            assert!(problems.is_empty(), "{what}: {problems:#?}");
+            let report = crate::game::check(&level);
+            assert!(report.problems.is_empty(), "{what}: {:#?}", report.problems);
             assert!(level.warnings.is_empty(), "{what}: {:?}", level.warnings);
             let bytes = level.to_bytes().unwrap();
             let again = Level::parse(&bytes).unwrap();
@@ -2720,12 +2722,14 @@ mod tests {
                 .iter()
                 .find(|s| stpc.strat_name(s.code_offset).as_deref() == Some("LevelDoor"))
                 .unwrap();
-            let cell =
-                (door.position[0] >> 12) as u32 + (door.position[2] >> 12) as u32 * map.width;
+            let cell = crate::game::cells::Cell {
+                col: (door.position[0] >> 12) as u32,
+                row: (door.position[2] >> 12) as u32,
+            };
             let exit_floor = map
                 .tiles
                 .iter()
-                .filter(|t| t.cell(map.width, map.height) == Some(cell))
+                .filter(|t| crate::game::cells::tile_cell(t, map.width, map.height) == Some(cell))
                 .flat_map(|t| models[t.model_index as usize].collision_polygons())
                 .any(|p| p.material == MATERIAL_EXIT);
             assert!(exit_floor, "{size} seed {seed}");

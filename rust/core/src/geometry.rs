@@ -7,7 +7,7 @@
 
 use glam::{DVec3, Vec3};
 
-use crate::level::check::{render_state, MAX_BATCH_FACES};
+use crate::game::check::{render_state, MAX_BATCH_FACES, NORMAL_LENGTH_SLACK};
 use crate::raw::{face_flags, CollisionPlane, CollisionPolygon, Face, TextureEntry};
 
 /// The plane of a render triangle as TRAK stores it: n = normalize((v1−v0)×(v2−v0)), d = n·v0,
@@ -110,9 +110,9 @@ const NORMAL_SCALE: f64 = 127.0;
 /// The engine multiplies the i8 normal by 32 and compares it with d in 1/4096 units, so the plane
 /// it tests is (n_i8/127)·P = d/4064 (FORMAT-DECISIONS §3).
 const D_SCALE: f64 = 32.0 * NORMAL_SCALE;
-/// Normal lengths tried besides 127: shorter lattice vectors point in directions 127 cannot, and
-/// change the engine's edge tolerance by under 6 %.
-const NORMAL_LENGTHS: std::ops::RangeInclusive<i32> = 120..=127;
+/// Normal lengths tried besides 127: lattice vectors of other lengths point in directions 127
+/// cannot; only those the check accepts as unit normals ×127 are kept (see `fit_plane`).
+const NORMAL_LENGTHS: std::ops::RangeInclusive<i32> = 126..=128;
 /// Tilts (tangent of the angle, up to about 10° either way) of an edge plane about its edge,
 /// towards or away from the surface normal.
 const EDGE_TILT_STEP: f64 = 0.009;
@@ -287,7 +287,8 @@ fn fit_plane(
         (((hi - lo) / 2.0 + (d / 32.0 - mid).abs()) / v.length(), d)
     };
     let mut best: Option<(f64, DVec3, f64)> = None;
-    for v in candidates.filter(|v| v.abs().max_element() <= NORMAL_SCALE) {
+    let unit = |v: &DVec3| (v.length() - NORMAL_SCALE).abs() <= NORMAL_LENGTH_SLACK;
+    for v in candidates.filter(|v| v.abs().max_element() <= NORMAL_SCALE && unit(v)) {
         let (error, d) = fit(v);
         if best.is_none_or(|(best_error, ..)| error < best_error) {
             best = Some((error, v, d));
@@ -296,7 +297,8 @@ fn fit_plane(
             }
         }
     }
-    let (_, v, d) = best.expect("the first candidate is a rounded unit normal ×127");
+    let (_, v, d) =
+        best.expect("the first candidate, a rounded unit normal ×127, is within the slack");
     let d = i16::try_from(d as i64).map_err(|_| (d / 32.0 / v.length()).abs() as f32)?;
     Ok(CollisionPlane {
         normal: v.to_array().map(|c| c as i8),

@@ -119,7 +119,7 @@ pub struct Face {
 /// One plane of a collision polygon: normal ×127, d in 20.12 fixed point (see FORMAT-DECISIONS §3).
 #[binrw]
 #[brw(little)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 pub struct CollisionPlane {
     pub normal: [i8; 3],
     pub pad: u8,
@@ -129,7 +129,7 @@ pub struct CollisionPlane {
 /// Collision polygon in game space relative to its tile (32 bytes).
 #[binrw]
 #[brw(little)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 pub struct CollisionPolygon {
     /// Bit 0: quad (4 edge planes), otherwise a triangle.
     pub kind: u8,

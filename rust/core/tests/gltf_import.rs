@@ -429,11 +429,9 @@ fn assert_rest_unchanged(case: &Case, level: &Level, bytes: &[u8], keep: Keep) {
             "{what}: zones changed"
         );
     }
-    let known = case.base.check();
-    let new_problems: Vec<_> = level
-        .check()
-        .into_iter()
-        .filter(|p| !known.contains(p))
+    let new_problems: Vec<_> = llamawad::game::check_against(level, &case.base)
+        .new_problems()
+        .cloned()
         .collect();
     assert!(
         new_problems.is_empty(),

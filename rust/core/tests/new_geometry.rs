@@ -8,6 +8,7 @@ use gltf::json::{
     validation::Checked::Valid,
     Index,
 };
+use llamawad::game::cells::tile_cell;
 use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::face_uvs;
@@ -187,10 +188,9 @@ fn a_plate_becomes_one_tile_per_cell_with_fitted_entries_and_collision() {
         "the quads show an existing entry"
     );
     assert!(report.fit.max_error <= 1e-6);
-    let new_problems: Vec<_> = level
-        .check()
-        .into_iter()
-        .filter(|p| !base.check().contains(p))
+    let new_problems: Vec<_> = llamawad::game::check_against(&level, &base)
+        .new_problems()
+        .cloned()
         .collect();
     assert!(new_problems.is_empty(), "{new_problems:?}");
 
@@ -198,7 +198,11 @@ fn a_plate_becomes_one_tile_per_cell_with_fitted_entries_and_collision() {
     let mut covered_cells = Vec::new();
     for tile in before..before + 4 {
         let t = &map.tiles[tile];
-        covered_cells.push(t.cell(map.width, map.height).unwrap());
+        covered_cells.push(
+            tile_cell(t, map.width, map.height)
+                .unwrap()
+                .index(map.width) as u32,
+        );
         let model = &level.trak().unwrap().models[t.model_index as usize];
         assert_eq!(model.faces.len(), 2);
         assert!(model.faces.iter().all(|f| f.texture as usize == entry));
@@ -333,7 +337,11 @@ fn a_given_collision_mesh_is_entered_into_every_cell_it_covers() {
         .filter(|&&t| {
             level.trak().unwrap().models[map.tiles[t].model_index as usize].collision_count() > 0
         })
-        .map(|&t| map.tiles[t].cell(map.width, map.height).unwrap())
+        .map(|&t| {
+            tile_cell(&map.tiles[t], map.width, map.height)
+                .unwrap()
+                .index(map.width) as u32
+        })
         .collect();
     cells.sort_unstable();
     let w = map.width;
@@ -426,10 +434,9 @@ fn a_fully_retiled_level_keeps_its_triangles_and_collision() {
             base_map.tiles.len()..level.map().unwrap().tiles.len()
         ) >= collision(&base, 0..base_map.tiles.len())
     );
-    let new_problems: Vec<_> = level
-        .check()
-        .into_iter()
-        .filter(|p| !base.check().contains(p))
+    let new_problems: Vec<_> = llamawad::game::check_against(&level, &base)
+        .new_problems()
+        .cloned()
         .collect();
     assert!(
         new_problems.is_empty(),

@@ -9,6 +9,6 @@ fuzz_target!(|data: &[u8]| {
         let bytes = level.to_bytes().expect("a parsed level can be written");
         assert_eq!(bytes, data, "parse → write is not byte-identical");
         let _ = llamawad::info::Info::of(&level, data.len());
-        let _ = level.check();
+        let _ = llamawad::game::check(&level);
     }
 });

@@ -10,6 +10,8 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
+use llamawad::game::floor::World;
+use llamawad::game::floors::{compare_floors, random_points};
 use llamawad::generate::Size;
 use llamawad::gltf::{self as wad_gltf, Gltf, Source};
 use llamawad::info::Info;
@@ -173,6 +175,89 @@ mod _native {
             })
             .map_err(WadError::new_err)?;
         Ok((json, PyBytes::new(py, &gltf.bin), gltf.warnings))
+    }
+
+    /// probe(level: bytes, points: list[tuple[float, float, float]]) -> list[dict]
+    ///
+    /// The game's floor test (FUN_004036d0) at each point (game units: x east, y up, z the grid
+    /// row): per point a dict like one line of `llamawad probe --json` (`floor` None or
+    /// {height, tile, polygon, material}, `no_floor`, `surface_above`, `candidates`). Raises
+    /// WadError if the level cannot be read or has no MAP or TRAK chunk.
+    #[pyfunction]
+    fn probe<'py>(
+        py: Python<'py>,
+        level: Cow<'_, [u8]>,
+        points: Vec<(f64, f64, f64)>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let json = py
+            .detach(|| {
+                let level = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+                let world = World::of(&level).ok_or("the level has no MAP or TRAK chunk")?;
+                let probes: Vec<_> = points
+                    .iter()
+                    .map(|&(x, y, z)| world.probe(x, y, z))
+                    .collect();
+                Ok::<_, String>(serde_json::to_string(&probes).expect("probes are plain data"))
+            })
+            .map_err(WadError::new_err)?;
+        json_to_python(py, &json)
+    }
+
+    /// floors(a: bytes, b: bytes, points: int = 2800, seed: int = 1) -> dict
+    ///
+    /// Drops the floor test from y = 60 at `points` random points of the grid (the same for the
+    /// same seed) in both levels and compares: points, both, lost, gained, within_1mm,
+    /// within_5mm, max_mm, material_same (what `llamawad floors --json` prints).
+    #[pyfunction]
+    #[pyo3(signature = (a, b, points = 2800, seed = 1))]
+    fn floors<'py>(
+        py: Python<'py>,
+        a: Cow<'_, [u8]>,
+        b: Cow<'_, [u8]>,
+        points: usize,
+        seed: u64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let json = py
+            .detach(|| {
+                let parse = |d: &[u8]| Level::parse(d).map_err(|e| CoreError::from(e).to_string());
+                let (a, b) = (parse(&a)?, parse(&b)?);
+                let (Some(wa), Some(wb)) = (World::of(&a), World::of(&b)) else {
+                    return Err("a level has no MAP or TRAK chunk".to_string());
+                };
+                let map = a.map().expect("World::of found MAP");
+                let points = random_points(map.width, map.height, points, seed);
+                let c = compare_floors(&wa, &wb, &points);
+                Ok(serde_json::to_string(&c).expect("plain data"))
+            })
+            .map_err(WadError::new_err)?;
+        json_to_python(py, &json)
+    }
+
+    /// check(level: bytes, base: bytes | None = None) -> dict
+    ///
+    /// Every rule of the notes over the level: {"problems": [...], "errors": n, "warnings": n},
+    /// each problem with `code`, `severity` ("error" or "warning"), `message` and its culprit
+    /// (`tile`, `model`, `polygon`, `face`, `strat`, `cell` [x, z], None where they do not
+    /// apply); with a base, problems it already has carry `pre_existing` True. What
+    /// `llamawad check --json` prints.
+    #[pyfunction]
+    #[pyo3(signature = (level, base = None))]
+    fn check<'py>(
+        py: Python<'py>,
+        level: Cow<'_, [u8]>,
+        base: Option<Cow<'_, [u8]>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let json = py
+            .detach(|| {
+                let level = Level::parse(&level)?;
+                let report = match &base {
+                    Some(b) => llamawad::game::check_against(&level, &Level::parse(b)?),
+                    None => llamawad::game::check(&level),
+                };
+                Ok::<_, CoreError>(serde_json::to_string(&report).expect("plain data"))
+            })
+            .map_err(wad_error)?;
+        json_to_python(py, &json)
     }
 
     #[pymodule_export]

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::game::cells::{Cell, CellLists};
 use crate::game::space::{from_fixed, to_fixed, to_tile_frame};
-use crate::level::{Level, Map, Model};
+use crate::level::{Level, Map, Model, Tile};
 use crate::raw::CollisionPolygon;
 
 /// DAT_0057dd98: the probe's lift above the feet, 0.25.
@@ -129,6 +129,14 @@ impl<'a> World<'a> {
         &self.lists
     }
 
+    pub fn map(&self) -> &'a Map {
+        self.map
+    }
+
+    pub fn models(&self) -> &'a [Model] {
+        self.models
+    }
+
     /// The floor test at a game-space point (units: x east, y up, z the grid row).
     pub fn probe(&self, x: f64, y: f64, z: f64) -> Probe {
         let (fx, fy, fz) = (to_fixed(x) as i64, to_fixed(y) as i64, to_fixed(z) as i64);
@@ -139,11 +147,9 @@ impl<'a> World<'a> {
             let Some(model) = self.models.get(tile.model_index as usize) else {
                 continue;
             };
-            let [tx, ty, tz] = tile.fixed.position.map(i64::from);
-            let (lx, lz) = to_tile_frame(fx - tx, fz - tz, tile.fixed.rotation[1] as u32);
-            let ly = fy - ty + LIFT;
             for (p, poly) in model.collision_polygons().enumerate() {
-                if let Some(c) = self.candidate(poly, (lx, ly, lz), ty) {
+                if let Some(c) = test_polygon(tile, poly, [fx, fy, fz], Some(self.ignored_material))
+                {
                     candidates.push(Candidate {
                         tile: t,
                         polygon: p as u32,
@@ -187,49 +193,52 @@ impl<'a> World<'a> {
             candidates,
         }
     }
+}
 
-    /// Steps 2 to 5 for one polygon, the probe (lx, ly, lz) in the tile's frame; None when the
-    /// engine skips the polygon.
-    fn candidate(
-        &self,
-        poly: &CollisionPolygon,
-        (lx, ly, lz): (i64, i64, i64),
-        tile_y: i64,
-    ) -> Option<Candidate> {
-        if poly.material == self.ignored_material {
-            return None;
-        }
-        let surface = poly.planes[0];
-        let [nx0, ny0, nz0] = surface.normal.map(i64::from);
-        if ny0 <= 0 {
-            return None;
-        }
-        // C division truncates towards zero; Rust's `/` on integers does the same.
-        let i6 =
-            (surface.d as i64 * 4096 - nz0 * 32 * lz - nx0 * 32 * lx - ny0 * 32 * ly) / (ny0 * 32);
-        let dist = -i6;
-        let y = ly + i6;
-        let tolerance = edge_tolerance(surface.normal[1]);
-        let edges: Vec<i64> = poly.planes[1..=edge_count(poly)]
-            .iter()
-            .map(|e| {
-                let [nx, ny, nz] = e.normal.map(i64::from);
-                ((ny * 32 * y + nz * 32 * lz + nx * 32 * lx) >> 12) - e.d as i64
-            })
-            .collect();
-        Some(Candidate {
-            tile: 0,
-            polygon: 0,
-            material: poly.material,
-            dist: from_fixed(dist),
-            passed: edges.iter().all(|&e| e >= tolerance),
-            edges,
-            tolerance,
-            above: dist < ABOVE,
-            height: from_fixed(tile_y + y),
-        })
+/// Steps 1 to 5 of the floor test for one polygon of a tile, the probe (20.12, game space) not
+/// yet lifted; None when the engine skips the polygon (its material is `ignored_material`, or it
+/// does not face up). With `ignored_material` None, every up-facing polygon is tested. `tile` and `polygon` of the result are 0: the caller knows them.
+pub fn test_polygon(
+    tile: &Tile,
+    poly: &CollisionPolygon,
+    [x, y, z]: [i64; 3],
+    ignored_material: Option<u8>,
+) -> Option<Candidate> {
+    if Some(poly.material) == ignored_material {
+        return None;
     }
+    let surface = poly.planes[0];
+    let [nx0, ny0, nz0] = surface.normal.map(i64::from);
+    if ny0 <= 0 {
+        return None;
+    }
+    let [tx, ty, tz] = tile.fixed.position.map(i64::from);
+    let (lx, lz) = to_tile_frame(x - tx, z - tz, tile.fixed.rotation[1] as u32);
+    let ly = y - ty + LIFT;
+    // C division truncates towards zero; Rust's `/` on integers does the same.
+    let i6 = (surface.d as i64 * 4096 - nz0 * 32 * lz - nx0 * 32 * lx - ny0 * 32 * ly) / (ny0 * 32);
+    let dist = -i6;
+    let plane_y = ly + i6;
+    let tolerance = edge_tolerance(surface.normal[1]);
+    let edges: Vec<i64> = poly.planes[1..=edge_count(poly)]
+        .iter()
+        .map(|e| {
+            let [nx, ny, nz] = e.normal.map(i64::from);
+            ((ny * 32 * plane_y + nz * 32 * lz + nx * 32 * lx) >> 12) - e.d as i64
+        })
+        .collect();
+    Some(Candidate {
+        tile: 0,
+        polygon: 0,
+        material: poly.material,
+        dist: from_fixed(dist),
+        passed: edges.iter().all(|&e| e >= tolerance),
+        edges,
+        tolerance,
+        above: dist < ABOVE,
+        height: from_fixed(ty + plane_y),
+    })
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,8 +1,15 @@
 //! The game's rules, once: what the engine does with a level, as the notes describe it.
 //!
 //! [`space`] is the engine's fixed-point space and tile frame; [`cells`] the cell lists the MAP
-//! loader builds; [`floor`] the floor test (`FUN_004036d0`) in the engine's integers.
+//! loader builds; [`floor`] the floor test (`FUN_004036d0`) in the engine's integers;
+//! [`coverage`] which cells a collision polygon must be entered into, and the collision-only
+//! tiles that enter it there; [`check`] every rule, with the culprit named.
 
 pub mod cells;
+pub mod check;
+pub mod coverage;
 pub mod floor;
+pub mod floors;
 pub mod space;
+
+pub use check::{check, check_against, Problem, Report, Severity};

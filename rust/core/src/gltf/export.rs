@@ -704,9 +704,9 @@ impl Exporter<'_> {
         let (w, h) = (map.width as usize, map.height as usize);
         let mut lowest: Vec<Option<f32>> = vec![None; w * h];
         for tile in &map.tiles {
-            if let Some(cell) = tile.cell(map.width, map.height) {
+            if let Some(cell) = crate::game::cells::tile_cell(tile, map.width, map.height) {
                 let y = tile.float.position[1];
-                let slot = &mut lowest[cell as usize];
+                let slot = &mut lowest[cell.index(map.width)];
                 *slot = Some(slot.map_or(y, |l| l.min(y)));
             }
         }

@@ -76,18 +76,6 @@ impl Tile {
         self.float.rotation = rotation;
         self.fixed = fixed_from_float(&self.float);
     }
-
-    /// The cell index `floor(x) + floor(−z)·W`, or None outside the grid.
-    pub fn cell(&self, width: u32, height: u32) -> Option<u32> {
-        let [x, _, z] = self.float.position;
-        let col = x.floor();
-        let row = (-z).floor();
-        if col >= 0.0 && row >= 0.0 && col < width as f32 && row < height as f32 {
-            Some(col as u32 + row as u32 * width)
-        } else {
-            None
-        }
-    }
 }
 
 /// Block 8 derived from block 2 (note 003: "exactly derivable").

@@ -1,7 +1,6 @@
 //! The level model: every chunk of a level WAD, typed where the notes describe it, verbatim where
 //! they do not. `Level::parse` and `Level::to_bytes` are exact inverses for every file that parses.
 
-pub mod check;
 pub mod map;
 pub mod model;
 pub mod other;

@@ -13,6 +13,9 @@ The work is done in Rust (the ``_native`` extension); this package only re-expor
 - ``gltf_to_wad(base, gltf, force=False, directory=None) -> (bytes, dict)``: a level written from
   a glTF (.glb bytes, or .gltf JSON bytes with its buffers in ``directory``) and the level it was
   made from, and the change report
+- ``probe(level, points) -> list[dict]``: the game's floor test at each (x, y, z) point
+- ``floors(a, b, points=2800, seed=1) -> dict``: two levels' floors compared at random points
+- ``check(level, base=None) -> dict``: every rule of the notes, every problem with its culprit
 - ``WadError`` (a ``ValueError``): raised for every file that cannot be read or written
 - ``ImportRefused`` (a ``WadError``): a glTF that cannot become a level; ``node`` (str or None)
   and ``faces`` (list of triangle indices in the node's mesh) name the culprit
@@ -21,10 +24,13 @@ The work is done in Rust (the ``_native`` extension); this package only re-expor
 from ._native import (
     ImportRefused,
     WadError,
+    check,
+    floors,
     generate,
     gltf_to_wad,
     info_file,
     parse_info,
+    probe,
     roundtrip,
     wad_to_glb,
     wad_to_gltf,
@@ -33,10 +39,13 @@ from ._native import (
 __all__ = [
     "ImportRefused",
     "WadError",
+    "check",
+    "floors",
     "generate",
     "gltf_to_wad",
     "info_file",
     "parse_info",
+    "probe",
     "roundtrip",
     "wad_to_glb",
     "wad_to_gltf",

@@ -56,7 +56,7 @@ fn wall() -> CollisionPolygon {
 
 /// Cell 57/43 of t1l4m002 with the two polygons of the note: 2 (the path, ny 0.99) and 15 (the
 /// needle triangle along the crate's side, plane (108, 65, 10)/127, corners as published).
-fn crate_level() -> (Map, Vec<Model>) {
+pub(crate) fn crate_level() -> (Map, Vec<Model>) {
     let needle = [
         DVec3::new(57.725, 2.553, 43.734),
         DVec3::new(57.750, 2.651, 43.677),
@@ -134,12 +134,14 @@ fn the_crate_case_of_note_001() {
     assert_eq!(needle.tolerance, -95);
     assert!(needle.passed);
     // The note's e = (−37, 2005, −72): the same edges (in another order, the order the corners are
-    // published in), to the rounding of the published corners.
+    // published in). The edge planes are this project's encoding of the published corners, not
+    // the original bytes: the two that decide (just outside the needle) agree to 1/500 of a unit,
+    // the far one to 1/100.
     let mut edges = needle.edges.clone();
     edges.sort();
-    for (got, note) in edges.iter().zip([-72, -37, 2005]) {
+    for ((got, note), slack) in edges.iter().zip([-72, -37, 2005]).zip([10, 10, 40]) {
         assert!(
-            (got - note).abs() <= 20,
+            (got - note).abs() <= slack,
             "{:?} vs the note's (−37, 2005, −72)",
             needle.edges
         );

@@ -348,7 +348,7 @@ impl Conversion<'_> {
         if moved || copy {
             tile.set_placement(position, rotation);
         }
-        if tile.cell(base_map.width, base_map.height).is_none() {
+        if crate::game::cells::tile_cell(&tile, base_map.width, base_map.height).is_none() {
             let (w, h) = (base_map.width, base_map.height);
             return Err(ImportError::node(
                 &name,
@@ -555,14 +555,10 @@ pub fn gltf_to_wad(
     report.tiles_reshaped.sort_unstable();
     report.tiles_recoloured.sort_unstable();
 
-    let known: Vec<_> = base.check();
-    for problem in level.check() {
-        if !known.contains(&problem) {
-            report.warnings.push(format!(
-                "{}: {} ({})",
-                problem.culprit, problem.message, problem.rule
-            ));
-        }
+    for problem in crate::game::check_against(&level, base).new_problems() {
+        report
+            .warnings
+            .push(format!("{} ({})", problem.message, problem.code));
     }
     Ok((level, report))
 }

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use glam::Vec3;
 
 use super::{integer, ChangeReport, ImportError, BOX_MARGIN, POSITION_TOLERANCE};
+use crate::game::check::MAX_MODEL_VERTICES;
 use crate::geometry::{bounding_box, face_plane, smooth_normals, sort_into_batches};
 use crate::gltf::fit::{with_corner_flags, Fitter, PageMaterial};
 use crate::gltf::read::Triangles;
-use crate::level::check::MAX_MODEL_VERTICES;
 use crate::level::Model;
 use crate::raw::{face_flags, Face, Vertex};
 

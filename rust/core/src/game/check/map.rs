@@ -1,0 +1,255 @@
+//! Rules for the tiles and the grid (note 002 "Rules that crash the game", checklist items 2 and
+//! 3, note 003 "Rules for writing a new MAP" 1–3).
+
+use std::collections::HashMap;
+
+use glam::DVec3;
+
+use super::Problem;
+use crate::game::cells::{tile_cell, Cell, CellLists};
+use crate::game::coverage::{reaches, world_polygon, SLIVER};
+use crate::game::floor::{test_polygon, World, MATERIAL_IGNORED};
+use crate::game::space::to_fixed;
+use crate::level::map::{fixed_from_float, REGION_COUNT};
+use crate::level::{Level, Map, Model};
+
+/// Corners of two polygons this close (units) are the same polygon entered twice.
+const SAME_CORNER: f64 = 0.01;
+/// A floor found this far (units) below the polygon it stands in for still covers it.
+const SAME_HEIGHT: f64 = 0.001;
+
+pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Problem>) {
+    let (w, h) = (map.width, map.height);
+    for (cell, &region) in map.region_grid.iter().enumerate() {
+        if region as usize >= REGION_COUNT {
+            let (col, row) = (cell as u32 % w.max(1), cell as u32 / w.max(1));
+            out.push(
+                Problem::error(
+                    "zone-number",
+                    format!("cell {col}, {row}: zone {region} is not 0 to 31; the engine reads past its zone table"),
+                )
+                .cell(col, row),
+            );
+        }
+    }
+    let swaps_in_file = level.wfpc() & crate::level::map::WFPC_TILE_SWAPS != 0;
+    for (i, tile) in map.tiles.iter().enumerate() {
+        let Some(cell) = tile_cell(tile, w, h) else {
+            let [x, y, z] = tile.float.position;
+            out.push(
+                Problem::error(
+                    "tile-in-grid",
+                    format!(
+                        "tile {i} stands at x {x:.3}, y {y:.3}, z {:.3}, outside the {w}×{h} grid; the loader would write into foreign memory: move it inside",
+                        -z
+                    ),
+                )
+                .tile(i),
+            );
+            continue;
+        };
+        let at = |p: Problem| p.tile(i).cell(cell.col, cell.row);
+        if tile.fixed != fixed_from_float(&tile.float) {
+            out.push(at(Problem::error(
+                "tile-copies",
+                format!("tile {i}: its fixed-point copy (block 8) does not match its float copy (block 2)"),
+            )));
+        }
+        if tile.model_index != tile.float.model {
+            out.push(at(Problem::error(
+                "tile-copies",
+                format!(
+                    "tile {i}: the model index block says {}, the tile record says {}",
+                    tile.model_index, tile.float.model
+                ),
+            )));
+        }
+        let swap_model = tile.swap.map(|s| s.model_b);
+        for (m, colours, what) in [
+            (Some(tile.model_index), &tile.colours, "its model"),
+            (swap_model, &tile.swap_colours, "its swap model"),
+        ] {
+            let Some(m) = m else { continue };
+            let Some(model) = models.get(m as usize) else {
+                out.push(at(Problem::error(
+                    "model-index",
+                    format!(
+                        "tile {i}: {what} {m} does not exist ({} models)",
+                        models.len()
+                    ),
+                )));
+                continue;
+            };
+            let nv = model.vertices.len();
+            let expected = nv * map.colour_rule.set_count(colours.first());
+            if colours.len() != expected {
+                out.push(at(Problem::error(
+                    "vertex-colours",
+                    format!(
+                        "tile {i}: {} vertex colours for {what} {m} with {nv} vertices (needs {expected}); the rest of MAP would be read shifted",
+                        colours.len()
+                    ),
+                )
+                .model(m as usize)));
+            }
+        }
+        if let Some(swap) = tile.swap {
+            if !swaps_in_file || tile.float.swap_flag == 0 {
+                out.push(at(Problem::error(
+                    "tile-swap",
+                    format!(
+                        "tile {i} has a swap entry without the swap flag or without WFPC 0x10000"
+                    ),
+                )));
+            }
+            if swap.model_a != tile.model_index {
+                out.push(at(Problem::warning(
+                    "tile-swap",
+                    format!(
+                        "tile {i}: its swap entry's model A is {}, the tile's model is {}",
+                        swap.model_a, tile.model_index
+                    ),
+                )));
+            }
+            if (swap.cell_x, swap.cell_z) != (cell.col, cell.row) {
+                out.push(at(Problem::warning(
+                    "tile-swap",
+                    format!(
+                        "tile {i}: its swap entry names cell {}, {}, the tile stands in {}, {}",
+                        swap.cell_x, swap.cell_z, cell.col, cell.row
+                    ),
+                )));
+            }
+        } else if swaps_in_file && tile.float.swap_flag != 0 {
+            out.push(at(Problem::error(
+                "tile-swap",
+                format!("tile {i} has the swap flag but no swap entry"),
+            )));
+        }
+        let region = map.region_grid.get(cell.index(w)).copied().unwrap_or(0);
+        let drawn = models
+            .get(tile.model_index as usize)
+            .is_some_and(|m| !m.faces.is_empty());
+        let seen = map
+            .regions
+            .iter()
+            .any(|r| r.mask == 0 || r.mask & (1u32 << (region % 32)) != 0);
+        if drawn && (region as usize) < REGION_COUNT && !seen {
+            out.push(at(Problem::warning(
+                "visible-zone",
+                format!("tile {i}: its cell is in zone {region}, which no zone's mask sees: the tile is never drawn"),
+            )));
+        }
+    }
+    coverage(map, models, out);
+}
+
+/// Every polygon that reaches into another cell is found there too (checklist item 2): as a copy
+/// entered into that cell, or, for floors, as a floor at least as high at every sample of the
+/// covered part.
+fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
+    let lists = CellLists::of(map);
+    let world = World::new(map, models);
+    let mut polygons_of: HashMap<u32, Vec<(Vec<DVec3>, u8)>> = HashMap::new();
+    for (i, tile) in map.tiles.iter().enumerate() {
+        let Some(model) = models.get(tile.model_index as usize) else {
+            continue;
+        };
+        if model.collision_count() == 0 {
+            continue;
+        }
+        let all: Vec<_> = model.collision_polygons().collect();
+        for reach in reaches(tile, model, map.width, map.height) {
+            let poly = all[reach.polygon];
+            let outline = world_polygon(tile, poly);
+            let entered = lists.tiles(reach.cell).iter().any(|&u| {
+                let held = polygons_of.entry(u).or_insert_with(|| {
+                    let other = &map.tiles[u as usize];
+                    models
+                        .get(other.model_index as usize)
+                        .map_or(Vec::new(), |m| {
+                            m.collision_polygons()
+                                .map(|q| (world_polygon(other, q), q.material))
+                                .collect()
+                        })
+                });
+                held.iter()
+                    .any(|(q, material)| *material == poly.material && same_outline(&outline, q))
+            });
+            if entered || floor_found(&world, tile, poly, &outline, reach.cell) {
+                continue;
+            }
+            out.push(
+                Problem::error(
+                    "coverage",
+                    format!(
+                        "tile {i} collision polygon {}: reaches into cell {}, {}, where no tile holds it: the llama there {}; enter it there (a collision-only tile)",
+                        reach.polygon,
+                        reach.cell.col,
+                        reach.cell.row,
+                        if poly.planes[0].normal[1] > 0 { "falls through it" } else { "walks through it" }
+                    ),
+                )
+                .tile(i)
+                .model(tile.model_index as usize)
+                .polygon(reach.polygon)
+                .cell(reach.cell.col, reach.cell.row),
+            );
+        }
+    }
+}
+
+fn same_outline(a: &[DVec3], b: &[DVec3]) -> bool {
+    a.len() == b.len()
+        && a.iter().all(|p| {
+            b.iter()
+                .any(|q| (*p - *q).abs().max_element() < SAME_CORNER)
+        })
+}
+
+/// For an up-facing polygon: at every sample of its part in `cell`, the floor test of that cell
+/// finds a floor no lower than the polygon. Walls never pass this way.
+fn floor_found(
+    world: &World,
+    tile: &crate::level::Tile,
+    poly: &crate::raw::CollisionPolygon,
+    outline: &[DVec3],
+    cell: Cell,
+) -> bool {
+    if poly.planes[0].normal[1] <= 0 || poly.material == MATERIAL_IGNORED {
+        return false;
+    }
+    let samples = samples_in_cell(outline, cell);
+    !samples.is_empty()
+        && samples.iter().all(|p| {
+            let point = [to_fixed(p.x), 0, to_fixed(p.z)].map(i64::from);
+            let Some(own) = test_polygon(tile, poly, point, None) else {
+                return false;
+            };
+            world
+                .probe(p.x, own.height, p.z)
+                .floor
+                .is_some_and(|f| f.height >= own.height - SAME_HEIGHT)
+        })
+}
+
+/// Points of the polygon's part inside the cell, kept clear of the cell's sides: the centroid of
+/// the part and its corners a quarter of the way towards it.
+fn samples_in_cell(outline: &[DVec3], cell: Cell) -> Vec<DVec3> {
+    let (x0, z0) = (cell.col as f64, cell.row as f64);
+    let inside = |p: &DVec3| {
+        p.x > x0 + SLIVER / 2.0
+            && p.x < x0 + 1.0 - SLIVER / 2.0
+            && p.z > z0 + SLIVER / 2.0
+            && p.z < z0 + 1.0 - SLIVER / 2.0
+    };
+    let part = crate::game::coverage::clip_to_cell(outline, cell);
+    if part.is_empty() {
+        return Vec::new();
+    }
+    let centroid = part.iter().copied().sum::<DVec3>() / part.len() as f64;
+    std::iter::once(centroid)
+        .chain(part.iter().map(|c| *c + (centroid - *c) * 0.25))
+        .filter(inside)
+        .collect()
+}

@@ -1,0 +1,202 @@
+//! `check`: every rule of the notes a level must keep for the game to load it, draw it and let
+//! the llama stand on it, each problem with its culprit named in the game's terms.
+//!
+//! The rules are note 002's "Writing new geometry – checklist" and "Rules that crash the game",
+//! note 003's "Rules for writing a new MAP", note 001 §8's limits, the collision coverage of
+//! [`crate::game::coverage`], and what the floor test says about the player's start. Errors are
+//! what crashes the game, corrupts the level or loses a floor; warnings what is likely to look or
+//! play wrong. `Level::to_bytes` refuses only what cannot be written at all.
+
+mod map;
+mod models;
+mod strats;
+
+use serde::Serialize;
+
+use crate::level::Level;
+use crate::raw::{Face, TextureEntry};
+
+/// At most this many vertices per model: the engine's transform buffer (0x58b0f0..0x5d15f8, 36
+/// bytes a vertex, note 001 §8).
+pub const MAX_MODEL_VERTICES: usize = 8000;
+/// Faces per render batch: flag 0x8 at the latest every 256 faces (note 001 §8).
+pub const MAX_BATCH_FACES: usize = 256;
+/// Collision normals are unit vectors ×127 (note 001 §3): a length further than this from 127
+/// tilts the engine's heights and edges (a warning; the encoder never writes one).
+pub const NORMAL_LENGTH_SLACK: f64 = 2.0;
+/// The engine allocates this many strat slots besides MAP's poolExtra (note 003, block 12).
+pub const STRAT_POOL_BASE: u64 = 30;
+
+/// The render state a face switches to: its page and the entry's blend and mode bits, and the
+/// face's special modes. Faces of one batch share it.
+pub fn render_state(face: &Face, entries: &[TextureEntry]) -> (i8, u16, u16) {
+    let entry = entries
+        .get(face.texture as usize)
+        .copied()
+        .unwrap_or_default();
+    (entry.page, entry.flags & 0x7f00, face.flags & 0x3)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// One broken rule. The location fields that do not apply are None.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Problem {
+    /// The rule, short and stable (`coverage`, `tile-in-grid`, …).
+    pub code: &'static str,
+    pub severity: Severity,
+    /// What is wrong and what to do, in the game's terms.
+    pub message: String,
+    pub tile: Option<usize>,
+    pub model: Option<usize>,
+    /// Collision polygon, counted over the model's groups A, B and C.
+    pub polygon: Option<usize>,
+    /// Face of the model.
+    pub face: Option<usize>,
+    pub strat: Option<usize>,
+    /// Grid cell (column, row).
+    pub cell: Option<[u32; 2]>,
+    /// With a base level: the base has the same problem already.
+    pub pre_existing: bool,
+}
+
+impl Problem {
+    fn new(code: &'static str, severity: Severity, message: impl Into<String>) -> Problem {
+        Problem {
+            code,
+            severity,
+            message: message.into(),
+            tile: None,
+            model: None,
+            polygon: None,
+            face: None,
+            strat: None,
+            cell: None,
+            pre_existing: false,
+        }
+    }
+
+    pub(crate) fn error(code: &'static str, message: impl Into<String>) -> Problem {
+        Problem::new(code, Severity::Error, message)
+    }
+
+    pub(crate) fn warning(code: &'static str, message: impl Into<String>) -> Problem {
+        Problem::new(code, Severity::Warning, message)
+    }
+
+    pub(crate) fn tile(mut self, tile: usize) -> Problem {
+        self.tile = Some(tile);
+        self
+    }
+
+    pub(crate) fn model(mut self, model: usize) -> Problem {
+        self.model = Some(model);
+        self
+    }
+
+    pub(crate) fn polygon(mut self, polygon: usize) -> Problem {
+        self.polygon = Some(polygon);
+        self
+    }
+
+    pub(crate) fn face(mut self, face: usize) -> Problem {
+        self.face = Some(face);
+        self
+    }
+
+    pub(crate) fn strat(mut self, strat: usize) -> Problem {
+        self.strat = Some(strat);
+        self
+    }
+
+    pub(crate) fn cell(mut self, col: u32, row: u32) -> Problem {
+        self.cell = Some([col, row]);
+        self
+    }
+
+    /// The same rule broken at the same place (the message may word numbers differently).
+    fn same_as(&self, other: &Problem) -> bool {
+        (
+            self.code,
+            self.tile,
+            self.model,
+            self.polygon,
+            self.face,
+            self.strat,
+            self.cell,
+        ) == (
+            other.code,
+            other.tile,
+            other.model,
+            other.polygon,
+            other.face,
+            other.strat,
+            other.cell,
+        )
+    }
+}
+
+/// Every problem of a level.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Report {
+    pub problems: Vec<Problem>,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl Report {
+    fn of(mut problems: Vec<Problem>) -> Report {
+        problems.sort_by_key(|p| p.severity);
+        let errors = problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .count();
+        Report {
+            warnings: problems.len() - errors,
+            errors,
+            problems,
+        }
+    }
+
+    /// Problems that are not pre-existing.
+    pub fn new_problems(&self) -> impl Iterator<Item = &Problem> {
+        self.problems.iter().filter(|p| !p.pre_existing)
+    }
+}
+
+/// Checks a level against every rule.
+pub fn check(level: &Level) -> Report {
+    Report::of(problems(level))
+}
+
+/// Checks a level and marks the problems `base` already has.
+pub fn check_against(level: &Level, base: &Level) -> Report {
+    let known = problems(base);
+    let mut found = problems(level);
+    for p in &mut found {
+        p.pre_existing = known.iter().any(|k| k.same_as(p));
+    }
+    Report::of(found)
+}
+
+fn problems(level: &Level) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let entries = level.text().map_or(&[][..], |t| t.entries.as_slice());
+    let models = level.trak().map_or(&[][..], |t| t.models.as_slice());
+    for (i, model) in models.iter().enumerate() {
+        models::check_model(model, i, entries, &mut out);
+    }
+    if let Some(map) = level.map() {
+        map::check_map(level, map, models, &mut out);
+        strats::check_strats(level, map, models, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

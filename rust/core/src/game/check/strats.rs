@@ -1,0 +1,274 @@
+//! Rules for the strats (note 003 "Rules for writing a new MAP" 4–5) and what the floor test
+//! says about the player's start and about needle spikes (note 001, "Floor test").
+
+use glam::DVec3;
+
+use super::{Problem, STRAT_POOL_BASE};
+use crate::game::cells::tile_cell;
+use crate::game::coverage::world_polygon;
+use crate::game::floor::{
+    edge_tolerance, test_polygon, World, MATERIAL_IGNORED, MATERIAL_IGNORED_ALT,
+};
+use crate::game::space::{from_fixed, to_fixed};
+use crate::level::{Level, Map, Model};
+
+/// The strats that are the player at the level's start (note 003, "Player, checkpoints, exit").
+pub const PLAYER_STRATS: [&str; 4] = [
+    "Llama",
+    "KuscoAndPachaTogetherOnATree",
+    "RollerCoaster",
+    "LlamaChase",
+];
+/// A start this far (units) above the floor the test finds: the llama drops at the start.
+const START_DROP: f64 = 0.1;
+/// Needle spikes (note 001, "How common"): a tolerance zone reaching this far (units) beyond the
+/// polygon…
+const NEEDLE_REACH: f64 = 0.08;
+/// …over a surface more than this much lower.
+const NEEDLE_DROP: f64 = 0.05;
+
+pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Problem>) {
+    let stpc = level.stpc();
+    let code = stpc.map(|s| (s.code_start(), s.code.len()));
+    for (i, s) in map.strats.iter().enumerate() {
+        if let Some((start, len)) = code {
+            let offset = s.code_offset as usize;
+            if offset < start || offset >= start + len {
+                out.push(
+                    Problem::error(
+                        "strat-code",
+                        format!(
+                            "strat {i}: code offset {:#x} is outside this level's strat code",
+                            s.code_offset
+                        ),
+                    )
+                    .strat(i),
+                );
+            }
+        }
+        let params_ok = s.parameter_count == 0
+            || (s.parameter_index >= 0
+                && s.parameter_index as u64 + s.parameter_count as u64
+                    <= map.parameters.len() as u64);
+        if !params_ok {
+            out.push(
+                Problem::error(
+                    "strat-parameters",
+                    format!(
+                        "strat {i}: parameters {}..{} are outside the pool of {}",
+                        s.parameter_index,
+                        s.parameter_index as i64 + s.parameter_count as i64,
+                        map.parameters.len()
+                    ),
+                )
+                .strat(i),
+            );
+        }
+        if s.waypoint != -1 && (s.waypoint < 0 || s.waypoint as usize >= map.waypoints.len()) {
+            out.push(
+                Problem::error(
+                    "strat-waypoint",
+                    format!(
+                        "strat {i}: waypoint {} does not exist ({} waypoints)",
+                        s.waypoint,
+                        map.waypoints.len()
+                    ),
+                )
+                .strat(i),
+            );
+        }
+        // The compiler's fields are constant per type (note 003 rule 4).
+        let first = map
+            .strats
+            .iter()
+            .position(|o| o.code_offset == s.code_offset);
+        if let Some(j) = first.filter(|&j| j < i) {
+            let o = &map.strats[j];
+            let fields = |s: &crate::raw::StratRecord| {
+                (s.variable_count, s.slot_count, s.type_flags, s.extra_memory)
+            };
+            if fields(s) != fields(o) {
+                out.push(
+                    Problem::warning(
+                        "strat-type-fields",
+                        format!("strat {i}: its variables, slots, type flags or extra memory differ from strat {j} of the same type; copy them from the type"),
+                    )
+                    .strat(i),
+                );
+            }
+        }
+    }
+    let strats = map.strats.len() as u64;
+    let pool = map.strat_pool_extra as u64;
+    if strats > pool + STRAT_POOL_BASE {
+        out.push(Problem::error(
+            "strat-pool",
+            format!(
+                "{strats} strats, but room for only {} (poolExtra {pool} + 30)",
+                pool + STRAT_POOL_BASE
+            ),
+        ));
+    } else if strats > pool {
+        out.push(Problem::warning(
+            "strat-pool",
+            format!("poolExtra is {pool}, below the {strats} strats: the 30 slots for strats spawned while playing are partly taken; raise it to at least {strats}"),
+        ));
+    }
+    let world = World::new(map, models);
+    player_start(level, map, &world, out);
+    needles(map, models, &world, out);
+}
+
+/// The player's start stands on a floor the floor test finds, not on material 17 or 18.
+fn player_start(level: &Level, map: &Map, world: &World, out: &mut Vec<Problem>) {
+    let Some(stpc) = level.stpc() else { return };
+    let starts: Vec<(usize, String)> = map
+        .strats
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| stpc.strat_name(s.code_offset).map(|n| (i, n)))
+        .filter(|(_, n)| PLAYER_STRATS.contains(&n.as_str()))
+        .collect();
+    if starts.is_empty() {
+        out.push(Problem::warning(
+            "player-start",
+            format!(
+                "no strat is the player ({}): the level has no start",
+                PLAYER_STRATS.join(", ")
+            ),
+        ));
+    }
+    for (i, name) in starts {
+        let [x, y, z] = map.strats[i].position.map(|v| from_fixed(v as i64));
+        let probe = world.probe(x, y, z);
+        let at = |p: Problem| p.strat(i);
+        match (probe.floor, probe.no_floor) {
+            (Some(floor), _) if y - floor.height > START_DROP => out.push(at(Problem::warning(
+                "player-start",
+                format!(
+                    "strat {i} ({name}) starts at {x:.3}, {y:.3}, {z:.3}, {:.2} above the floor the game finds (tile {} polygon {}): the llama drops at the start",
+                    y - floor.height,
+                    floor.tile,
+                    floor.polygon
+                ),
+            ))),
+            (Some(_), _) => {}
+            (None, Some(dead)) => out.push(at(Problem::error(
+                "player-start",
+                format!(
+                    "strat {i} ({name}) starts at {x:.3}, {y:.3}, {z:.3} over material {} (tile {} polygon {}): the llama dies at the start",
+                    dead.material, dead.tile, dead.polygon
+                ),
+            ))),
+            (None, None) => out.push(at(Problem::error(
+                "player-start",
+                format!("strat {i} ({name}) starts at {x:.3}, {y:.3}, {z:.3}, where the floor test finds no floor: the llama falls at the start"),
+            ))),
+        }
+        // Polygons the player's floor test skips (0x11; 0x12 for strats with the other flag).
+        let point = [to_fixed(x), to_fixed(y), to_fixed(z)].map(i64::from);
+        for &t in probe.cell.map_or(&[][..], |c| world.lists().tiles(c)) {
+            let tile = &map.tiles[t as usize];
+            let Some(model) = world.models().get(tile.model_index as usize) else {
+                continue;
+            };
+            for (p, poly) in model.collision_polygons().enumerate() {
+                if ![MATERIAL_IGNORED, MATERIAL_IGNORED_ALT].contains(&poly.material) {
+                    continue;
+                }
+                let under = test_polygon(tile, poly, point, None)
+                    .is_some_and(|c| c.passed && !c.above && c.dist <= 0.25 + START_DROP);
+                if under {
+                    out.push(at(Problem::error(
+                        "player-start-material",
+                        format!(
+                            "strat {i} ({name}) starts on material {} (tile {t} polygon {p}), which the floor test skips: give the floor under the start another material",
+                            poly.material
+                        ),
+                    ))
+                    .tile(t as usize)
+                    .polygon(p));
+                }
+            }
+        }
+    }
+}
+
+/// Polygons whose tolerance zone sticks out ≥ 0.08 at a sharp corner over a surface more than
+/// 0.05 lower, where the floor test confirms the polygon wins: the llama floats there.
+pub(super) fn needles(map: &Map, models: &[Model], world: &World, out: &mut Vec<Problem>) {
+    for (t, tile) in map.tiles.iter().enumerate() {
+        if tile_cell(tile, map.width, map.height).is_none() {
+            continue;
+        }
+        let Some(model) = models.get(tile.model_index as usize) else {
+            continue;
+        };
+        for (p, poly) in model.collision_polygons().enumerate() {
+            let ny = poly.planes[0].normal[1];
+            if ny <= 0 || poly.material == MATERIAL_IGNORED {
+                continue;
+            }
+            let tolerance = -edge_tolerance(ny) as f64 / 4064.0;
+            let corners = world_polygon(tile, poly);
+            let n = corners.len();
+            let spike = (0..n).find_map(|k| {
+                let c = corners[k];
+                let a = (corners[(k + n - 1) % n] - c).normalize_or_zero();
+                let b = (corners[(k + 1) % n] - c).normalize_or_zero();
+                let half = a.angle_between(b) / 2.0;
+                let reach = tolerance / half.sin().max(1e-6);
+                if reach < NEEDLE_REACH || !reach.is_finite() {
+                    return None;
+                }
+                let out_dir = -(a + b).normalize_or_zero();
+                [0.3, 0.6, 0.9].into_iter().find_map(|f| {
+                    let s: DVec3 = c + out_dir * (reach * f);
+                    if reach * f < NEEDLE_REACH {
+                        return None;
+                    }
+                    floats_at(world, t as u32, p as u32, s).then_some((k, s))
+                })
+            });
+            if let Some((k, s)) = spike {
+                out.push(
+                    Problem::warning(
+                        "needle",
+                        format!(
+                            "tile {t} collision polygon {p}: its corner {k} is so sharp that the engine's edge tolerance reaches past it; at {:.3}, {:.3} the llama stands in the air over the surface below",
+                            s.x, s.z
+                        ),
+                    )
+                    .tile(t)
+                    .model(tile.model_index as usize)
+                    .polygon(p),
+                );
+            }
+        }
+    }
+}
+
+/// Feet on the polygon's plane at `spot`: the polygon wins, and the next floor is lower by more
+/// than the needle drop.
+fn floats_at(world: &World, tile: u32, polygon: u32, spot: DVec3) -> bool {
+    let own = world
+        .probe(spot.x, 1000.0, spot.z)
+        .candidates
+        .into_iter()
+        .find(|c| c.tile == tile && c.polygon == polygon);
+    let Some(own) = own.filter(|c| c.passed) else {
+        return false;
+    };
+    let probe = world.probe(spot.x, own.height, spot.z);
+    let wins = probe
+        .floor
+        .is_some_and(|f| (f.tile, f.polygon) == (tile, polygon));
+    let next = probe
+        .candidates
+        .iter()
+        .filter(|c| c.passed && !c.above && (c.tile, c.polygon) != (tile, polygon))
+        .map(|c| c.height)
+        .filter(|&h| h <= own.height)
+        .fold(f64::MIN, f64::max);
+    wins && own.height - next > NEEDLE_DROP
+}

@@ -1,0 +1,68 @@
+//! Two levels' floors compared the way the llama meets them: the floor test run at the same
+//! random points of the grid in both, dropping from high above (y = 60), so that at each point
+//! the highest floor wins. This is how a rewritten level is measured against the one it came from
+//! (note 001 §8, "Tests": 2,800 random points).
+
+use serde::Serialize;
+
+use crate::game::floor::World;
+use crate::generate::Rng;
+
+/// Height the probes drop from.
+pub const DROP_HEIGHT: f64 = 60.0;
+
+/// What two levels' floor tests say at the same points.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FloorComparison {
+    pub points: usize,
+    /// Points with a floor in both.
+    pub both: usize,
+    /// A floor in the first level, none in the second.
+    pub lost: usize,
+    /// No floor in the first level, one in the second.
+    pub gained: usize,
+    /// Of `both`: heights within 1 mm and within 5 mm.
+    pub within_1mm: usize,
+    pub within_5mm: usize,
+    /// Of `both`: the largest height difference, millimetres.
+    pub max_mm: f64,
+    /// Of `both`: the same collision material.
+    pub material_same: usize,
+}
+
+/// `count` points uniform over a `width` × `height` grid (game space x, z), the same for the same
+/// seed.
+pub fn random_points(width: u32, height: u32, count: usize, seed: u64) -> Vec<[f64; 3]> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|_| {
+            let x = rng.range(0.0, width as f32) as f64;
+            let z = rng.range(0.0, height as f32) as f64;
+            [x, DROP_HEIGHT, z]
+        })
+        .collect()
+}
+
+/// The floor tests of `a` and `b` at `points`.
+pub fn compare_floors(a: &World, b: &World, points: &[[f64; 3]]) -> FloorComparison {
+    let mut out = FloorComparison {
+        points: points.len(),
+        ..FloorComparison::default()
+    };
+    for &[x, y, z] in points {
+        match (a.probe(x, y, z).floor, b.probe(x, y, z).floor) {
+            (Some(fa), Some(fb)) => {
+                out.both += 1;
+                let mm = (fa.height - fb.height).abs() * 1000.0;
+                out.within_1mm += usize::from(mm <= 1.0);
+                out.within_5mm += usize::from(mm <= 5.0);
+                out.max_mm = out.max_mm.max(mm);
+                out.material_same += usize::from(fa.material == fb.material);
+            }
+            (Some(_), None) => out.lost += 1,
+            (None, Some(_)) => out.gained += 1,
+            (None, None) => {}
+        }
+    }
+    out
+}
