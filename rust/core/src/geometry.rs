@@ -117,9 +117,6 @@ const NORMAL_LENGTHS: std::ops::RangeInclusive<i32> = 126..=128;
 /// towards or away from the surface normal.
 const EDGE_TILT_STEP: f64 = 0.009;
 const EDGE_TILT_STEPS: i32 = 20;
-/// A plane that misses its points by no more than this (units) is good enough: a millimetre,
-/// a sixteenth of the engine's own tolerance.
-const GOOD_FIT: f64 = 0.001;
 /// How far (units) a quad's corners may be off one plane. About the engine's edge tolerance
 /// (0.016 on flat floors): a larger warp collides with a surface visibly different from the
 /// model's.
@@ -290,11 +287,10 @@ fn fit_plane(
     let unit = |v: &DVec3| (v.length() - NORMAL_SCALE).abs() <= NORMAL_LENGTH_SLACK;
     for v in candidates.filter(|v| v.abs().max_element() <= NORMAL_SCALE && unit(v)) {
         let (error, d) = fit(v);
+        // The best of all, not the first good enough: corners decoded from a polygon fit its own
+        // planes best, so a polygon re-encoded (moved, re-tiled) keeps its normals.
         if best.is_none_or(|(best_error, ..)| error < best_error) {
             best = Some((error, v, d));
-            if error <= GOOD_FIT {
-                break;
-            }
         }
     }
     let (_, v, d) =

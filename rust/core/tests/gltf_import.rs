@@ -13,6 +13,9 @@ use gltf::json::{
     Index,
 };
 use llamawad::container::{self, Tag};
+use llamawad::game::coverage::world_polygon;
+use llamawad::game::floor::{test_polygon, World};
+use llamawad::game::space::to_fixed;
 use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::{
@@ -164,11 +167,15 @@ struct Case {
 
 impl Case {
     fn new(seed: u64, size: Size) -> Case {
-        let bytes = generate(seed, size).to_bytes().unwrap();
+        Case::with_base(generate(seed, size), &format!("{size} seed {seed}"))
+    }
+
+    fn with_base(level: Level, what: &str) -> Case {
+        let bytes = level.to_bytes().unwrap();
         let base = Level::parse(&bytes).unwrap();
         let gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
         Case {
-            what: format!("{size} seed {seed}"),
+            what: what.to_string(),
             base,
             bytes,
             gltf,
@@ -540,6 +547,104 @@ fn a_tile_turned_about_y_turns() {
     assert_eq!(new.float.position, case.tiles()[tile].float.position);
     assert_eq!(new.colours, case.tiles()[tile].colours);
     assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
+}
+
+/// Points over the floors (up-facing polygons) of a tile, world game space, with the height of
+/// the polygon there by the engine's own arithmetic: each polygon's centre and its corners
+/// pulled a third of the way in.
+fn floor_samples(level: &Level, tile: usize) -> Vec<(f64, f64, f64)> {
+    let t = &level.map().unwrap().tiles[tile];
+    let model = &level.trak().unwrap().models[t.model_index as usize];
+    let mut out = Vec::new();
+    for poly in model
+        .collision_polygons()
+        .filter(|p| p.planes[0].normal[1] > 90)
+    {
+        let corners = world_polygon(t, poly);
+        let centre = corners.iter().copied().sum::<glam::DVec3>() / corners.len() as f64;
+        for p in std::iter::once(centre).chain(corners.iter().map(|c| *c + (centre - *c) / 3.0)) {
+            let point = [to_fixed(p.x), 0, to_fixed(p.z)].map(i64::from);
+            let own = test_polygon(t, poly, point, None).unwrap();
+            out.push((p.x, own.height, p.z));
+        }
+    }
+    out
+}
+
+/// Every floor sample of `tile` is a floor the engine finds, whichever cell it lies in.
+fn assert_floors_found(level: &Level, tile: usize, what: &str) {
+    let world = World::of(level).unwrap();
+    let samples = floor_samples(level, tile);
+    assert!(samples.len() >= 5, "{what}: {} samples", samples.len());
+    let lost: Vec<_> = samples
+        .iter()
+        .filter(|&&(x, h, z)| {
+            world
+                .probe(x, h + 0.1, z)
+                .floor
+                .is_none_or(|f| f.height < h - 0.001)
+        })
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "{what}: {} of {} samples fall through: {lost:?}",
+        lost.len(),
+        samples.len()
+    );
+}
+
+#[test]
+fn a_tile_moved_off_centre_or_turned_45_degrees_keeps_its_floors_in_every_cell() {
+    // Note 002: the floor test reads only the tiles of the llama's cell; a floor that now reaches
+    // into neighbouring cells must be entered there.
+    for (dx, dz, turn) in [(0.3, 0.7, 0), (0.0, 0.0, 512), (-0.45, 0.2, 300)] {
+        let mut case = Case::new(3, Size::Small);
+        let tile = (0..case.tiles().len())
+            .find(|&i| {
+                let t = &case.tiles()[i];
+                let m = case.model_of(i);
+                !m.faces.is_empty()
+                    && t.swap.is_none()
+                    && m.collision_polygons().any(|p| p.planes[0].normal[1] > 120)
+            })
+            .unwrap();
+        let what = format!("moved by ({dx}, {dz}), turned by {turn}");
+        let [x, y, z] = case.tiles()[tile].float.position;
+        let rotation = (case.tiles()[tile].float.rotation + turn) % 4096;
+        let node = case.tile_node(tile);
+        case.gltf.root.nodes[node].translation = Some([x + dx, y, -z + dz]);
+        case.gltf.root.nodes[node].rotation = Some(json::scene::UnitQuaternion(
+            export_y_rotation(rotation).to_array(),
+        ));
+        let (level, report, bytes) = case.written();
+        assert_eq!(report.tiles_moved, vec![tile], "{what}");
+        assert!(!report.coverage_tiles.is_empty(), "{what}: {report:?}");
+        assert_floors_found(&level, tile, &what);
+        let mut changed = vec![tile];
+        changed.extend(&report.coverage_freed);
+        assert_rest_unchanged(&case, &level, &bytes, only_tiles(&changed));
+
+        // Moved back: the coverage tiles serve no more and go.
+        let moved = Level::parse(&bytes).unwrap();
+        let mut back = Case::with_base(moved, &format!("{what}, then back"));
+        let node = back.tile_node(tile);
+        back.gltf.root.nodes[node].translation = Some([x, y, -z]);
+        back.gltf.root.nodes[node].rotation = Some(json::scene::UnitQuaternion(
+            export_y_rotation(case.tiles()[tile].float.rotation).to_array(),
+        ));
+        let (level, report, _) = back.written();
+        assert_eq!(
+            report.coverage_removed,
+            back.tiles().len() - case.tiles().len(),
+            "{report:?}"
+        );
+        assert_eq!(
+            level.map().unwrap().tiles,
+            case.tiles().to_vec(),
+            "{what}: the tiles are the base's again"
+        );
+        assert_floors_found(&level, tile, &what);
+    }
 }
 
 #[test]

@@ -9,6 +9,9 @@ use gltf::json::{
     Index,
 };
 use llamawad::game::cells::tile_cell;
+use llamawad::game::check_against;
+use llamawad::game::floor::World;
+use llamawad::game::floors::{compare_floors, random_points};
 use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::face_uvs;
@@ -331,36 +334,46 @@ fn a_given_collision_mesh_is_entered_into_every_cell_it_covers() {
     add_mesh(&mut gltf, "collision", &collision, None, None, Some(node));
     let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
     let map = level.map().unwrap();
-    let mut cells: Vec<u32> = report
+    let models = &level.trak().unwrap().models;
+    let holds_collision =
+        |t: &usize| models[map.tiles[*t].model_index as usize].collision_count() > 0;
+    let cell_of = |t: usize| {
+        let c = tile_cell(&map.tiles[t], map.width, map.height).unwrap();
+        (c.col, c.row)
+    };
+    // The polygon lives in the plate's tile of the cell its centre lies over, and is entered into
+    // the two other cells through collision-only tiles.
+    let homes: Vec<_> = report
         .tiles_added
         .iter()
-        .filter(|&&t| {
-            level.trak().unwrap().models[map.tiles[t].model_index as usize].collision_count() > 0
-        })
-        .map(|&t| {
-            tile_cell(&map.tiles[t], map.width, map.height)
-                .unwrap()
-                .index(map.width) as u32
-        })
+        .filter(|t| holds_collision(t))
         .collect();
-    cells.sort_unstable();
-    let w = map.width;
-    assert_eq!(cells, vec![4 + 4 * w, 5 + 4 * w, 4 + 5 * w]);
-    // Two of them are collision-only tiles.
-    let collision_only = report
-        .tiles_added
+    assert_eq!(homes.len(), 1);
+    assert_eq!(cell_of(*homes[0]), (4, 4));
+    let mut covered: Vec<_> = report.coverage_tiles.iter().map(|&t| cell_of(t)).collect();
+    covered.sort_unstable();
+    assert_eq!(covered, [(4, 5), (5, 4)]);
+    assert!(report
+        .coverage_tiles
         .iter()
-        .filter(|&&t| {
-            level.trak().unwrap().models[map.tiles[t].model_index as usize]
-                .faces
-                .is_empty()
-        })
-        .count();
-    assert_eq!(collision_only, 2);
+        .all(|&t| models[map.tiles[t].model_index as usize].faces.is_empty()));
+    // The engine stands on the triangle at its height in all three cells, and not beside it.
+    let world = World::of(&level).unwrap();
+    for (x, z) in [(4.5, 4.5), (5.2, 4.4), (4.4, 5.2), (4.3, 5.6), (5.6, 4.3)] {
+        let floor = world.probe(x, 2.5, z).floor.unwrap();
+        assert!((floor.height - 2.0).abs() < 1e-3, "{x} {z}: {floor:?}");
+    }
+    let beside = world.probe(5.5, 2.5, 5.5).floor;
+    assert!(
+        beside.is_none_or(|f| (f.height - 2.0).abs() > 1e-3),
+        "{beside:?}"
+    );
 }
 
 #[test]
-fn new_faces_outside_the_grid_are_refused_by_name() {
+fn new_faces_outside_the_grid_belong_to_the_nearest_cell_inside() {
+    // Note 001: tile models reach up to ±2.4 beyond their cell; only the tile must lie inside the
+    // grid. A plate 3 units west of the grid becomes a tile in the edge cell.
     let base = generate(2, Size::Tiny);
     let bytes = base.to_bytes().unwrap();
     let mut gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
@@ -375,10 +388,31 @@ fn new_faces_outside_the_grid_are_refused_by_name() {
         Some(material),
         None,
     );
-    let err = convert(&base, &gltf, ImportOptions::default()).unwrap_err();
-    assert_eq!(err.node.as_deref(), Some("node 'Stray'"));
-    assert_eq!(err.faces, vec![0, 1]);
-    assert!(err.to_string().contains("outside the"), "{err}");
+    let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    let map = level.map().unwrap();
+    assert_eq!(report.tiles_added.len(), 1);
+    let tile = &map.tiles[report.tiles_added[0]];
+    let cell = tile_cell(tile, map.width, map.height).unwrap();
+    assert_eq!((cell.col, cell.row), (0, 0));
+    let model = &level.trak().unwrap().models[tile.model_index as usize];
+    assert_eq!(model.faces.len(), 2);
+    // Its faces stay where they were drawn: export space x − 3..−2 around the tile origin 0.5.
+    let xs: Vec<f32> = model
+        .vertices
+        .iter()
+        .map(|v| v.position[0] + tile.float.position[0])
+        .collect();
+    assert!(xs.iter().all(|&x| (-3.0..=-2.0).contains(&x)), "{xs:?}");
+    let problems: Vec<_> = check_against(&level, &base)
+        .new_problems()
+        .cloned()
+        .collect();
+    assert!(
+        problems
+            .iter()
+            .all(|p| p.severity != llamawad::game::Severity::Error),
+        "{problems:?}"
+    );
 }
 
 /// Every tile node stripped of its tile: the whole level comes back as new geometry.
@@ -443,4 +477,42 @@ fn a_fully_retiled_level_keeps_its_triangles_and_collision() {
         "{:?}",
         &new_problems[..new_problems.len().min(5)]
     );
+}
+
+#[test]
+fn retiled_levels_come_back_and_the_engine_finds_the_same_floors() {
+    // Every tile role stripped, as a glTF from another tool arrives: the whole level is new
+    // geometry. Edge tiles reach beyond the grid; nothing is refused, and the floor test at
+    // 2,800 random points finds the same floors (note 001 §8's measure).
+    for (size, seeds) in [(Size::Small, 1..=6), (Size::Full, 1..=3)] {
+        for seed in seeds {
+            let what = format!("{size} seed {seed}");
+            let base = generate(seed, size);
+            let (level, _) = convert(&base, &retiled(&base), ImportOptions::default())
+                .unwrap_or_else(|e| panic!("{what}: refused: {e}"));
+            let level = Level::parse(&level.to_bytes().unwrap()).unwrap();
+            let map = base.map().unwrap();
+            let points = random_points(map.width, map.height, 2800, seed);
+            let floors = compare_floors(
+                &World::of(&base).unwrap(),
+                &World::of(&level).unwrap(),
+                &points,
+            );
+            assert_eq!(floors.lost, 0, "{what}: {floors:?}");
+            assert!(
+                floors.within_1mm as f64 >= 0.999 * floors.both as f64 && floors.both > 1000,
+                "{what}: {floors:?}"
+            );
+            let errors: Vec<_> = check_against(&level, &base)
+                .new_problems()
+                .filter(|p| p.severity == llamawad::game::Severity::Error)
+                .cloned()
+                .collect();
+            assert!(
+                errors.is_empty(),
+                "{what}: {:?}",
+                &errors[..errors.len().min(3)]
+            );
+        }
+    }
 }

@@ -1,17 +1,20 @@
 //! New geometry: a mesh with no tile of its own becomes new tiles, the way the level builders
 //! of the notes make them (note 001 §8): split by grid cell, and by height band where a cell's
 //! part is taller than collision can reach from one tile origin; collision from a mesh given
-//! with it, or from its upward faces when asked, entered into every cell it covers (as a
-//! collision-only tile where the cell has no new tile).
+//! with it, or from its upward faces when asked, each polygon in the tile of the cell its centre
+//! lies over (a collision-only tile where that cell has no new tile). Geometry may reach outside
+//! the grid; its faces and polygons belong to the nearest cell inside. Entering polygons into the
+//! other cells they cover is the caller's (`game::coverage`).
 
 use std::collections::BTreeMap;
 
 use glam::{Mat4, Vec3};
 
+use crate::game::space::to_local;
 use crate::gltf::fit::Fitter;
 use crate::gltf::import::{
-    build_model, corner_colours, encode, per_triangle, polygon_corners, vertex_colours,
-    ChangeReport, ImportError,
+    build_model, corner_colours, encode, given_polygons, per_triangle, placement, vertex_colours,
+    ChangeReport, GivenPolygon, ImportError,
 };
 use crate::gltf::read::{Document, Triangles};
 use crate::level::{Level, Model, Tile};
@@ -70,14 +73,19 @@ fn world_triangles(
     Ok(tris)
 }
 
-/// The triangles `ts` of `tris`, moved so that `origin` is at zero.
-fn subset(tris: &Triangles, ts: &[usize], origin: Vec3) -> Triangles {
+/// A world point (file space) in the frame of a tile at `origin` turned by `rotation`.
+fn tile_local(p: Vec3, origin: Vec3, rotation: u32) -> Vec3 {
+    to_local(origin.as_dvec3(), p.as_dvec3(), rotation).as_vec3()
+}
+
+/// The triangles `ts` of `tris` in the frame of a tile at `origin` turned by `rotation`.
+fn subset(tris: &Triangles, ts: &[usize], origin: Vec3, rotation: u32) -> Triangles {
     let corners = |t: usize| 3 * t..3 * t + 3;
     Triangles {
         positions: ts
             .iter()
             .flat_map(|&t| corners(t))
-            .map(|c| tris.positions[c] - origin)
+            .map(|c| tile_local(tris.positions[c], origin, rotation))
             .collect(),
         uvs: tris
             .uvs
@@ -124,31 +132,34 @@ pub fn add_new_geometry(
     let (width, height) = (map.width, map.height);
     let mut tiles: BTreeMap<Slot, NewTile> = BTreeMap::new();
 
+    let mut rotations = Vec::with_capacity(meshes.len());
     for (mesh_index, mesh) in meshes.iter().enumerate() {
         let name = super::import::node_name(&mesh.node);
         let tris = world_triangles(doc, &mesh.node, &mesh.world, &name)?;
+        // Its tiles turn as the mesh does, so that its faces and polygons keep their own frame
+        // (and a re-tiled level its planes); a scaled or tilted mesh is baked into unturned tiles.
+        let rotation = placement(&mesh.world, &name).map_or(0, |(_, r)| r);
+        rotations.push(rotation);
         let centroid = |t: usize| {
             (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2]) / 3.0
         };
 
-        // Cell of each triangle by its centroid, then height bands within a cell.
+        // Cell of each triangle by its centroid (the nearest cell inside the grid for geometry
+        // reaching outside), then height bands within a cell.
         let mut by_cell: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
-        let mut outside = Vec::new();
         for t in 0..tris.count() {
             let c = centroid(t);
-            let (col, row) = (c.x.floor(), c.z.floor());
-            if col < 0.0 || row < 0.0 || col >= width as f32 || row >= height as f32 {
-                outside.push(t);
-            } else {
-                by_cell.entry((row as u32, col as u32)).or_default().push(t);
+            if !c.is_finite() {
+                return Err(ImportError::faces(
+                    &name,
+                    vec![t],
+                    "has a corner that is not a finite number",
+                ));
             }
-        }
-        if !outside.is_empty() {
-            return Err(ImportError::faces(
-                &name,
-                outside,
-                format!("lie outside the {width}×{height} grid (0 ≤ x < {width}, 0 ≤ z < {height}); move them inside"),
-            ));
+            by_cell
+                .entry(nearest_cell(c, width, height))
+                .or_default()
+                .push(t);
         }
         let flags = per_triangle(&tris, "FLAGS");
         for ((row, col), ts) in by_cell {
@@ -173,7 +184,7 @@ pub fn add_new_geometry(
                     y: (lowest(&ts) * 4096.0).round() as i64,
                     mesh: mesh_index,
                 };
-                let local = subset(&tris, &ts, slot.origin());
+                let local = subset(&tris, &ts, slot.origin(), rotation);
                 let local_flags: Vec<Option<u16>> = ts
                     .iter()
                     .map(|&t| flags[t].and_then(|f| u16::try_from(f).ok()))
@@ -202,28 +213,44 @@ pub fn add_new_geometry(
         let polygons = match &mesh.collision {
             Some((node, world)) => {
                 let tris = world_triangles(doc, node, world, &node_name_of(node))?;
-                let materials = per_triangle(&tris, "MATERIAL");
-                (0..tris.count())
-                    .map(|t| (corners_of(&tris, t), materials[t].unwrap_or(0), t))
-                    .collect()
+                let corners: Vec<[Vec3; 3]> =
+                    (0..tris.count()).map(|t| corners_of(&tris, t)).collect();
+                given_polygons(&tris, &corners)
             }
             None if generate_collision => (0..tris.count())
                 .filter(|&t| {
                     let [a, b, c] = corners_of(&tris, t);
                     (b - a).cross(c - a).normalize_or_zero().y >= FLOOR_NORMAL_Y
                 })
-                .map(|t| (corners_of(&tris, t), 0, t))
+                .map(|t| GivenPolygon {
+                    tris: vec![t],
+                    corners: corners_of(&tris, t).to_vec(),
+                    material: 0,
+                    kind: 0,
+                    group: 0,
+                })
                 .collect(),
             None => Vec::new(),
         };
-        enter_collision(&polygons, &mut tiles, width, height, mesh_index, &name)?;
+        home_collision(
+            &polygons,
+            &mut tiles,
+            width,
+            height,
+            (mesh_index, rotation),
+            &name,
+        )?;
     }
 
     let map = level.map_mut().expect("checked above");
     for (slot, tile) in tiles {
         let model_index = first_model + new_models.len();
         let origin = slot.origin();
-        let mut placed = Tile::new([origin.x, origin.y, -origin.z], 0, model_index as u32);
+        let mut placed = Tile::new(
+            [origin.x, origin.y, -origin.z],
+            rotations[slot.mesh],
+            model_index as u32,
+        );
         placed.colours = tile.colours;
         report.tiles_added.push(map.tiles.len());
         map.tiles.push(placed);
@@ -241,94 +268,69 @@ fn corners_of(tris: &Triangles, t: usize) -> [Vec3; 3] {
     [0, 1, 2].map(|k| tris.positions[3 * t + k])
 }
 
-/// Enters every polygon (world corners, file space) into every cell its outline covers, into the
-/// new tile there whose origin is nearest in height, or a new collision-only tile.
-fn enter_collision(
-    polygons: &[([Vec3; 3], i64, usize)],
+/// (row, col) of the cell a point (file space) lies over, or the nearest cell inside the grid.
+fn nearest_cell(p: Vec3, width: u32, height: u32) -> (u32, u32) {
+    let clamp = |v: f32, n: u32| v.floor().clamp(0.0, n.saturating_sub(1) as f32) as u32;
+    (clamp(p.z, height), clamp(p.x, width))
+}
+
+/// Puts every polygon (world corners, file space) into the new tile of this mesh over whose
+/// cell its centre lies, the one nearest in height, or a new collision-only tile there.
+fn home_collision(
+    polygons: &[GivenPolygon],
     tiles: &mut BTreeMap<Slot, NewTile>,
     width: u32,
     height: u32,
-    mesh: usize,
+    (mesh, rotation): (usize, u32),
     name: &str,
 ) -> Result<(), ImportError> {
-    for (corners, material, t) in polygons {
-        let min = corners[0].min(corners[1]).min(corners[2]);
-        let max = corners[0].max(corners[1]).max(corners[2]);
-        let mean_y = (corners[0].y + corners[1].y + corners[2].y) / 3.0;
-        let cols = (min.x.floor().max(0.0) as u32)
-            ..=((max.x - 1e-4).floor().min(width as f32 - 1.0).max(0.0) as u32);
-        let rows = (min.z.floor().max(0.0) as u32)
-            ..=((max.z - 1e-4).floor().min(height as f32 - 1.0).max(0.0) as u32);
-        for row in rows {
-            for col in cols.clone() {
-                if !covers_cell(corners, col as f32, row as f32) {
-                    continue;
-                }
-                let nearest = tiles
-                    .keys()
-                    .filter(|s| s.row == row && s.col == col && s.mesh == mesh)
-                    .min_by(|a, b| {
-                        (a.origin().y - mean_y)
-                            .abs()
-                            .total_cmp(&(b.origin().y - mean_y).abs())
-                    })
-                    .copied();
-                let slot = nearest
-                    .filter(|s| (s.origin().y - mean_y).abs() < BAND_HEIGHT)
-                    .unwrap_or(Slot {
-                        row,
-                        col,
-                        y: (min.y * 4096.0).round() as i64,
-                        mesh,
-                    });
-                let tile = tiles.entry(slot).or_insert_with(|| NewTile {
-                    model: Model::default(),
-                    colours: Vec::new(),
-                });
-                let origin = slot.origin();
-                let local: Vec<Vec3> = polygon_corners(&[corners.map(|c| c - origin)]);
-                let polygon: CollisionPolygon = encode(
-                    &local,
-                    *material,
-                    0,
-                    name,
-                    &[*t],
-                    tile.model.collision_count(),
-                )?;
-                tile.model.collision[0].push(polygon);
-            }
+    for polygon in polygons {
+        let corners = &polygon.corners;
+        let centre = corners.iter().copied().sum::<Vec3>() / corners.len() as f32;
+        if !centre.is_finite() {
+            return Err(ImportError::faces(
+                name,
+                polygon.tris.clone(),
+                "has a corner that is not a finite number",
+            ));
         }
+        let (row, col) = nearest_cell(centre, width, height);
+        let lowest = corners.iter().map(|c| c.y).fold(f32::INFINITY, f32::min);
+        let nearest = tiles
+            .keys()
+            .filter(|s| s.row == row && s.col == col && s.mesh == mesh)
+            .min_by(|a, b| {
+                (a.origin().y - centre.y)
+                    .abs()
+                    .total_cmp(&(b.origin().y - centre.y).abs())
+            })
+            .copied();
+        let slot = nearest
+            .filter(|s| (s.origin().y - centre.y).abs() < BAND_HEIGHT)
+            .unwrap_or(Slot {
+                row,
+                col,
+                y: (lowest * 4096.0).round() as i64,
+                mesh,
+            });
+        let tile = tiles.entry(slot).or_insert_with(|| NewTile {
+            model: Model::default(),
+            colours: Vec::new(),
+        });
+        let origin = slot.origin();
+        let local: Vec<Vec3> = corners
+            .iter()
+            .map(|c| tile_local(*c, origin, rotation))
+            .collect();
+        let encoded: CollisionPolygon = encode(
+            &local,
+            polygon.material,
+            polygon.kind,
+            name,
+            &polygon.tris,
+            tile.model.collision_count(),
+        )?;
+        tile.model.collision[polygon.group].push(encoded);
     }
     Ok(())
-}
-
-/// Whether a triangle's outline (x, z) overlaps the cell [col, col+1) × [row, row+1) with some
-/// area: a separating-axis test over the cell's axes and the triangle's edge normals.
-fn covers_cell(corners: &[Vec3; 3], col: f32, row: f32) -> bool {
-    const EPSILON: f32 = 1e-4;
-    let tri = corners.map(|c| glam::Vec2::new(c.x, c.z));
-    let cell = [
-        glam::Vec2::new(col, row),
-        glam::Vec2::new(col + 1.0, row),
-        glam::Vec2::new(col + 1.0, row + 1.0),
-        glam::Vec2::new(col, row + 1.0),
-    ];
-    let edge_normals = (0..3).map(|k| (tri[(k + 1) % 3] - tri[k]).perp());
-    [glam::Vec2::X, glam::Vec2::Y]
-        .into_iter()
-        .chain(edge_normals)
-        .all(|axis| {
-            let project = |points: &[glam::Vec2]| {
-                points
-                    .iter()
-                    .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), p| {
-                        let d = p.dot(axis);
-                        (lo.min(d), hi.max(d))
-                    })
-            };
-            let (a0, a1) = project(&tri);
-            let (b0, b1) = project(&cell);
-            let scale = axis.length().max(1e-6);
-            (a1.min(b1) - a0.max(b0)) / scale > EPSILON
-        })
 }

@@ -82,6 +82,19 @@ impl Level {
         lights, lights_mut, Lights, Lights;
     }
 
+    /// MAP and TRAK at once, for edits that change tiles and models together.
+    pub fn map_and_trak_mut(&mut self) -> (Option<&mut Map>, Option<&mut Trak>) {
+        let (mut map, mut trak) = (None, None);
+        for chunk in &mut self.chunks {
+            match &mut chunk.body {
+                ChunkBody::Map(m) if map.is_none() => map = Some(m),
+                ChunkBody::Trak(t) if trak.is_none() => trak = Some(t),
+                _ => {}
+            }
+        }
+        (map, trak)
+    }
+
     /// WFPC flags (0 when the level has no WFPC chunk).
     pub fn wfpc(&self) -> u32 {
         self.chunks

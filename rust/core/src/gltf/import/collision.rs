@@ -95,6 +95,66 @@ fn edge_connected(ts: &[usize], corners: &[[Vec3; 3]]) -> Vec<Vec<usize>> {
     pieces
 }
 
+/// A collision polygon as given in a mesh: its triangles, corners in order, and attributes.
+pub(crate) struct GivenPolygon {
+    pub tris: Vec<usize>,
+    pub corners: Vec<Vec3>,
+    pub material: i64,
+    pub kind: i64,
+    pub group: usize,
+}
+
+/// The polygons of a collision mesh whose triangles may carry the export's `_POLYGON` numbers:
+/// triangles of one number that share an edge are one polygon when they make a flat convex
+/// quad (as the export splits quads), every other triangle is a polygon of its own.
+pub(crate) fn given_polygons(tris: &Triangles, corners: &[[Vec3; 3]]) -> Vec<GivenPolygon> {
+    let polygon_attr = per_triangle(tris, "POLYGON");
+    let material = per_triangle(tris, "MATERIAL");
+    let kind = per_triangle(tris, "KIND");
+    let group = per_triangle(tris, "GROUP");
+    let mut numbered: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+    let mut pieces: Vec<Vec<usize>> = Vec::new();
+    for t in 0..tris.count() {
+        match polygon_attr[t] {
+            Some(p) => numbered.entry(p).or_default().push(t),
+            None => pieces.push(vec![t]),
+        }
+    }
+    for ts in numbered.into_values() {
+        let of = |ts: &[usize]| ts.iter().map(|&t| corners[t]).collect::<Vec<_>>();
+        pieces.extend(edge_connected(&ts, &of(&ts)));
+    }
+    pieces.sort_by_key(|p| p[0]);
+    let mut out = Vec::new();
+    for piece in pieces {
+        let of = |ts: &[usize]| ts.iter().map(|&t| corners[t]).collect::<Vec<_>>();
+        let joined = polygon_corners(&of(&piece));
+        // Whether it is a quad the engine can hold: its shape, wherever its tile will be.
+        let centre = joined.iter().copied().sum::<Vec3>() / joined.len().max(1) as f32;
+        let around_centre: Vec<Vec3> = joined.iter().map(|c| *c - centre).collect();
+        let whole = piece.len() == 1
+            || (piece.len() == 2
+                && joined.len() == 4
+                && encode_collision_polygon(&around_centre, 0).is_ok());
+        let parts = if whole {
+            vec![piece]
+        } else {
+            piece.iter().map(|&t| vec![t]).collect()
+        };
+        for tris_of in parts {
+            let t0 = tris_of[0];
+            out.push(GivenPolygon {
+                corners: polygon_corners(&of(&tris_of)),
+                material: material[t0].unwrap_or(0),
+                kind: kind[t0].unwrap_or(0),
+                group: group[t0].unwrap_or(0).clamp(0, 2) as usize,
+                tris: tris_of,
+            });
+        }
+    }
+    out
+}
+
 /// The collision of a tile from its collision node, or None when it equals the base model's.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn collision_from_node(

@@ -11,6 +11,8 @@ use std::collections::HashMap;
 use glam::{Mat4, Vec3};
 use serde::Serialize;
 
+use crate::game::cells::tile_cell;
+use crate::game::coverage;
 use crate::gltf::export::Source;
 use crate::gltf::fit::{FitReport, Fitter};
 use crate::gltf::new_geometry::{add_new_geometry, NewMesh};
@@ -22,7 +24,7 @@ mod colours;
 mod model;
 
 use collision::collision_from_node;
-pub(crate) use collision::{encode, polygon_corners};
+pub(crate) use collision::{encode, given_polygons, GivenPolygon};
 pub(crate) use colours::{corner_colours, vertex_colours};
 pub(crate) use model::build_model;
 use model::matches_model;
@@ -50,6 +52,13 @@ pub struct ChangeReport {
     pub tiles_recoloured: Vec<usize>,
     pub tiles_emptied: Vec<usize>,
     pub tiles_added: Vec<usize>,
+    /// Collision-only tiles written so that the polygons of the tiles above reach every cell
+    /// they cover (`game::coverage`), in emptied slots or appended.
+    pub coverage_tiles: Vec<usize>,
+    /// Coverage tiles of edited tiles that serve no more: emptied (kept: tile numbers never
+    /// change), or removed from the end of the tile list.
+    pub coverage_freed: Vec<usize>,
+    pub coverage_removed: usize,
     pub models_added: usize,
     pub collision_polygons_changed: usize,
     pub texture_entries_appended: usize,
@@ -67,6 +76,8 @@ impl ChangeReport {
             && self.tiles_recoloured.is_empty()
             && self.tiles_emptied.is_empty()
             && self.tiles_added.is_empty()
+            && self.coverage_tiles.is_empty()
+            && self.coverage_freed.is_empty()
             && self.models_added == 0
             && self.cells_rezoned == 0
             && self.zone_masks_changed == 0
@@ -157,7 +168,7 @@ pub(crate) fn node_name(node: &gltf::Node) -> String {
 }
 
 /// A tile's placement from its node's world transform: export-space position and rotation.
-fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), ImportError> {
+pub(crate) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), ImportError> {
     let (scale, rotation, translation) = world.to_scale_rotation_translation();
     if (scale - Vec3::ONE).abs().max_element() > 1e-3 {
         return Err(ImportError::node(
@@ -319,6 +330,7 @@ impl Conversion<'_> {
             }
         };
         let tile = &mut self.level.map_mut().expect("cloned from the base").tiles[i];
+        follow_model(tile, empty);
         tile.model_index = empty;
         tile.float.model = empty;
         tile.colours.clear();
@@ -347,8 +359,9 @@ impl Conversion<'_> {
             || rotation != base_tile.float.rotation % 4096;
         if moved || copy {
             tile.set_placement(position, rotation);
+            follow_swap(&mut tile, base_tile, base_map);
         }
-        if crate::game::cells::tile_cell(&tile, base_map.width, base_map.height).is_none() {
+        if tile_cell(&tile, base_map.width, base_map.height).is_none() {
             let (w, h) = (base_map.width, base_map.height);
             return Err(ImportError::node(
                 &name,
@@ -441,6 +454,7 @@ impl Conversion<'_> {
 
         let report = &mut self.report;
         if model_index != base_tile.model_index {
+            follow_model(&mut tile, model_index);
             tile.model_index = model_index;
             tile.float.model = model_index;
             if !copy {
@@ -551,6 +565,7 @@ pub fn gltf_to_wad(
             .models
             .extend(new_models);
     }
+    cover(base, &mut level, &mut report)?;
     report.tiles_moved.sort_unstable();
     report.tiles_reshaped.sort_unstable();
     report.tiles_recoloured.sort_unstable();
@@ -561,6 +576,84 @@ pub fn gltf_to_wad(
             .push(format!("{} ({})", problem.message, problem.code));
     }
     Ok((level, report))
+}
+
+/// A swap entry names its tile's cell and height (as far as the notes say, and as every level
+/// this project writes has it): where it did, it follows the moved tile.
+fn follow_swap(tile: &mut crate::level::Tile, base: &crate::level::Tile, map: &crate::level::Map) {
+    let (w, h) = (map.width, map.height);
+    let cells = (tile_cell(base, w, h), tile_cell(tile, w, h));
+    let y = tile.fixed.position[1] as u32;
+    let Some(swap) = tile.swap.as_mut() else {
+        return;
+    };
+    if let (Some(old), Some(new)) = cells {
+        if (swap.cell_x, swap.cell_z) == (old.col, old.row) {
+            (swap.cell_x, swap.cell_z) = (new.col, new.row);
+        }
+    }
+    if swap.y == base.fixed.position[1] as u32 {
+        swap.y = y;
+    }
+}
+
+/// A swap entry's model A is the tile's own model (what a swap back restores): where it was, it
+/// follows the tile to its new model.
+fn follow_model(tile: &mut crate::level::Tile, model: u32) {
+    if let Some(swap) = tile.swap.as_mut().filter(|s| s.model_a == tile.model_index) {
+        swap.model_a = model;
+    }
+}
+
+/// Enters the collision of every tile this conversion placed or changed into every cell it
+/// covers, and frees the coverage tiles that served the base's versions of them.
+fn cover(base: &Level, level: &mut Level, report: &mut ChangeReport) -> Result<(), ImportError> {
+    let base_map = base.map().expect("checked by gltf_to_wad");
+    let base_models = &base.trak().expect("checked by gltf_to_wad").models;
+    let changed_base: Vec<usize> = report
+        .tiles_moved
+        .iter()
+        .chain(&report.tiles_reshaped)
+        .chain(&report.tiles_emptied)
+        .copied()
+        .collect();
+    let edited: std::collections::HashSet<usize> = report
+        .tiles_moved
+        .iter()
+        .chain(&report.tiles_reshaped)
+        .copied()
+        .collect();
+    let stale: Vec<usize> = coverage::copies_of(base_map, base_models, &changed_base)
+        .into_iter()
+        .filter(|k| !edited.contains(k))
+        .collect();
+    let mut owners: Vec<usize> = report
+        .tiles_moved
+        .iter()
+        .chain(&report.tiles_reshaped)
+        .chain(&report.tiles_added)
+        .copied()
+        .collect();
+    owners.sort_unstable();
+    owners.dedup();
+    if owners.is_empty() && stale.is_empty() {
+        return Ok(());
+    }
+    let (map, trak) = level.map_and_trak_mut();
+    let (Some(map), Some(trak)) = (map, trak) else {
+        unreachable!("cloned from a base with MAP and TRAK");
+    };
+    let models_before = trak.models.len();
+    let change = coverage::rebuild(map, &mut trak.models, &owners, &stale).map_err(|e| {
+        ImportError::level(format!(
+            "{e}: keep the tile's collision within about 8 units of its origin"
+        ))
+    })?;
+    report.models_added += trak.models.len() - models_before;
+    report.coverage_tiles = change.copies;
+    report.coverage_freed = change.freed;
+    report.coverage_removed = change.removed;
+    Ok(())
 }
 
 /// A mesh given as the collision of a new mesh: named "collision…", without a role of ours.
