@@ -1168,6 +1168,54 @@ fn a_deleted_tile_keeps_its_index_and_points_at_an_empty_model() {
 }
 
 #[test]
+fn a_level_the_game_would_break_on_is_refused_with_every_error() {
+    // The floor under the Llama's start deleted: the llama would fall at the start (note 003:
+    // the player starts where the Llama strat stands).
+    let mut case = Case::new(2, Size::Small);
+    let map = case.base.map().unwrap();
+    let stpc = case.base.stpc().unwrap();
+    let llama = map
+        .strats
+        .iter()
+        .position(|s| stpc.strat_name(s.code_offset).as_deref() == Some("Llama"))
+        .unwrap();
+    let [x, y, z] = map.strats[llama].position.map(|v| v as f64 / 4096.0);
+    let world = World::of(&case.base).unwrap();
+    let under: Vec<usize> = world
+        .probe(x, y, z)
+        .candidates
+        .iter()
+        .filter(|c| c.passed && !c.above)
+        .map(|c| c.tile as usize)
+        .collect();
+    assert!(!under.is_empty());
+    let group = case.tiles_group();
+    for &tile in &under {
+        let node = case.tile_node(tile);
+        case.gltf.root.nodes[group]
+            .children
+            .as_mut()
+            .unwrap()
+            .retain(|c| c.value() != node);
+    }
+    let e = case.refused();
+    let start = e
+        .problems
+        .iter()
+        .find(|p| p.code == "player-start")
+        .unwrap_or_else(|| panic!("{e}: {:?}", e.problems));
+    assert_eq!(start.strat, Some(llama));
+    assert!(e
+        .problems
+        .iter()
+        .all(|p| p.severity == llamawad::game::Severity::Error));
+    assert!(
+        e.to_string().contains("falls at the start") || e.problems.len() > 1,
+        "{e}"
+    );
+}
+
+#[test]
 fn a_duplicated_tile_node_is_appended_as_a_new_tile() {
     let mut case = Case::new(2, Size::Small);
     let (tile, other) = case.shared_tile();

@@ -34,7 +34,8 @@ pyo3::create_exception!(
     WadError,
     "The glTF cannot become a level. Besides the message, `node` (the glTF node at fault, or \
      None) and `faces` (its triangles at fault, in the order the node's mesh lists them) say \
-     what to select."
+     what to select; `problems` lists the game's rules the level would break (dicts as \
+     `check` gives them), empty when the glTF itself is at fault."
 );
 
 /// Why `gltf_to_wad` failed: a refusal of the glTF (with its culprit), or any other error.
@@ -49,9 +50,11 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
         ImportFailure::Refused(e) => {
             let err = ImportRefused::new_err(e.to_string());
             let value = err.value(py);
+            let problems = serde_json::to_string(&e.problems).expect("problems are plain data");
             let culprit = value
                 .setattr("node", e.node)
-                .and_then(|()| value.setattr("faces", e.faces));
+                .and_then(|()| value.setattr("faces", e.faces))
+                .and_then(|()| value.setattr("problems", json_to_python(py, &problems)?));
             match culprit {
                 Ok(()) => err,
                 Err(e) => e,

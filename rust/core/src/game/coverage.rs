@@ -254,6 +254,8 @@ pub fn is_copy_of(copy: &Tile, copy_model: &Model, owner: &Tile, owner_model: &M
 pub struct CoverageChange {
     /// Copy tiles written (in reused slots or appended).
     pub copies: Vec<usize>,
+    /// The tile each copy serves, parallel to `copies`.
+    pub owners: Vec<usize>,
     /// Copy tiles of changed owners that serve no more: emptied, or removed at the end of the
     /// tile list.
     pub freed: Vec<usize>,
@@ -348,10 +350,10 @@ pub fn rebuild(
             });
             tile.model_index = index;
             tile.float.model = index;
-            placed.push(tile);
+            placed.push((tile, o));
         }
     }
-    for tile in placed {
+    for (tile, owner) in placed {
         let slot = match free.pop_front() {
             Some(k) => {
                 map.tiles[k] = tile;
@@ -363,6 +365,7 @@ pub fn rebuild(
             }
         };
         change.copies.push(slot);
+        change.owners.push(owner);
     }
     let mut left: Vec<usize> = free.into_iter().collect();
     left.sort_unstable();

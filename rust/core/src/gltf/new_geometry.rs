@@ -252,6 +252,10 @@ pub fn add_new_geometry(
             model_index as u32,
         );
         placed.colours = tile.colours;
+        report.sources.push((
+            map.tiles.len(),
+            super::import::raw_node_name(&meshes[slot.mesh].node),
+        ));
         report.tiles_added.push(map.tiles.len());
         map.tiles.push(placed);
         new_models.push(tile.model);

@@ -45,7 +45,7 @@ pub enum Severity {
 }
 
 /// One broken rule. The location fields that do not apply are None.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Problem {
     /// The rule, short and stable (`coverage`, `tile-in-grid`, …).
     pub code: &'static str,

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::game::cells::tile_cell;
 use crate::game::coverage;
+use crate::game::{Problem, Severity};
 use crate::gltf::export::Source;
 use crate::gltf::fit::{FitReport, Fitter};
 use crate::gltf::new_geometry::{add_new_geometry, NewMesh};
@@ -66,6 +67,9 @@ pub struct ChangeReport {
     pub zone_masks_changed: usize,
     /// Faces that had no texture entry and got one fitted to their UVs.
     pub fit: FitReport,
+    /// (tile, glTF node name) for every tile this conversion placed, changed or added, and for
+    /// each coverage tile the node of the tile it serves: where a problem of a tile comes from.
+    pub sources: Vec<(usize, String)>,
     pub warnings: Vec<String>,
 }
 
@@ -93,6 +97,9 @@ pub struct ImportError {
     /// Triangle indices in the node's mesh, in the order the glTF lists them.
     pub faces: Vec<usize>,
     pub message: String,
+    /// When the level would break the game's rules: every new error of `game::check`, with its
+    /// culprit (the first one is the message).
+    pub problems: Vec<Problem>,
 }
 
 fn culprit(node: &Option<String>, faces: &[usize]) -> String {
@@ -122,22 +129,41 @@ impl ImportError {
             node: None,
             faces: Vec::new(),
             message: message.into(),
+            problems: Vec::new(),
         }
     }
 
     pub(crate) fn node(node: &str, message: impl Into<String>) -> ImportError {
         ImportError {
             node: Some(node.to_string()),
-            faces: Vec::new(),
-            message: message.into(),
+            ..ImportError::level(message)
         }
     }
 
     pub(crate) fn faces(node: &str, faces: Vec<usize>, message: impl Into<String>) -> ImportError {
         ImportError {
-            node: Some(node.to_string()),
             faces,
-            message: message.into(),
+            ..ImportError::node(node, message)
+        }
+    }
+
+    /// The level breaks the game's rules: the errors, the first naming the node its tile came
+    /// from.
+    fn rules(errors: Vec<Problem>, sources: &[(usize, String)]) -> ImportError {
+        let first = &errors[0];
+        let node = first
+            .tile
+            .and_then(|t| sources.iter().find(|(s, _)| *s == t))
+            .map(|(_, name)| format!("node '{name}'"));
+        let more = match errors.len() {
+            1 => String::new(),
+            n => format!(" (and {} more errors)", n - 1),
+        };
+        ImportError {
+            node,
+            faces: Vec::new(),
+            message: format!("{}{more}", first.message),
+            problems: errors,
         }
     }
 }
@@ -158,6 +184,12 @@ fn role(node: &gltf::Node) -> Option<Role> {
         .filter(|v| *v >= 0.0 && v.fract() == 0.0)
         .map(|v| v as usize);
     Some(Role { kind, index })
+}
+
+/// A node's name as the tool that wrote it gave it (Blender: the object's name).
+pub(crate) fn raw_node_name(node: &gltf::Node) -> String {
+    node.name()
+        .map_or_else(|| format!("node {}", node.index()), str::to_string)
 }
 
 pub(crate) fn node_name(node: &gltf::Node) -> String {
@@ -472,16 +504,19 @@ impl Conversion<'_> {
             report.tiles_moved.push(i);
         }
         let map = self.level.map_mut().expect("cloned from the base");
-        if copy {
+        let index = if copy {
             // A copy of a tile is a tile of its own; a swap belongs to the original only.
             tile.swap = None;
             tile.swap_colours.clear();
             tile.float.swap_flag = 0;
             report.tiles_added.push(map.tiles.len());
             map.tiles.push(tile);
+            map.tiles.len() - 1
         } else {
             map.tiles[i] = tile;
-        }
+            i
+        };
+        report.sources.push((index, raw_node_name(node)));
         Ok(())
     }
 }
@@ -570,7 +605,15 @@ pub fn gltf_to_wad(
     report.tiles_reshaped.sort_unstable();
     report.tiles_recoloured.sort_unstable();
 
-    for problem in crate::game::check_against(&level, base).new_problems() {
+    // What the game would do with the level: new errors refuse it, new warnings are reported.
+    let (errors, warnings): (Vec<Problem>, Vec<Problem>) = crate::game::check_against(&level, base)
+        .new_problems()
+        .cloned()
+        .partition(|p| p.severity == Severity::Error);
+    if !errors.is_empty() {
+        return Err(ImportError::rules(errors, &report.sources));
+    }
+    for problem in warnings {
         report
             .warnings
             .push(format!("{} ({})", problem.message, problem.code));
@@ -650,6 +693,12 @@ fn cover(base: &Level, level: &mut Level, report: &mut ChangeReport) -> Result<(
         ))
     })?;
     report.models_added += trak.models.len() - models_before;
+    let source_of: HashMap<usize, String> = report.sources.iter().cloned().collect();
+    for (&copy, owner) in change.copies.iter().zip(&change.owners) {
+        if let Some(name) = source_of.get(owner) {
+            report.sources.push((copy, name.clone()));
+        }
+    }
     report.coverage_tiles = change.copies;
     report.coverage_freed = change.freed;
     report.coverage_removed = change.removed;

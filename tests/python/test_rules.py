@@ -1,0 +1,70 @@
+"""The game's rules from Python: llamawad.probe, llamawad.floors and llamawad.check give what the
+command-line tool gives (the same Rust code), and a refusal for the game's rules carries every
+error as a dict."""
+
+import json
+
+import llamawad
+import pytest
+
+
+@pytest.fixture(scope="module")
+def level() -> bytes:
+    return llamawad.generate(2, "small")
+
+
+def llama_start(data: bytes) -> tuple[float, float, float]:
+    info = llamawad.parse_info(data)
+    assert info["strat_types"]["Llama"] == 1
+    # The Llama's position is in the glTF strats; the level's own summary does not carry it.
+    gltf, _, _ = llamawad.wad_to_gltf(data)
+    doc = json.loads(gltf)
+    for node in doc["nodes"]:
+        extras = node.get("extras", {})
+        if extras.get("type_name") == "Llama":
+            return tuple(v / 4096 for v in extras["position"])
+    raise AssertionError("no Llama")
+
+
+def test_probe_matches_the_command_line(level, tmp_path, run_cli):
+    x, y, z = llama_start(level)
+    probes = llamawad.probe(level, [(x, y, z), (-4.0, 3.0, -4.0)])
+    assert len(probes) == 2
+    start, outside = probes
+    assert start["floor"] is not None and abs(start["floor"]["height"] - y) < 0.3
+    assert outside["cell"] is None and outside["floor"] is None and outside["candidates"] == []
+
+    wad = tmp_path / "level.wad"
+    wad.write_bytes(level)
+    out = run_cli("probe", wad, x, y, z, "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == start
+
+
+def test_floors_of_a_level_against_itself(level):
+    c = llamawad.floors(level, level, points=300, seed=4)
+    assert c["points"] == 300 and c["lost"] == 0 and c["gained"] == 0
+    assert c["within_1mm"] == c["both"] > 50
+
+
+def test_check_lists_problems_with_their_culprits(level, tmp_path, run_cli):
+    report = llamawad.check(level)
+    assert set(report) == {"problems", "errors", "warnings"}
+    assert report["errors"] + report["warnings"] == len(report["problems"])
+    against_itself = llamawad.check(level, level)
+    assert all(p["pre_existing"] for p in against_itself["problems"])
+    for p in report["problems"]:
+        assert set(p) >= {"code", "severity", "message", "tile", "model", "polygon", "face", "strat", "cell"}
+
+    wad = tmp_path / "level.wad"
+    wad.write_bytes(level)
+    out = run_cli("check", wad, "--json")
+    assert json.loads(out.stdout) == report
+    assert out.returncode == (1 if report["errors"] else 0)
+
+
+def test_check_of_bytes_that_are_no_level_raises():
+    with pytest.raises(llamawad.WadError):
+        llamawad.check(b"not a level")
+    with pytest.raises(llamawad.WadError):
+        llamawad.probe(b"", [(0, 0, 0)])
