@@ -114,9 +114,9 @@ pub(crate) fn given_polygons(tris: &Triangles, corners: &[[Vec3; 3]]) -> Vec<Giv
     let group = per_triangle(tris, "GROUP");
     let mut numbered: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
     let mut pieces: Vec<Vec<usize>> = Vec::new();
-    for t in 0..tris.count() {
-        match polygon_attr[t] {
-            Some(p) => numbered.entry(p).or_default().push(t),
+    for (t, number) in polygon_attr.iter().enumerate() {
+        match number {
+            Some(p) => numbered.entry(*p).or_default().push(t),
             None => pieces.push(vec![t]),
         }
     }
