@@ -1,6 +1,9 @@
 //! `llamawad-bench`: times the core operations on the generated full-size level (seed 1):
-//! parsing, writing, the conversion to a GLB (textures included), and the way back from the GLB of
-//! the unchanged level and of the level with every tile turned into new geometry (re-tiled).
+//! parsing, writing, the conversion to a GLB (textures included), the way back from the GLB of
+//! the unchanged level and of the level with every tile turned into new geometry (re-tiled), and
+//! the check of every rule. Then it measures how well re-tiling keeps the floors: small and full
+//! levels re-tiled, the engine's floor test at 2,800 random points of each compared with the
+//! level it came from.
 //!
 //! Each step runs a number of times; the median is the figure to compare between commits, the
 //! minimum shows the noise floor. New steps are one `time_median` call each.
@@ -10,6 +13,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
+use llamawad::game::check;
+use llamawad::game::floor::World;
+use llamawad::game::floors::{compare_floors, random_points, FloorComparison};
 use llamawad::generate::{self, Size};
 use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, ImportOptions, Source};
 use llamawad::Level;
@@ -39,12 +45,62 @@ struct Timing {
 }
 
 #[derive(Serialize)]
+struct Retiling {
+    seed: u64,
+    size: String,
+    /// Tiles before and after.
+    tiles: [usize; 2],
+    floors: FloorComparison,
+}
+
+#[derive(Serialize)]
 struct Report {
     seed: u64,
     size: String,
     file_size: usize,
     glb_size: usize,
     steps: Vec<Timing>,
+    retiling: Vec<Retiling>,
+}
+
+/// A glTF of the level with every tile node stripped of its tile: the whole level comes back as
+/// new geometry.
+fn retiled_glb(level: &Level, bytes: &[u8]) -> Vec<u8> {
+    let mut gltf = wad_to_gltf(level, Source::of(bytes)).expect("the level converts");
+    for node in &mut gltf.root.nodes {
+        if node
+            .extras
+            .as_ref()
+            .is_some_and(|e| e.get().contains("\"llamawad\":\"tile\""))
+        {
+            node.extras = None;
+        }
+    }
+    gltf.to_glb()
+}
+
+/// Re-tiles a generated level and compares the engine's floors before and after.
+fn retiling(seed: u64, size: Size) -> Result<Retiling, String> {
+    let level = generate::generate(seed, size);
+    let bytes = level.to_bytes().map_err(|e| e.to_string())?;
+    let doc =
+        Document::from_slice(&retiled_glb(&level, &bytes), None).map_err(|e| e.to_string())?;
+    let (written, _) =
+        gltf_to_wad(&level, &bytes, &doc, ImportOptions::default()).map_err(|e| e.to_string())?;
+    let written =
+        Level::parse(&written.to_bytes().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let map = level.map().ok_or("no MAP")?;
+    let points = random_points(map.width, map.height, 2800, seed);
+    let (a, b) = (
+        World::of(&level).ok_or("no MAP")?,
+        World::of(&written).ok_or("no MAP")?,
+    );
+    Ok(Retiling {
+        seed,
+        size: size.to_string(),
+        tiles: [map.tiles.len(), written.map().map_or(0, |m| m.tiles.len())],
+        floors: compare_floors(&a, &b, &points),
+    })
 }
 
 /// Runs `f` `runs` times and returns the median and the minimum wall-clock time of `step`. The result of
@@ -118,19 +174,7 @@ fn main() -> ExitCode {
     }
     // Every tile node stripped of its tile: the whole level comes back as new geometry, split
     // into tiles by cell and height band, its collision entered into every cell it covers.
-    let retiled_glb = {
-        let mut gltf = wad_to_gltf(&level, Source::of(&bytes)).expect("converted above");
-        for node in &mut gltf.root.nodes {
-            if node
-                .extras
-                .as_ref()
-                .is_some_and(|e| e.get().contains("\"llamawad\":\"tile\""))
-            {
-                node.extras = None;
-            }
-        }
-        gltf.to_glb()
-    };
+    let retiled_glb = retiled_glb(&level, &bytes);
     if let Err(e) = way_back(&retiled_glb) {
         eprintln!("error: the re-tiled level cannot be converted back: {e}");
         return ExitCode::FAILURE;
@@ -148,13 +192,27 @@ fn main() -> ExitCode {
         time_median("from_glb_retiled", args.runs, || {
             way_back(black_box(&retiled_glb))
         }),
+        time_median("check", args.runs, || check(black_box(&level))),
     ];
+    let mut retiled = Vec::new();
+    for size in [Size::Small, Size::Full] {
+        for seed in 1..=3 {
+            match retiling(seed, size) {
+                Ok(r) => retiled.push(r),
+                Err(e) => {
+                    eprintln!("error: re-tiling {size} seed {seed} failed: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
     let report = Report {
         seed,
         size: size.to_string(),
         file_size: bytes.len(),
         glb_size,
         steps,
+        retiling: retiled,
     };
     if args.json {
         println!(
@@ -170,6 +228,23 @@ fn main() -> ExitCode {
             println!(
                 "{:<16} median {:>9.3} ms   min {:>9.3} ms   ({} runs)",
                 t.step, t.median_ms, t.min_ms, t.runs
+            );
+        }
+        println!("re-tiled levels, floors at 2800 random points against the level (floor test):");
+        for r in &report.retiling {
+            let f = &r.floors;
+            println!(
+                "  {:<5} seed {}: {} -> {} tiles; floor in both {}, lost {}, gained {}, within 1 mm {} ({:.2} %), largest {:.1} mm",
+                r.size,
+                r.seed,
+                r.tiles[0],
+                r.tiles[1],
+                f.both,
+                f.lost,
+                f.gained,
+                f.within_1mm,
+                100.0 * f.within_1mm as f64 / f.both.max(1) as f64,
+                f.max_mm
             );
         }
     }

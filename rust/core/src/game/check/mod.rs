@@ -119,25 +119,17 @@ impl Problem {
         self
     }
 
-    /// The same rule broken at the same place (the message may word numbers differently).
+    /// The same rule broken at the same place, as far as two versions of a level can tell: a
+    /// strat keeps its number, a tile may not (an edited level renumbers nothing, but a re-tiled
+    /// one has new tiles), so a tile's problem is known by its cell; a model's by its number and
+    /// face or polygon.
     fn same_as(&self, other: &Problem) -> bool {
-        (
-            self.code,
-            self.tile,
-            self.model,
-            self.polygon,
-            self.face,
-            self.strat,
-            self.cell,
-        ) == (
-            other.code,
-            other.tile,
-            other.model,
-            other.polygon,
-            other.face,
-            other.strat,
-            other.cell,
-        )
+        let place = |p: &Problem| match (p.strat, p.cell) {
+            (Some(s), _) => (Some(s), None, None, None, None),
+            (None, Some(cell)) => (None, Some(cell), None, None, None),
+            (None, None) => (None, None, p.model, p.face, p.polygon),
+        };
+        self.code == other.code && place(self) == place(other)
     }
 }
 

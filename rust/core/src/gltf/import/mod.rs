@@ -606,10 +606,15 @@ pub fn gltf_to_wad(
     report.tiles_recoloured.sort_unstable();
 
     // What the game would do with the level: new errors refuse it, new warnings are reported.
-    let (errors, warnings): (Vec<Problem>, Vec<Problem>) = crate::game::check_against(&level, base)
-        .new_problems()
-        .cloned()
-        .partition(|p| p.severity == Severity::Error);
+    // An unchanged level is the base, whose problems are all its own.
+    let (errors, warnings): (Vec<Problem>, Vec<Problem>) = if report.is_empty() {
+        Default::default()
+    } else {
+        crate::game::check_against(&level, base)
+            .new_problems()
+            .cloned()
+            .partition(|p| p.severity == Severity::Error)
+    };
     if !errors.is_empty() {
         return Err(ImportError::rules(errors, &report.sources));
     }
