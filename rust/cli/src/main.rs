@@ -98,6 +98,10 @@ enum Command {
         /// Give new meshes without a collision mesh collision from their upward faces.
         #[arg(long)]
         generate_collision: bool,
+        /// Faces whose UVs the game cannot show (no half of a texture rectangle) take the nearest
+        /// layout it can, reported, instead of refusing the glTF.
+        #[arg(long)]
+        snap_uvs: bool,
         /// Print the change report as JSON.
         #[arg(long)]
         json: bool,
@@ -215,11 +219,13 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
             output,
             force,
             generate_collision,
+            snap_uvs,
             json,
         } => {
             let options = llamawad::gltf::ImportOptions {
                 force,
                 generate_collision,
+                snap_uvs,
             };
             gltf2wad(&base, &input, &output, options, json, out)
         }

@@ -28,6 +28,7 @@ use llamawad::Level;
 const OPTIONS: ImportOptions = ImportOptions {
     force: false,
     generate_collision: false,
+    snap_uvs: false,
 };
 
 fn temp_dir(what: &str) -> std::path::PathBuf {

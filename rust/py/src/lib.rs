@@ -266,22 +266,24 @@ mod _native {
     #[pymodule_export]
     use super::ImportRefused;
 
-    /// gltf_to_wad(base: bytes, gltf: bytes, force: bool = False, directory: str | os.PathLike | None = None) -> tuple[bytes, dict]
+    /// gltf_to_wad(base: bytes, gltf: bytes, force: bool = False, directory: str | os.PathLike | None = None, snap_uvs: bool = False) -> tuple[bytes, dict]
     ///
     /// Writes a level from a glTF (.glb bytes, or .gltf JSON bytes whose buffers are files in
     /// `directory`) and the level it was made from (`base`). Returns the new WAD bytes and the
     /// change report (what `llamawad gltf2wad --json` prints). A glTF of the unchanged level gives
-    /// bytes identical to the base. A glTF made from another level is refused unless `force`.
+    /// bytes identical to the base. A glTF made from another level is refused unless `force`;
+    /// faces whose UVs the game cannot show are refused unless `snap_uvs`.
     /// Raises ImportRefused (a WadError) when the glTF cannot become a level, with `node` and
     /// `faces` naming the culprit; WadError when the base or the glTF cannot be read.
     #[pyfunction]
-    #[pyo3(signature = (base, gltf, force = false, directory = None))]
+    #[pyo3(signature = (base, gltf, force = false, directory = None, snap_uvs = false))]
     fn gltf_to_wad<'py>(
         py: Python<'py>,
         base: Cow<'_, [u8]>,
         gltf: Cow<'_, [u8]>,
         force: bool,
         directory: Option<PathBuf>,
+        snap_uvs: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
         let result = py.detach(|| {
             let other = |e: String| ImportFailure::Other(e);
@@ -291,6 +293,7 @@ mod _native {
                 .map_err(|e| other(format!("glTF: {e}")))?;
             let options = wad_gltf::ImportOptions {
                 force,
+                snap_uvs,
                 ..Default::default()
             };
             let (written, report) = wad_gltf::gltf_to_wad(&level, &base, &doc, options)

@@ -1,15 +1,20 @@
-//! Texture entries for faces that were UV-mapped the normal way (issue: "Faces without a texture
-//! entry"). The engine has no free UVs, only rectangle halves (note 001); each such face gets the
-//! entry and corner flags on its material's page whose rule reproduces its UVs best, or a new
-//! entry for its UV rectangle when none is close enough.
+//! Texture entries for faces whose UVs were drawn freely (new geometry, or UVs edited on a
+//! tile). The engine has no free UVs (note 001): a triangle shows one half of a texture entry's
+//! rectangle, which half and which way round set by the corner flags 0x800, 0x10 and 0x20 and by
+//! which of the triangle's corners comes first. Each face gets the layout of an entry on its
+//! material's page that shows its UVs, sharing an existing entry where one has the same
+//! rectangle, or a new entry for its UV rectangle where none does.
 
 use serde::Serialize;
 
 use crate::gltf::uv::face_uvs;
 use crate::raw::{face_flags, TextureEntry};
 
-/// A fit within this (in UV units: 3/4 of a texel on a 256-pixel page) reuses the entry.
-pub const TOLERANCE: f32 = 0.75 / 256.0;
+/// A face is "fitted" when what the game shows is within this of its UVs, in UV units (a texel on
+/// a 256-pixel page). Faces further off are refused, or snapped when the caller allows it.
+pub const FIT_TOLERANCE: f32 = 1.0 / 256.0;
+/// An existing entry shows a face's rectangle when its corners are within this (UV units).
+pub const SHARE_TOLERANCE: f32 = 1.0 / 1024.0;
 
 /// The corner choices of the rule: triangle, first and second quad half, each mirrored or not.
 const CORNER_FLAGS: [u16; 6] = [
@@ -45,94 +50,194 @@ impl PageMaterial {
             double_sided: name.contains("double-sided"),
         })
     }
+
+    /// Whether an entry draws on this material's page the way it does.
+    pub fn shows(&self, entry: &TextureEntry) -> bool {
+        !entry.is_flat_colour() && entry.page == self.page && entry.blend_mode() == self.blend
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct FitReport {
-    pub faces_fitted: usize,
-    pub entries_appended: usize,
-    /// Largest and mean distance between a face's UVs and what the game will show, in UV units.
-    pub max_error: f32,
-    pub mean_error: f32,
+/// How a face shows an entry: its corner flags, and how far its corners are turned (the face's
+/// corner k is the given corner (k + rotation) mod 3; the winding stays).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub corner_flags: u16,
+    pub rotation: usize,
 }
 
-/// The level's texture table, growing as faces need new entries.
-pub struct Fitter {
-    pub entries: Vec<TextureEntry>,
-    appended: usize,
-    errors: Vec<f32>,
-}
-
-fn distance(a: &[[f32; 2]; 3], b: &[[f32; 2]; 3]) -> f32 {
+/// The largest difference of two faces' UVs, in UV units.
+pub fn uv_distance(a: &[[f32; 2]; 3], b: &[[f32; 2]; 3]) -> f32 {
     (0..3)
         .flat_map(|k| (0..2).map(move |c| (a[k][c] - b[k][c]).abs()))
         .fold(0.0, f32::max)
 }
 
+/// The layout that shows `uvs` (a face's corners in export order) best with `entry`, and how far
+/// off it is.
+pub fn best_layout(entry: &TextureEntry, uvs: &[[f32; 2]; 3]) -> (Layout, f32) {
+    let mut best = (
+        Layout {
+            corner_flags: CORNER_FLAGS[0],
+            rotation: 0,
+        },
+        f32::INFINITY,
+    );
+    for rotation in 0..3 {
+        let turned = [0, 1, 2].map(|k| uvs[(k + rotation) % 3]);
+        for corner_flags in CORNER_FLAGS {
+            let error = uv_distance(&turned, &face_uvs(entry, corner_flags));
+            if error < best.1 {
+                best = (
+                    Layout {
+                        corner_flags,
+                        rotation,
+                    },
+                    error,
+                );
+            }
+        }
+    }
+    best
+}
+
+/// A face's fitted entry and layout.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fit {
+    pub entry: u16,
+    pub layout: Layout,
+    /// How far what the game shows is from the face's UVs (UV units).
+    pub error: f32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FitReport {
+    pub faces_fitted: usize,
+    /// Entries appended for rectangles no entry had.
+    pub entries_appended: usize,
+    /// Faces that share an entry the level had already.
+    pub entries_shared: usize,
+    /// Largest and mean distance between a face's UVs and what the game will show, in UV units;
+    /// faces within `tolerance` count as fitted.
+    pub max_error: f32,
+    pub mean_error: f32,
+    pub tolerance: f32,
+}
+
+/// The level's texture table, growing as faces need new entries.
+pub struct Fitter {
+    pub entries: Vec<TextureEntry>,
+    /// Whether faces the game cannot show within [`FIT_TOLERANCE`] take their nearest layout
+    /// instead of being refused.
+    pub snap: bool,
+    base_entries: usize,
+    shared: usize,
+    errors: Vec<f32>,
+}
+
 impl Fitter {
-    pub fn new(entries: Vec<TextureEntry>) -> Fitter {
+    pub fn new(entries: Vec<TextureEntry>, snap: bool) -> Fitter {
         Fitter {
+            base_entries: entries.len(),
+            snap,
             entries,
-            appended: 0,
+            shared: 0,
             errors: Vec::new(),
         }
     }
 
-    fn best_on(
-        &self,
-        uvs: &[[f32; 2]; 3],
-        candidates: impl Iterator<Item = usize>,
-    ) -> Option<(usize, u16, f32)> {
-        let mut best: Option<(usize, u16, f32)> = None;
-        for i in candidates {
-            for flags in CORNER_FLAGS {
-                let err = distance(uvs, &face_uvs(&self.entries[i], flags));
-                if best.is_none_or(|(_, _, e)| err < e) {
-                    best = Some((i, flags, err));
-                }
+    /// The best entry on `material`'s page for `uvs`, and its layout.
+    fn best_on_page(&self, uvs: &[[f32; 2]; 3], material: PageMaterial) -> Option<Fit> {
+        let mut best: Option<Fit> = None;
+        for (i, entry) in self.entries.iter().enumerate() {
+            if !material.shows(entry) {
+                continue;
+            }
+            let (layout, error) = best_layout(entry, uvs);
+            if best.is_none_or(|b| error < b.error) {
+                best = Some(Fit {
+                    entry: i as u16,
+                    layout,
+                    error,
+                });
             }
         }
         best
     }
 
-    /// Entry and corner flags for a face with these UVs (export corner order) on a page.
-    pub fn fit(&mut self, uvs: [[f32; 2]; 3], material: PageMaterial) -> (u16, u16) {
-        let on_page = |e: &TextureEntry| {
-            !e.is_flat_colour() && e.page == material.page && e.blend_mode() == material.blend
+    /// What a face with these UVs (export corner order) on a page shows: an existing entry within
+    /// [`SHARE_TOLERANCE`], or else the rectangle of its UVs, which is new when no entry has it
+    /// (then `fit.entry` is the table's length).
+    fn choose(&self, uvs: &[[f32; 2]; 3], material: PageMaterial) -> (Fit, Option<TextureEntry>) {
+        if let Some(fit) = self
+            .best_on_page(uvs, material)
+            .filter(|f| f.error <= SHARE_TOLERANCE)
+        {
+            return (fit, None);
+        }
+        let template = self.entries.iter().find(|e| material.shows(e)).copied();
+        let entry = rectangle_entry(uvs, material, template);
+        let (layout, error) = best_layout(&entry, uvs);
+        let existing = self.entries.iter().position(|e| *e == entry);
+        let fit = Fit {
+            entry: existing.unwrap_or(self.entries.len()) as u16,
+            layout,
+            error,
         };
-        let candidates: Vec<usize> = (0..self.entries.len())
-            .filter(|&i| on_page(&self.entries[i]))
-            .collect();
-        let (entry, flags, err) = match self.best_on(&uvs, candidates.into_iter()) {
-            Some(fit) if fit.2 <= TOLERANCE => fit,
-            _ => {
-                let template = self.entries.iter().find(|e| on_page(e)).copied();
-                self.entries.push(rectangle_entry(&uvs, material, template));
-                self.appended += 1;
-                let last = self.entries.len() - 1;
-                self.best_on(&uvs, std::iter::once(last))
-                    .expect("one candidate")
-            }
+        (fit, existing.is_none().then_some(entry))
+    }
+
+    /// How far off the best fit of a face would be, without taking an entry.
+    pub fn error_of(&self, uvs: &[[f32; 2]; 3], material: PageMaterial) -> f32 {
+        self.choose(uvs, material).0.error
+    }
+
+    /// The entry and layout for a face, appending the entry when it is new.
+    pub fn fit(&mut self, uvs: &[[f32; 2]; 3], material: PageMaterial) -> Fit {
+        let (fit, new) = self.choose(uvs, material);
+        match new {
+            Some(entry) => self.entries.push(entry),
+            None if (fit.entry as usize) < self.base_entries => self.shared += 1,
+            None => {}
+        }
+        self.errors.push(fit.error);
+        fit
+    }
+
+    /// Which diagonal a quad (its corners' UVs in order around it, file corner order) is cut
+    /// along so that the game can show it: 0 for corners (0, 1, 2) + (0, 2, 3), 1 for (0, 1, 3) +
+    /// (1, 2, 3). The engine shows each orientation of a rectangle along one diagonal only (the
+    /// corner flags fix which half a triangle is); None when neither fits.
+    pub fn quad_diagonal(&self, uvs: &[[f32; 2]; 4], material: PageMaterial) -> Option<usize> {
+        let error = |a: usize, b: usize, c: usize| {
+            // File corners (a, b, c) are export corners (a, c, b).
+            self.error_of(&[uvs[a], uvs[c], uvs[b]], material)
         };
-        self.errors.push(err);
-        (entry as u16, flags)
+        let worst = [
+            error(0, 1, 2).max(error(0, 2, 3)),
+            error(0, 1, 3).max(error(1, 2, 3)),
+        ];
+        (0..2)
+            .filter(|&d| worst[d] <= FIT_TOLERANCE)
+            .min_by(|&a, &b| worst[a].total_cmp(&worst[b]))
     }
 
     pub fn report(&self) -> FitReport {
         FitReport {
             faces_fitted: self.errors.len(),
-            entries_appended: self.appended,
+            entries_appended: self.entries.len() - self.base_entries,
+            entries_shared: self.shared,
             max_error: self.errors.iter().copied().fold(0.0, f32::max),
             mean_error: if self.errors.is_empty() {
                 0.0
             } else {
                 self.errors.iter().sum::<f32>() / self.errors.len() as f32
             },
+            tolerance: FIT_TOLERANCE,
         }
     }
 
     pub fn appended(&self) -> &[TextureEntry] {
-        &self.entries[self.entries.len() - self.appended..]
+        &self.entries[self.base_entries..]
     }
 }
 
@@ -169,80 +274,4 @@ fn rectangle_entry(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(u0: u8, u1: u8, v0: u8, v1: u8) -> TextureEntry {
-        TextureEntry {
-            flags: 0,
-            page: 2,
-            page2: -1,
-            u0,
-            u1,
-            v0,
-            v1,
-        }
-    }
-
-    const MATERIAL: PageMaterial = PageMaterial {
-        page: 2,
-        blend: 0,
-        double_sided: false,
-    };
-
-    #[test]
-    fn material_names_give_the_page() {
-        assert_eq!(PageMaterial::from_name("page 2 blend 0"), Some(MATERIAL));
-        assert_eq!(
-            PageMaterial::from_name("page 5 blend 1 double-sided"),
-            Some(PageMaterial {
-                page: 5,
-                blend: 1,
-                double_sided: true
-            })
-        );
-        // Blender appends a number to a copied material.
-        assert_eq!(
-            PageMaterial::from_name("page 2 blend 0.001").map(|m| m.page),
-            Some(2)
-        );
-        assert_eq!(PageMaterial::from_name("Material.001"), None);
-    }
-
-    #[test]
-    fn an_existing_entry_is_found_with_its_corner_flags() {
-        let mut fitter = Fitter::new(vec![entry(0, 63, 0, 63), entry(64, 127, 0, 63)]);
-        let uvs = face_uvs(
-            &fitter.entries[1],
-            face_flags::QUAD_HALF | face_flags::SECOND_HALF,
-        );
-        assert_eq!(
-            fitter.fit(uvs, MATERIAL),
-            (1, face_flags::QUAD_HALF | face_flags::SECOND_HALF)
-        );
-        let report = fitter.report();
-        assert_eq!(
-            (
-                report.faces_fitted,
-                report.entries_appended,
-                report.max_error
-            ),
-            (1, 0, 0.0)
-        );
-    }
-
-    #[test]
-    fn a_rectangle_without_an_entry_gets_one_and_its_second_half_reuses_it() {
-        let mut fitter = Fitter::new(vec![entry(0, 63, 0, 63)]);
-        let wanted = entry(32, 95, 128, 191);
-        let first = face_uvs(&wanted, face_flags::QUAD_HALF);
-        let second = face_uvs(&wanted, face_flags::QUAD_HALF | face_flags::SECOND_HALF);
-        assert_eq!(fitter.fit(first, MATERIAL), (1, face_flags::QUAD_HALF));
-        assert_eq!(
-            fitter.fit(second, MATERIAL),
-            (1, face_flags::QUAD_HALF | face_flags::SECOND_HALF)
-        );
-        assert_eq!(fitter.appended(), &[wanted]);
-        assert_eq!(fitter.report().max_error, 0.0);
-    }
-}
+mod tests;

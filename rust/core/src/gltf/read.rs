@@ -145,7 +145,7 @@ fn component(data_type: DataType, b: &[u8], normalized: bool) -> f32 {
 }
 
 /// The triangles of a mesh, three corners each, with every per-corner attribute.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Triangles {
     pub positions: Vec<Vec3>,
     pub uvs: Option<Vec<[f32; 2]>>,

@@ -41,6 +41,9 @@ pub struct ImportOptions {
     pub force: bool,
     /// Give new meshes without a collision mesh of their own collision from their upward faces.
     pub generate_collision: bool,
+    /// Faces whose UVs the game cannot show take the nearest layout it can (reported), instead of
+    /// refusing the glTF.
+    pub snap_uvs: bool,
 }
 
 /// What the conversion changed, for the user.
@@ -65,8 +68,10 @@ pub struct ChangeReport {
     pub texture_entries_appended: usize,
     pub cells_rezoned: usize,
     pub zone_masks_changed: usize,
-    /// Faces that had no texture entry and got one fitted to their UVs.
+    /// Faces that had no texture entry, or whose UVs or page changed, and got one fitted.
     pub fit: FitReport,
+    /// (node, face) of faces whose UVs were snapped to a layout the game can show.
+    pub uv_snapped: Vec<(String, usize)>,
     /// (tile, glTF node name) for every tile this conversion placed, changed or added, and for
     /// each coverage tile the node of the tile it serves: where a problem of a tile comes from.
     pub sources: Vec<(usize, String)>,
@@ -415,7 +420,8 @@ impl Conversion<'_> {
             .map(|f| f.and_then(|f| u16::try_from(f).ok()))
             .collect();
         let textures = per_triangle(&tris, "TEXTURE");
-        let geometry_same = matches_model(&tris, base_model, &flags, &textures);
+        let geometry_same =
+            matches_model(&tris, base_model, &flags, &textures, &self.fitter.entries);
         let collision = match collision_node {
             Some((cnode, cworld)) => collision_from_node(
                 doc,
@@ -543,7 +549,10 @@ pub fn gltf_to_wad(
         new_models: Vec::new(),
         model_count: base_trak.models.len(),
         derived_from: HashMap::new(),
-        fitter: Fitter::new(base.text().map(|t| t.entries.clone()).unwrap_or_default()),
+        fitter: Fitter::new(
+            base.text().map(|t| t.entries.clone()).unwrap_or_default(),
+            options.snap_uvs,
+        ),
         report,
     };
 

@@ -8,10 +8,13 @@ use glam::Vec3;
 use super::{integer, ChangeReport, ImportError, BOX_MARGIN, POSITION_TOLERANCE};
 use crate::game::check::MAX_MODEL_VERTICES;
 use crate::geometry::{bounding_box, face_plane, smooth_normals, sort_into_batches};
-use crate::gltf::fit::{with_corner_flags, Fitter, PageMaterial};
+use crate::gltf::fit::{
+    uv_distance, with_corner_flags, Fitter, PageMaterial, FIT_TOLERANCE, SHARE_TOLERANCE,
+};
 use crate::gltf::read::Triangles;
+use crate::gltf::uv::face_uvs;
 use crate::level::Model;
-use crate::raw::{face_flags, Face, Vertex};
+use crate::raw::{face_flags, Face, TextureEntry, Vertex};
 
 /// Export-space corners of triangle `t` (file corners 0, 2, 1 with z negated).
 fn export_corners(tris: &Triangles, t: usize) -> [Vec3; 3] {
@@ -24,14 +27,24 @@ fn export_corners(tris: &Triangles, t: usize) -> [Vec3; 3] {
 /// The file-space corner index of export corner `k`.
 const FILE_CORNER: [usize; 3] = [0, 2, 1];
 
-/// Which model face each triangle is, when the triangles are exactly the model's faces.
+/// Whether the triangles are exactly the model's faces, showing what they showed.
 pub(super) fn matches_model(
     tris: &Triangles,
     model: &Model,
     flags: &[Option<u16>],
     textures: &[Option<i64>],
+    entries: &[TextureEntry],
 ) -> bool {
     if tris.count() != model.faces.len() {
+        return false;
+    }
+    let face_attr = tris.scalar("FACE");
+    let base_face = |t: usize| {
+        let f = face_attr.and_then(|a| integer(a[3 * t]))?;
+        model.faces.get(usize::try_from(f).ok()?)
+    };
+    if (0..tris.count()).any(|t| needs_fit(tris, t, (flags[t], textures[t]), entries, base_face(t)))
+    {
         return false;
     }
     if tris.count() == 0 {
@@ -80,6 +93,128 @@ pub(super) fn matches_model(
     true
 }
 
+/// A triangle's UVs in export corner order, when it has finite ones.
+fn export_uvs(tris: &Triangles, t: usize) -> Option<[[f32; 2]; 3]> {
+    let uvs = FILE_CORNER.map(|k| tris.uvs.as_ref().map(|uv| uv[3 * t + k]));
+    let uvs = [uvs[0]?, uvs[1]?, uvs[2]?];
+    uvs.iter().flatten().all(|v| v.is_finite()).then_some(uvs)
+}
+
+fn page_material(tris: &Triangles, t: usize) -> Option<PageMaterial> {
+    tris.materials[t]
+        .as_deref()
+        .and_then(PageMaterial::from_name)
+}
+
+/// Whether a triangle needs a texture entry fitted: it has none, or its UVs or its material's
+/// page no longer show the one it names (the artist drew new UVs or gave it another page). A face
+/// whose entry or corner flags differ from its base face's was given them on purpose (the Face
+/// panel): they stand, whatever its UVs say.
+fn needs_fit(
+    tris: &Triangles,
+    t: usize,
+    (flags, texture): (Option<u16>, Option<i64>),
+    entries: &[TextureEntry],
+    base: Option<&Face>,
+) -> bool {
+    let Some(texture) = texture else {
+        return true;
+    };
+    let corner_bits = face_flags::QUAD_HALF | face_flags::SECOND_HALF | face_flags::MIRROR_U;
+    if let Some(base) = base {
+        let chosen = texture != base.texture as i64
+            || flags.is_some_and(|f| (f ^ base.flags) & corner_bits != 0);
+        if chosen {
+            return false;
+        }
+    }
+    let Some(entry) = usize::try_from(texture).ok().and_then(|i| entries.get(i)) else {
+        // Refused by name later: an entry that does not exist.
+        return false;
+    };
+    let material = page_material(tris, t);
+    if entry.is_flat_colour() {
+        return material.is_some();
+    }
+    if material.is_some_and(|m| !m.shows(entry)) {
+        return true;
+    }
+    let shown = face_uvs(entry, flags.unwrap_or(0));
+    export_uvs(tris, t).is_some_and(|uvs| uv_distance(&uvs, &shown) > SHARE_TOLERANCE)
+}
+
+/// The triangles with every quad (two triangles of one `_SOURCE_FACE`, the face of the tool that
+/// wrote the glTF) that must be fitted cut along the diagonal the game can show it along.
+fn recut_quads(tris: &Triangles, fit: &[bool], fitter: &Fitter) -> Option<Triangles> {
+    let source = tris.scalar("SOURCE_FACE")?;
+    let mut pairs: HashMap<i64, Vec<usize>> = HashMap::new();
+    for t in (0..tris.count()).filter(|&t| fit[t]) {
+        if let Some(f) = integer(source[3 * t]) {
+            pairs.entry(f).or_default().push(t);
+        }
+    }
+    let mut out: Option<Triangles> = None;
+    for ts in pairs.values().filter(|ts| ts.len() == 2) {
+        let (a, b) = (ts[0], ts[1]);
+        let Some(material) =
+            page_material(tris, a).filter(|_| tris.materials[a] == tris.materials[b])
+        else {
+            continue;
+        };
+        let key = |c: usize| tris.positions[c].to_array().map(f32::to_bits);
+        let in_b = |c: usize| {
+            (0..3)
+                .find(|&k| key(3 * b + k) == key(c))
+                .map(|k| 3 * b + k)
+        };
+        let shared: Vec<usize> = (0..3).filter(|&k| in_b(3 * a + k).is_some()).collect();
+        if shared.len() != 2 {
+            continue;
+        }
+        // A's corners from its lone corner on: (oa, p, q); B holds q → p and its lone corner.
+        let lone = (0..3)
+            .find(|k| !shared.contains(k))
+            .expect("three corners, two shared");
+        let [oa, p, q] = [0, 1, 2].map(|k| 3 * a + (lone + k) % 3);
+        let ob = (0..3)
+            .map(|k| 3 * b + k)
+            .find(|&c| key(c) != key(p) && key(c) != key(q))
+            .expect("B has a corner of its own");
+        // Around the quad: oa, p, ob, q. Cut 1 (along p–q) is the one given.
+        let quad = [oa, p, ob, q];
+        let uvs = quad.map(|c| tris.uvs.as_ref().map(|uv| uv[c]));
+        let Some(uvs) = uvs.iter().copied().collect::<Option<Vec<_>>>() else {
+            continue;
+        };
+        let uvs: [[f32; 2]; 4] = [uvs[0], uvs[1], uvs[2], uvs[3]];
+        if fitter.quad_diagonal(&uvs, material) != Some(0) {
+            continue;
+        }
+        let recut = out.get_or_insert_with(|| tris.clone());
+        // Cut 0: (oa, p, ob) and (oa, ob, q), every corner's data taken from where it was.
+        for (t, corners) in [(a, [oa, p, ob]), (b, [oa, ob, q])] {
+            for (k, &from) in corners.iter().enumerate() {
+                copy_corner(tris, recut, from, 3 * t + k);
+            }
+        }
+    }
+    out
+}
+
+/// Copies every per-corner value of corner `from` of `src` to corner `to` of `dst`.
+fn copy_corner(src: &Triangles, dst: &mut Triangles, from: usize, to: usize) {
+    dst.positions[to] = src.positions[from];
+    if let (Some(s), Some(d)) = (&src.uvs, &mut dst.uvs) {
+        d[to] = s[from];
+    }
+    if let (Some(s), Some(d)) = (&src.colours, &mut dst.colours) {
+        d[to] = s[from];
+    }
+    for (name, values) in &mut dst.scalars {
+        values[to] = src.scalars[name][from];
+    }
+}
+
 /// A model built from triangles, and which of its vertices each corner became.
 pub(crate) struct BuiltModel {
     pub model: Model,
@@ -106,7 +241,24 @@ pub(crate) fn build_model(
 ) -> Result<BuiltModel, ImportError> {
     let mut flags = flags.to_vec();
     let mut textures = textures.to_vec();
-    fit_missing_entries(tris, &mut flags, &mut textures, fitter, name)?;
+    let base_of = |t: usize| {
+        let f = tris.scalar("FACE").and_then(|a| integer(a[3 * t]))?;
+        base?.faces.get(usize::try_from(f).ok()?)
+    };
+    let fit: Vec<bool> = (0..tris.count())
+        .map(|t| {
+            needs_fit(
+                tris,
+                t,
+                (flags[t], textures[t]),
+                &fitter.entries,
+                base_of(t),
+            )
+        })
+        .collect();
+    let recut = recut_quads(tris, &fit, fitter);
+    let tris = recut.as_ref().unwrap_or(tris);
+    let rotation = fit_entries(tris, &fit, &mut flags, &mut textures, fitter, name, report)?;
     let entries = &fitter.entries;
     let out_of_range: Vec<usize> = (0..tris.count())
         .filter(|&t| textures[t].is_some_and(|i| i < 0 || i as usize >= entries.len()))
@@ -141,9 +293,13 @@ pub(crate) fn build_model(
                 .unwrap_or(i64::MAX)
         });
     }
-    // Each triangle's file corners in export order, started where the base face started.
+    // Each triangle's file corners in export order, started where its fitted layout or the base
+    // face started.
     let corner_order = |t: usize| -> [usize; 3] {
         let plain = FILE_CORNER.map(|k| 3 * t + k);
+        if let Some(r) = rotation[t] {
+            return [0, 1, 2].map(|k| plain[(k + r) % 3]);
+        }
         let Some(face) = base_face(t) else {
             return plain;
         };
@@ -250,45 +406,72 @@ pub(crate) fn build_model(
     })
 }
 
-/// Faces without a texture entry get one fitted to their UVs on their material's page.
-fn fit_missing_entries(
+/// Faces that need an entry get one fitted to their UVs on their material's page: the entry, its
+/// corner flags, and how far the face's corners turn (returned per triangle). UVs the game cannot
+/// show within the fitting tolerance are refused by name, unless the fitter may snap them.
+fn fit_entries(
     tris: &Triangles,
+    fit: &[bool],
     flags: &mut [Option<u16>],
     textures: &mut [Option<i64>],
     fitter: &mut Fitter,
     name: &str,
-) -> Result<(), ImportError> {
-    let missing: Vec<usize> = (0..tris.count())
-        .filter(|&t| textures[t].is_none())
-        .collect();
-    let mut unfittable = Vec::new();
-    for &t in &missing {
-        let material = tris.materials[t]
-            .as_deref()
-            .and_then(PageMaterial::from_name);
-        let uvs = tris.uvs.as_ref().map(|uv| [0, 2, 1].map(|k| uv[3 * t + k]));
-        match (material, uvs) {
-            (Some(material), Some(uvs)) if uvs.iter().flatten().all(|v| v.is_finite()) => {
-                let (entry, corner_flags) = fitter.fit(uvs, material);
-                let base = flags[t].unwrap_or(if material.double_sided {
-                    face_flags::DOUBLE_SIDED
-                } else {
-                    0
-                });
-                flags[t] = Some(with_corner_flags(base, corner_flags));
-                textures[t] = Some(entry as i64);
-            }
-            _ => unfittable.push(t),
+    report: &mut ChangeReport,
+) -> Result<Vec<Option<usize>>, ImportError> {
+    let mut rotation = vec![None; tris.count()];
+    let (mut no_uvs, mut no_material, mut off) = (Vec::new(), Vec::new(), Vec::new());
+    for t in (0..tris.count()).filter(|&t| fit[t]) {
+        let Some(material) = page_material(tris, t) else {
+            no_material.push(t);
+            continue;
+        };
+        let Some(uvs) = export_uvs(tris, t) else {
+            no_uvs.push(t);
+            continue;
+        };
+        if !fitter.snap && fitter.error_of(&uvs, material) > FIT_TOLERANCE {
+            off.push(t);
+            continue;
+        }
+        let got = fitter.fit(&uvs, material);
+        let base = flags[t].unwrap_or(if material.double_sided {
+            face_flags::DOUBLE_SIDED
+        } else {
+            0
+        });
+        flags[t] = Some(with_corner_flags(base, got.layout.corner_flags));
+        textures[t] = Some(got.entry as i64);
+        rotation[t] = Some(got.layout.rotation);
+        if got.error > FIT_TOLERANCE {
+            report.uv_snapped.push((name.to_string(), t));
         }
     }
-    if unfittable.is_empty() {
-        Ok(())
-    } else {
-        Err(ImportError::faces(
+    if !no_material.is_empty() {
+        return Err(ImportError::faces(
             name,
-            unfittable,
-            "have no texture entry (attribute _TEXTURE) and no UVs on a material named after a page \
-             (\"page 3 blend 0\") to fit one from: give them a page material and UVs, or an entry",
-        ))
+            no_material,
+            "have no texture entry, and no material named after a page (\"page 3 blend 0\") to \
+             fit one on: give them a page's material",
+        ));
     }
+    if !no_uvs.is_empty() {
+        return Err(ImportError::faces(
+            name,
+            no_uvs,
+            "have no texture entry and no UVs to fit one from: unwrap them onto their page",
+        ));
+    }
+    if !off.is_empty() {
+        return Err(ImportError::faces(
+            name,
+            off,
+            format!(
+                "have UVs that are no half of a texture rectangle, which is all the game can show \
+                 (within {:.4} of the page): make each face's UVs a rectangle or half of one, or \
+                 export with UVs snapped",
+                FIT_TOLERANCE
+            ),
+        ));
+    }
+    Ok(rotation)
 }
