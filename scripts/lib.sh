@@ -2,6 +2,11 @@
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
+# A venv keeps its programs in Scripts/ on Windows (Git Bash), in bin/ elsewhere.
+case "$(uname -s)" in
+    MINGW* | MSYS* | CYGWIN*) VENV_BIN="$VENV/Scripts" ;;
+    *) VENV_BIN="$VENV/bin" ;;
+esac
 
 die() {
     echo "error: $*" >&2
@@ -14,7 +19,7 @@ if ! command -v cargo >/dev/null && [ -x "$HOME/.cargo/bin/cargo" ]; then
 fi
 
 require_venv() {
-    [ -x "$VENV/bin/python" ] && [ -x "$VENV/bin/maturin" ] && [ -x "$VENV/bin/pytest" ] ||
+    [ -x "$VENV_BIN/python" ] && [ -x "$VENV_BIN/maturin" ] && [ -x "$VENV_BIN/pytest" ] ||
         die "$VENV is missing or incomplete: run scripts/setup first"
 }
 
@@ -23,8 +28,8 @@ require_venv() {
 install_wheel() {
     local wheels="$ROOT/target/wheels"
     rm -f "$wheels"/llamawad-*.whl
-    "$VENV/bin/maturin" build --quiet --release -i "$VENV/bin/python" \
+    "$VENV_BIN/maturin" build --quiet --release -i "$VENV_BIN/python" \
         -m "$ROOT/rust/py/Cargo.toml" -o "$wheels"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+    "$VENV_BIN/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
         "$wheels"/llamawad-*.whl
 }

@@ -3,6 +3,8 @@
 Nothing here skips a test: a test that cannot run fails or errors with the reason.
 """
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +16,10 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+# The release checks (tests/release) read what scripts/release builds and run only from it, which
+# names the folder in LLAMAWAD_RELEASE; the plain test run builds no release to check.
+collect_ignore = [] if os.environ.get("LLAMAWAD_RELEASE") else ["release"]
+
 
 @pytest.fixture(scope="session")
 def repo() -> Path:
@@ -21,12 +27,21 @@ def repo() -> Path:
 
 
 @pytest.fixture(scope="session")
-def run_cli():
+def script():
+    """The command line that runs scripts/NAME: through bash, which Windows does not start by
+    itself for a script (Git Bash's, found on PATH, not the WSL one Windows would find first)."""
+    bash = shutil.which("bash")
+    assert bash, "bash not found on PATH"
+    return lambda name: [bash, REPO / "scripts" / name]
+
+
+@pytest.fixture(scope="session")
+def run_cli(script):
     """Runs scripts/llamawad with the given arguments; returns the CompletedProcess."""
 
     def run(*args, cwd=None) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [REPO / "scripts" / "llamawad", *map(str, args)],
+            [*script("llamawad"), *map(str, args)],
             cwd=cwd,
             capture_output=True,
             text=True,

@@ -1,6 +1,9 @@
 """Shared by the add-on tests (tests/blender/test_addon_*.py): the add-on package importable as
 ``addon`` from the repository root, without installing it."""
 
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -141,3 +144,69 @@ def level_document() -> dict:
     from addon.blender import scene as level_scene
 
     return level_scene.level_document(bpy.context.scene)
+
+
+_IN_BLENDER = r'''
+import importlib.abc, importlib.machinery, json, sys
+
+# The add-on must find llamawad in the wheel Blender installed, not in the test venv.
+venv_site = [p for p in sys.path if p.endswith("site-packages")]
+class HideVenvLlamawad(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "llamawad":
+            return None
+        return importlib.machinery.PathFinder.find_spec(name, [p for p in sys.path if p not in venv_site])
+sys.meta_path.insert(0, HideVenvLlamawad())
+
+import bpy
+
+zip_path, wad, out = sys.argv[1:4]
+result = {"extensions": bpy.utils.user_resource("EXTENSIONS")}
+bpy.ops.wm.read_homefile(use_empty=True)
+result["install"] = sorted(bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True))
+result["enabled"] = sorted(m for m in bpy.context.preferences.addons.keys() if "llamawad" in m)
+# A fresh file keeps installed extensions enabled (read_factory_settings would not).
+bpy.ops.wm.read_homefile(use_empty=True)
+result["import"] = sorted(bpy.ops.import_scene.llamawad(filepath=wad))
+result["tiles"] = sum(1 for o in bpy.data.objects if o.get("llamawad") == "tile")
+result["export"] = sorted(bpy.ops.export_scene.llamawad(filepath=out))
+import llamawad
+result["llamawad"] = llamawad.__file__
+print("RESULT " + json.dumps(result))
+'''
+
+
+def install_and_use_extension(extension_zip, tmp_path) -> None:
+    """Real Blender installs the extension zip into a user resource directory of its own
+    (BLENDER_USER_RESOURCES, so ~ is not touched), enables it, and imports and exports a level
+    through the installed add-on, whose llamawad must come from the wheel in the zip."""
+    import llamawad
+
+    wad = tmp_path / "small.wad"
+    wad.write_bytes(llamawad.generate(2, "small"))
+    out = tmp_path / "out.wad"
+    resources = tmp_path / "blender-user"
+    resources.mkdir()
+    script = tmp_path / "in_blender.py"
+    script.write_text(_IN_BLENDER)
+    env = dict(os.environ, BLENDER_USER_RESOURCES=str(resources))
+    done = subprocess.run(
+        [sys.executable, script, extension_zip, wad, out],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
+        env=env,
+        cwd=tmp_path,
+    )
+    lines = [l for l in done.stdout.splitlines() if l.startswith("RESULT ")]
+    assert done.returncode == 0 and lines, done.stdout + done.stderr
+    result = json.loads(lines[-1][len("RESULT ") :])
+    assert result["extensions"].startswith(str(resources))
+    assert result["install"] == ["FINISHED"]
+    assert result["enabled"] == ["bl_ext.user_default.llamawad"]
+    assert result["import"] == ["FINISHED"] and result["export"] == ["FINISHED"]
+    assert result["tiles"] == llamawad.parse_info(wad.read_bytes())["tiles"]
+    # The native module is the wheel Blender installed for the extension.
+    assert result["llamawad"].startswith(str(resources))
+    assert out.read_bytes() == wad.read_bytes()

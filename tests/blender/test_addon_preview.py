@@ -25,9 +25,9 @@ def tiny(tmp_path_factory):
 
 
 @pytest.mark.parametrize("view", ["level", "collision"])
-def test_render_preview(repo, tiny, tmp_path, view):
+def test_render_preview(repo, script, tiny, tmp_path, view):
     out = tmp_path / f"{view}.png"
-    done = run(repo, repo / "scripts" / "render-preview", tiny, out, "--view", view, "--size", "320x180")
+    done = run(repo, *script("render-preview"), tiny, out, "--view", view, "--size", "320x180")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == str(out)
     data = out.read_bytes()

@@ -47,6 +47,15 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), WadE
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // Windows' MoveFileEx refuses to replace a read-only file, but the rename of Rust's standard
+    // library may take another way that Wine lets through, and POSIX allows it: so a read-only
+    // file is refused here, on every system, before anything is written.
+    if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "the file is read-only: not replaced",
+        )));
+    }
     let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
     std::fs::write(&tmp, bytes).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(|e| {

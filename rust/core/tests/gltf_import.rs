@@ -60,10 +60,14 @@ fn round_trip_through_glb_and_gltf_is_byte_identical() {
                 unchanged(&base, &bytes, &doc) == bytes,
                 "{what}: through the GLB"
             );
-            // A .gltf whose buffer is a file beside it.
-            let bin = format!("{size}-{seed}.bin");
+            // A .gltf whose buffer is a file beside it, named as artists name files: the URI
+            // written must lead back to it.
+            let bin = format!("Königreich {size} #{seed} 100%.bin");
             std::fs::write(dir.join(&bin), &gltf.bin).unwrap();
-            let doc = Document::from_slice(&gltf.to_gltf_json(&bin), Some(&dir)).unwrap();
+            let json = gltf.to_gltf_json(&bin);
+            let uri = format!("K%C3%B6nigreich%20{size}%20%23{seed}%20100%25.bin");
+            assert!(String::from_utf8_lossy(&json).contains(&format!("\"uri\": \"{uri}\"")));
+            let doc = Document::from_slice(&json, Some(&dir)).unwrap();
             assert!(
                 unchanged(&base, &bytes, &doc) == bytes,
                 "{what}: through the .gltf"

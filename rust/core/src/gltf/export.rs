@@ -86,12 +86,27 @@ impl Gltf {
         .expect("a GLB is written into memory")
     }
 
-    /// The JSON of a `.gltf` whose buffer is the file `bin_uri` next to it.
-    pub fn to_gltf_json(&self, bin_uri: &str) -> Vec<u8> {
+    /// The JSON of a `.gltf` whose buffer is the file `bin_file_name` next to it.
+    pub fn to_gltf_json(&self, bin_file_name: &str) -> Vec<u8> {
         let mut root = self.root.clone();
-        root.buffers[0].uri = Some(bin_uri.to_string());
+        root.buffers[0].uri = Some(relative_uri(bin_file_name));
         root.to_vec_pretty().expect("a glTF document serialises")
     }
+}
+
+/// A file name as a relative URI reference (RFC 3986): every byte but the unreserved characters
+/// percent-encoded, so that the names artists give (spaces, umlauts, `%`, `#`) stay one path
+/// segment that readers decode back to the name.
+fn relative_uri(file_name: &str) -> String {
+    file_name
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// Colour of each collision material: ground neutral, the special ones loud.

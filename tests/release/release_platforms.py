@@ -1,0 +1,19 @@
+"""The release's platforms, shared by its checks."""
+
+import re
+
+# The platforms of Blender's extension manifest the release has a wheel and a zip for, each with
+# the wheel platform tag that names it.
+PLATFORMS = {
+    "windows-x64": "win_amd64",
+    "linux-x64": "manylinux_2_28_x86_64",
+    "macos-arm64": "macosx_11_0_arm64",
+    "macos-x64": "macosx_10_12_x86_64",
+}
+
+# What every Windows system has; any other DLL would have to ship beside the binary.
+WINDOWS_SYSTEM_DLLS = re.compile(
+    r"(kernel32|kernelbase|ntdll|advapi32|bcrypt|bcryptprimitives|userenv|ws2_32|msvcrt|ucrtbase"
+    r"|shell32|ole32|oleaut32|user32|secur32|synchronization|api-ms-win-[a-z0-9-]+)\.dll",
+    re.IGNORECASE,
+)

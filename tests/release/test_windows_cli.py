@@ -1,0 +1,210 @@
+"""llamawad.exe, the command-line tool cross-built for Windows, run under Wine: it reads and writes
+levels as the Linux build does, exits with the documented statuses, takes Windows paths (drive
+letters, backslashes, spaces, non-ASCII names), and replaces files the way Windows allows."""
+
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path, PureWindowsPath
+
+import pytest
+from release_platforms import WINDOWS_SYSTEM_DLLS
+
+FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures").glob("*.wad"))
+SHIM = Path(__file__).resolve().parent / "wine" / "processprng.c"
+
+
+def windows_path(path: Path) -> str:
+    """The path as a Windows program under Wine names it: drive Z: is the Unix root."""
+    return str(PureWindowsPath("Z:\\", *path.resolve().parts[1:]))
+
+
+def wine_binary() -> str:
+    # Debian's wine64 package keeps the loader out of PATH.
+    for candidate in (shutil.which("wine64"), shutil.which("wine"), "/usr/lib/wine/wine64"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    pytest.fail("Wine not found (scripts/release installs Debian's wine64)", pytrace=False)
+
+
+class Wine:
+    def __init__(self, prefix: Path, exe: Path):
+        self.exe = exe
+        self.loader = wine_binary()
+        self.env = dict(
+            os.environ,
+            WINEPREFIX=str(prefix),
+            WINEDEBUG="-all",
+            # No Mono or Gecko installers at the prefix's first start; a UTF-8 locale so that
+            # non-ASCII arguments reach the program as the characters they are.
+            WINEDLLOVERRIDES="mscoree,mshtml=",
+            LANG="C.UTF-8",
+            LC_ALL="C.UTF-8",
+        )
+        self.env.pop("DISPLAY", None)
+
+    def run(self, *args, cwd: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [self.loader, self.exe, *map(str, args)],
+            cwd=cwd,
+            env=self.env,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=300,
+        )
+
+
+@pytest.fixture(scope="session")
+def wine(release, tmp_path_factory) -> Wine:
+    exe = release / "bin" / "llamawad.exe"
+    assert exe.is_file(), f"{exe} was not built"
+    prefix = tmp_path_factory.mktemp("wine-prefix")
+    wine = Wine(prefix, exe)
+    boot = subprocess.run(
+        [wine.loader, "wineboot", "--init"], env=wine.env, capture_output=True, timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+    assert boot.returncode == 0, boot.stderr.decode(errors="replace")
+    # Wine names a DLL it cannot load only with its module channel on.
+    probe = subprocess.run(
+        [wine.loader, exe, "--version"], env=dict(wine.env, WINEDEBUG="err+module"), capture_output=True,
+        timeout=300, stdin=subprocess.DEVNULL,
+    )
+    if probe.returncode != 0 and b"bcryptprimitives.dll" in probe.stderr.lower():
+        install_processprng_shim(prefix)
+    return wine
+
+
+def install_processprng_shim(prefix: Path) -> None:
+    """Wine before 9.x has no bcryptprimitives.dll, which Rust's standard library imports for
+    ProcessPrng; a few lines of C built with MinGW-w64 stand in for it in the prefix."""
+    system32 = prefix / "drive_c" / "windows" / "system32"
+    built = subprocess.run(
+        ["x86_64-w64-mingw32-gcc", "-O2", "-shared", "-s", "-o", system32 / "bcryptprimitives.dll",
+         SHIM, "-ladvapi32"],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+
+
+def test_exe_is_an_x64_console_program_needing_only_windows(release):
+    import pefile
+
+    pe = pefile.PE(str(release / "bin" / "llamawad.exe"))
+    assert pe.FILE_HEADER.Machine == pefile.MACHINE_TYPE["IMAGE_FILE_MACHINE_AMD64"]
+    assert pe.OPTIONAL_HEADER.Magic == pefile.OPTIONAL_HEADER_MAGIC_PE_PLUS
+    assert not pe.FILE_HEADER.Characteristics & pefile.IMAGE_CHARACTERISTICS["IMAGE_FILE_DLL"]
+    assert pe.OPTIONAL_HEADER.Subsystem == pefile.SUBSYSTEM_TYPE["IMAGE_SUBSYSTEM_WINDOWS_CUI"]
+    # Nothing to ship beside it: no MinGW runtime DLL, only what Windows has.
+    dlls = sorted(entry.dll.decode().lower() for entry in pe.DIRECTORY_ENTRY_IMPORT)
+    assert [d for d in dlls if not WINDOWS_SYSTEM_DLLS.fullmatch(d)] == [], dlls
+
+
+def test_version(wine, tmp_path, repo):
+    done = wine.run("--version", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    version = (repo / "Cargo.toml").read_text().split('version = "', 1)[1].split('"', 1)[0]
+    assert done.stdout.decode().split() == ["llamawad", version]
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.name)
+def test_roundtrip_fixture(wine, tmp_path, fixture):
+    out = tmp_path / "out.wad"
+    done = wine.run("roundtrip", windows_path(fixture), windows_path(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert b"byte-identical" in done.stdout
+    assert out.read_bytes() == fixture.read_bytes()
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.name)
+def test_wad2gltf_then_gltf2wad_gives_the_fixture(wine, tmp_path, fixture, run_cli):
+    glb = tmp_path / "level.glb"
+    done = wine.run("wad2gltf", windows_path(fixture), windows_path(glb), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    # The same GLB as the Linux build writes.
+    linux_glb = tmp_path / "linux.glb"
+    linux = run_cli("wad2gltf", fixture, linux_glb)
+    assert linux.returncode == 0, linux.stderr
+    assert glb.read_bytes() == linux_glb.read_bytes()
+    back = tmp_path / "back.wad"
+    done = wine.run("gltf2wad", "--base", windows_path(fixture), windows_path(glb), windows_path(back), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert back.read_bytes() == fixture.read_bytes()
+
+
+def test_names_with_spaces_and_umlauts_in_relative_paths(wine, tmp_path):
+    """The artist's own file names: a folder with an umlaut, a level name with a space, given as
+    relative paths with backslashes; .gltf with its .bin beside it."""
+    folder = tmp_path / "Königreich"
+    folder.mkdir()
+    shutil.copy(FIXTURES[0], folder / "level 1.wad")
+    done = wine.run("info", r"Königreich\level 1.wad", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert r"Königreich\level 1.wad" in done.stdout.decode("utf-8")
+    done = wine.run("wad2gltf", r"Königreich\level 1.wad", r"Königreich\level 1.gltf", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["level 1.bin", "level 1.gltf", "level 1.wad"]
+    done = wine.run(
+        "gltf2wad", "--base", r"Königreich\level 1.wad", r"Königreich\level 1.gltf", r"Königreich\level 1 back.wad",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (folder / "level 1 back.wad").read_bytes() == FIXTURES[0].read_bytes()
+
+
+def error_of(done: subprocess.CompletedProcess) -> str:
+    return done.stderr.decode("utf-8", errors="replace")
+
+
+def test_errors_exit_with_the_documented_status(wine, tmp_path):
+    # 1: a failure, reported as `error: ...`.
+    missing = wine.run("info", "missing.wad", cwd=tmp_path)
+    assert missing.returncode == 1 and error_of(missing).startswith("error: "), error_of(missing)
+    (tmp_path / "garbage.wad").write_bytes(b"not a level" * 10)
+    garbage = wine.run("roundtrip", "garbage.wad", "out.wad", cwd=tmp_path)
+    assert garbage.returncode == 1 and error_of(garbage).startswith("error: "), error_of(garbage)
+    assert not (tmp_path / "out.wad").exists()
+    # 2: a wrong command line.
+    usage = wine.run("roundtrip", "only-one-path.wad", cwd=tmp_path)
+    assert usage.returncode == 2, error_of(usage)
+    unknown = wine.run("no-such-command", cwd=tmp_path)
+    assert unknown.returncode == 2, error_of(unknown)
+
+
+def test_input_never_overwritten_even_spelled_otherwise(wine, tmp_path):
+    level = tmp_path / "level.wad"
+    shutil.copy(FIXTURES[0], level)
+    # The same file through a different spelling: another case and forward slashes.
+    other = windows_path(tmp_path).replace("\\", "/") + "/LEVEL.WAD"
+    done = wine.run("roundtrip", windows_path(level), other, cwd=tmp_path)
+    assert done.returncode == 1 and "never overwrites its input" in error_of(done), error_of(done)
+    assert level.read_bytes() == FIXTURES[0].read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["level.wad"]
+
+
+def test_an_existing_output_is_replaced(wine, tmp_path):
+    out = tmp_path / "out.wad"
+    out.write_bytes(b"an older file")
+    done = wine.run("roundtrip", windows_path(FIXTURES[1]), "out.wad", cwd=tmp_path)
+    assert done.returncode == 0, error_of(done)
+    assert out.read_bytes() == FIXTURES[1].read_bytes()
+    # No temporary file is left beside it.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.wad"]
+
+
+def test_a_read_only_output_is_refused_cleanly(wine, tmp_path):
+    """Windows does not replace a read-only file (Wine shows a file without write permission as
+    read-only): the tool says so, leaves the file as it was and no temporary file behind."""
+    out = tmp_path / "out.wad"
+    out.write_bytes(b"keep me")
+    out.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    try:
+        done = wine.run("roundtrip", windows_path(FIXTURES[1]), "out.wad", cwd=tmp_path)
+        assert done.returncode == 1, error_of(done)
+        assert error_of(done) == "error: out.wad: the file is read-only: not replaced\n"
+        assert out.read_bytes() == b"keep me"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["out.wad"]
+    finally:
+        out.chmod(stat.S_IRUSR | stat.S_IWUSR)
