@@ -18,6 +18,7 @@ use llamawad::game::floor::{test_polygon, World};
 use llamawad::game::space::to_fixed;
 use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
+use llamawad::gltf::uv::face_uvs;
 use llamawad::gltf::{
     gltf_to_wad, wad_to_gltf, ChangeReport, Document, Gltf, ImportError, ImportOptions, Source,
 };
@@ -815,6 +816,126 @@ fn a_face_flag_and_a_texture_entry_changed() {
         assert_eq!(face_keys(&model), expected, "{what}");
         assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
     }
+}
+
+/// Prim `p`'s triangle `t` moved into a primitive of its own with `material`.
+fn move_triangle(prims: &mut Vec<Prim>, p: usize, t: usize, material: Index<json::Material>) {
+    let mut moved = prims[p].clone();
+    moved.material = Some(material);
+    moved.retain_triangles(|k| k == t);
+    prims[p].retain_triangles(|k| k != t);
+    prims.push(moved);
+}
+
+#[test]
+fn uv_edits_and_a_page_change_on_a_tile_arrive_and_other_tiles_keep_their_look() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, other) = case.shared_tile();
+    let base_model = case.model_of(tile).clone();
+    let entries = case.base.text().unwrap().entries.clone();
+    let node = case.tile_node(tile);
+    // Face A: its UVs now show another entry of its page (a face given another face's UVs).
+    // Face B: its UVs turned a quarter round within its rectangle, as a second half mirrored.
+    // Face C: moved to another page's material, its UVs a rectangle there.
+    let materials: Vec<Option<String>> = case
+        .gltf
+        .root
+        .materials
+        .iter()
+        .map(|m| m.name.clone())
+        .collect();
+    let page_material = |page: i8| {
+        materials
+            .iter()
+            .position(|m| m.as_deref() == Some(format!("page {page} blend 0").as_str()))
+            .map(|m| Index::<json::Material>::new(m as u32))
+    };
+    let (mut a, mut b, mut c) = (usize::MAX, usize::MAX, usize::MAX);
+    let (mut want_a, mut want_b, mut want_c) = (0u16, (0u16, 0u16), 0i8);
+    case.edit_mesh(node, |prims| {
+        let p = &mut prims[0];
+        let faces: Vec<usize> = (0..p.corners() / 3)
+            .map(|t| p.get("_FACE")[3 * t] as usize)
+            .collect();
+        let set_uvs = |p: &mut Prim, t: usize, export: [[f32; 2]; 3]| {
+            for (k, file) in [0, 2, 1].into_iter().enumerate() {
+                p.get_mut("TEXCOORD_0")[2 * (3 * t + file)..2 * (3 * t + file) + 2]
+                    .copy_from_slice(&export[k]);
+            }
+        };
+        let entry_of = |t: usize| entries[base_model.faces[faces[t]].texture as usize];
+        a = 0;
+        let here = entry_of(a);
+        let another = entries
+            .iter()
+            .position(|e| {
+                !e.is_flat_colour()
+                    && e.page == here.page
+                    && e.blend_mode() == here.blend_mode()
+                    && *e != here
+            })
+            .unwrap() as u16;
+        want_a = another;
+        let flags_a = base_model.faces[faces[a]].flags;
+        set_uvs(p, a, face_uvs(&entries[another as usize], flags_a));
+        b = 1;
+        let flags_b = 0x0800 | 0x0010 | 0x0020;
+        want_b = (base_model.faces[faces[b]].texture, flags_b);
+        set_uvs(p, b, face_uvs(&entry_of(b), flags_b));
+        c = 2;
+        let page = entries
+            .iter()
+            .find(|e| !e.is_flat_colour() && e.page != here.page && e.blend_mode() == 0)
+            .unwrap()
+            .page;
+        want_c = page;
+        let there = entries
+            .iter()
+            .find(|e| !e.is_flat_colour() && e.page == page && e.blend_mode() == 0)
+            .unwrap();
+        set_uvs(p, c, face_uvs(there, 0x0800));
+        let material = page_material(page).unwrap();
+        (a, b, c) = (faces[a], faces[b], faces[c]);
+        move_triangle(prims, 0, 2, material);
+    });
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_reshaped, vec![tile], "{report:?}");
+    assert_eq!(report.fit.faces_fitted, 3, "{:?}", report.fit);
+    assert_eq!(
+        report.texture_entries_appended, 0,
+        "every rectangle had an entry"
+    );
+    let model = assert_own_model(&case, &level, tile);
+    let face_at = |f: usize| {
+        let corners = base_model.faces[f]
+            .corners
+            .map(|v| base_model.vertices[v as usize].position);
+        model
+            .faces
+            .iter()
+            .find(|g| {
+                let cs = g.corners.map(|v| model.vertices[v as usize].position);
+                corners.iter().all(|c| cs.contains(c))
+            })
+            .unwrap()
+    };
+    assert_eq!(face_at(a).texture, want_a);
+    let fb = face_at(b);
+    assert_eq!(fb.texture, want_b.0);
+    // The same UVs shown, from whichever corner the face now starts.
+    let shown_b = face_uvs(&entries[fb.texture as usize], fb.flags);
+    let drawn_b = face_uvs(&entries[want_b.0 as usize], want_b.1);
+    assert!(
+        (0..3).any(|r| (0..3).all(|k| shown_b[k] == drawn_b[(k + r) % 3])),
+        "{shown_b:?} vs {drawn_b:?}"
+    );
+    assert_eq!(entries[face_at(c).texture as usize].page, want_c);
+    // The tile that shared the model keeps it, and so its look.
+    assert_eq!(
+        level.map().unwrap().tiles[other].model_index,
+        case.tiles()[other].model_index
+    );
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
 }
 
 fn srgb_to_linear(c: f32) -> f32 {

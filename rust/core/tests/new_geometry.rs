@@ -30,8 +30,27 @@ fn add_mesh(
     material: Option<Index<json::Material>>,
     parent: Option<Index<json::Node>>,
 ) -> Index<json::Node> {
+    add_mesh_with(gltf, name, positions, uvs, material, parent, &[])
+}
+
+/// `add_mesh` with custom per-corner attributes (`("_SOURCE_FACE", values)`).
+fn add_mesh_with(
+    gltf: &mut Gltf,
+    name: &str,
+    positions: &[[f32; 3]],
+    uvs: Option<&[[f32; 2]]>,
+    material: Option<Index<json::Material>>,
+    parent: Option<Index<json::Node>>,
+    scalars: &[(&str, &[f32])],
+) -> Index<json::Node> {
     let flat: Vec<f32> = positions.iter().flatten().copied().collect();
     let mut attributes = std::collections::BTreeMap::new();
+    for (name, values) in scalars {
+        attributes.insert(
+            Valid(Semantic::Extras(name.trim_start_matches('_').to_string())),
+            gltf.push_floats(values, 1, false),
+        );
+    }
     attributes.insert(Valid(Semantic::Positions), gltf.push_floats(&flat, 3, true));
     if let Some(uvs) = uvs {
         let flat: Vec<f32> = uvs.iter().flatten().copied().collect();
@@ -515,4 +534,174 @@ fn retiled_levels_come_back_and_the_engine_finds_the_same_floors() {
             );
         }
     }
+}
+
+/// The rectangle of an entry turned `turn` quarter turns and mirrored or not, as the UVs of a
+/// quad's corners in order around it.
+fn oriented(e: &llamawad::raw::TextureEntry, turn: usize, mirrored: bool) -> [[f32; 2]; 4] {
+    let (u0, u1) = (e.u0 as f32 / 256.0, (e.u1 as f32 + 1.0) / 256.0);
+    let (v0, v1) = (e.v0 as f32 / 256.0, (e.v1 as f32 + 1.0) / 256.0);
+    let mut corners = [[u0, v0], [u1, v0], [u1, v1], [u0, v1]];
+    if mirrored {
+        corners.reverse();
+    }
+    [0, 1, 2, 3].map(|k| corners[(k + turn) % 4])
+}
+
+#[test]
+fn quads_show_their_uvs_in_every_orientation_and_share_equal_entries() {
+    // Every rectangle in 4 turns × 2 mirrorings, on quads cut along their first diagonal as a
+    // tool fans them: the game shows each orientation along one diagonal only, so half of them
+    // are cut anew. Rectangles the level has are shared; new ones appended once.
+    let base = generate(2, Size::Small);
+    let bytes = base.to_bytes().unwrap();
+    let mut gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
+    let (material, entry) = page_material(&gltf, &base);
+    let existing = base.text().unwrap().entries[entry];
+    let fresh = llamawad::raw::TextureEntry {
+        u0: 3,
+        u1: 60,
+        v0: 100,
+        v1: 141,
+        ..existing
+    };
+    let thin = llamawad::raw::TextureEntry {
+        u0: 200,
+        u1: 255,
+        v0: 7,
+        v1: 9,
+        ..existing
+    };
+    let (mut positions, mut uvs, mut source) = (Vec::new(), Vec::new(), Vec::new());
+    let mut quad = 0;
+    for rect in [existing, fresh, thin] {
+        for turn in 0..4 {
+            for mirrored in [false, true] {
+                let (x, z) = ((quad % 8) as f32 + 0.5, (quad / 8) as f32 + 0.5);
+                // Corners around the quad, counter-clockwise seen from above (file space), at y 9.
+                let p = [
+                    [x, 9.0, z],
+                    [x, 9.0, z + 0.8],
+                    [x + 0.8, 9.0, z + 0.8],
+                    [x + 0.8, 9.0, z],
+                ];
+                let uv = oriented(&rect, turn, mirrored);
+                for k in [0, 1, 2, 0, 2, 3] {
+                    positions.push(p[k]);
+                    uvs.push(uv[k]);
+                    source.push(quad as f32);
+                }
+                quad += 1;
+            }
+        }
+    }
+    add_mesh_with(
+        &mut gltf,
+        "Orientations",
+        &positions,
+        Some(&uvs),
+        Some(material),
+        None,
+        &[("_SOURCE_FACE", &source)],
+    );
+    let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    assert_eq!(report.fit.faces_fitted, 48);
+    assert!(report.fit.max_error <= 1.0 / 256.0, "{:?}", report.fit);
+    let entries = &level.text().unwrap().entries;
+    assert_eq!(
+        report.texture_entries_appended, 2,
+        "fresh and thin, once each"
+    );
+    assert_eq!(&entries[entries.len() - 2..], &[fresh, thin]);
+    // What the game shows at every corner, against the UVs drawn there.
+    let drawn: Vec<([u32; 3], [f32; 2])> = positions
+        .iter()
+        .zip(&uvs)
+        .map(|(p, uv)| (p.map(f32::to_bits), *uv))
+        .collect();
+    let map = level.map().unwrap();
+    let mut corners_checked = 0;
+    for &t in &report.tiles_added {
+        let tile = &map.tiles[t];
+        let model = &level.trak().unwrap().models[tile.model_index as usize];
+        for face in &model.faces {
+            let shown = face_uvs(&entries[face.texture as usize], face.flags);
+            for (corner, shown) in face.corners.iter().zip(shown) {
+                let v = model.vertices[*corner as usize].position;
+                let world = [
+                    v[0] + tile.float.position[0],
+                    v[1] + tile.float.position[1],
+                    -(v[2] + tile.float.position[2]),
+                ];
+                let want = drawn
+                    .iter()
+                    .filter(|(p, _)| {
+                        p.map(f32::from_bits)
+                            .iter()
+                            .zip(&world)
+                            .all(|(a, b)| (a - b).abs() < 1e-4)
+                    })
+                    .map(|(_, uv)| *uv)
+                    .collect::<Vec<_>>();
+                assert!(!want.is_empty());
+                // Quads do not share corners here: the one UV drawn at this corner.
+                assert!(
+                    want.iter().any(|w| (w[0] - shown[0]).abs() <= 1.0 / 256.0
+                        && (w[1] - shown[1]).abs() <= 1.0 / 256.0),
+                    "shown {shown:?}, drawn {want:?}"
+                );
+                corners_checked += 1;
+            }
+        }
+    }
+    assert_eq!(corners_checked, 48 * 3);
+}
+
+#[test]
+fn uvs_that_are_no_rectangle_half_are_refused_by_face_or_snapped() {
+    let base = generate(2, Size::Small);
+    let bytes = base.to_bytes().unwrap();
+    let mut gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
+    let (material, _) = page_material(&gltf, &base);
+    let positions = [
+        [3.2, 9.0, 3.2],
+        [3.2, 9.0, 3.9],
+        [3.9, 9.0, 3.5],
+        [4.2, 9.0, 4.2],
+        [4.2, 9.0, 4.9],
+        [4.9, 9.0, 4.9],
+    ];
+    let uvs = [
+        [0.1, 0.1],
+        [0.12, 0.4],
+        [0.3, 0.15],
+        [0.5, 0.5],
+        [0.5, 0.75],
+        [0.75, 0.75],
+    ];
+    add_mesh(
+        &mut gltf,
+        "Sheared",
+        &positions,
+        Some(&uvs),
+        Some(material),
+        None,
+    );
+    let e = convert(&base, &gltf, ImportOptions::default()).unwrap_err();
+    assert_eq!(
+        (e.node.as_deref(), e.faces.clone()),
+        (Some("node 'Sheared'"), vec![0]),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("no half of a texture rectangle"),
+        "{e}"
+    );
+    let snap = ImportOptions {
+        snap_uvs: true,
+        ..ImportOptions::default()
+    };
+    let (_, report) = convert(&base, &gltf, snap).unwrap();
+    assert_eq!(report.uv_snapped, vec![("node 'Sheared'".to_string(), 0)]);
+    assert!(report.fit.max_error > 1.0 / 256.0);
 }

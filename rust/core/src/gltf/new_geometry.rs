@@ -13,8 +13,8 @@ use glam::{Mat4, Vec3};
 use crate::game::space::to_local;
 use crate::gltf::fit::Fitter;
 use crate::gltf::import::{
-    build_model, corner_colours, encode, given_polygons, per_triangle, placement, vertex_colours,
-    ChangeReport, GivenPolygon, ImportError,
+    build_model, corner_colours, encode, given_polygons, per_triangle, placement, recut_new_quads,
+    vertex_colours, ChangeReport, GivenPolygon, ImportError,
 };
 use crate::gltf::read::{Document, Triangles};
 use crate::level::{Level, Model, Tile};
@@ -136,6 +136,7 @@ pub fn add_new_geometry(
     for (mesh_index, mesh) in meshes.iter().enumerate() {
         let name = super::import::node_name(&mesh.node);
         let tris = world_triangles(doc, &mesh.node, &mesh.world, &name)?;
+        let tris = recut_new_quads(&tris, fitter).unwrap_or(tris);
         // Its tiles turn as the mesh does, so that its faces and polygons keep their own frame
         // (and a re-tiled level its planes); a scaled or tilted mesh is baked into unturned tiles.
         let rotation = placement(&mesh.world, &name).map_or(0, |(_, r)| r);

@@ -27,8 +27,8 @@ mod model;
 use collision::collision_from_node;
 pub(crate) use collision::{encode, given_polygons, GivenPolygon};
 pub(crate) use colours::{corner_colours, vertex_colours};
-pub(crate) use model::build_model;
 use model::matches_model;
+pub(crate) use model::{build_model, recut_new_quads};
 
 /// How far a position may move before it counts as moved (float noise of other tools' matrix
 /// arithmetic stays far below).

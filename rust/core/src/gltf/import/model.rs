@@ -143,6 +143,20 @@ fn needs_fit(
     export_uvs(tris, t).is_some_and(|uvs| uv_distance(&uvs, &shown) > SHARE_TOLERANCE)
 }
 
+/// New geometry's triangles with their quads cut where the game can show them (see
+/// `recut_quads`), before they are split among cells.
+pub(crate) fn recut_new_quads(tris: &Triangles, fitter: &Fitter) -> Option<Triangles> {
+    let flags = super::per_triangle(tris, "FLAGS");
+    let textures = super::per_triangle(tris, "TEXTURE");
+    let fit: Vec<bool> = (0..tris.count())
+        .map(|t| {
+            let f = flags[t].and_then(|f| u16::try_from(f).ok());
+            needs_fit(tris, t, (f, textures[t]), &fitter.entries, None)
+        })
+        .collect();
+    recut_quads(tris, &fit, fitter)
+}
+
 /// The triangles with every quad (two triangles of one `_SOURCE_FACE`, the face of the tool that
 /// wrote the glTF) that must be fitted cut along the diagonal the game can show it along.
 fn recut_quads(tris: &Triangles, fit: &[bool], fitter: &Fitter) -> Option<Triangles> {
