@@ -981,6 +981,85 @@ fn painted_vertex_colours_are_halved_into_the_raw_colour() {
     assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
 }
 
+#[test]
+fn single_corners_painted_where_a_vertex_is_shared_all_arrive() {
+    // Twelve corners painted apart from the other corners of their vertex (Blender's face-corner
+    // paint): the game colours vertices, so each such corner gets a vertex of its own.
+    let mut case = Case::new(2, Size::Small);
+    let (tile, other) = case.shared_tile();
+    let model = case.model_of(tile).clone();
+    let node = case.tile_node(tile);
+    let colours = case.tiles()[tile].colours.clone();
+    let mut painted: Vec<(Vec3, [u8; 3])> = Vec::new();
+    case.edit_mesh(node, |prims| {
+        // The first corner of vertices that have several corners on faces showing colours.
+        let mut corners_of: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+        for (k, p) in prims.iter().enumerate() {
+            for c in 0..p.corners() {
+                if p.get("_FLAGS")[c] as u16 & 0x4000 == 0 {
+                    corners_of
+                        .entry(p.get("_VERTEX")[c] as usize)
+                        .or_default()
+                        .push((k, c));
+                }
+            }
+        }
+        for (i, cs) in corners_of
+            .values()
+            .filter(|cs| cs.len() >= 2)
+            .take(12)
+            .enumerate()
+        {
+            let raw = [40 + 7 * i as u8, 120 - 5 * i as u8, 10 + 3 * i as u8];
+            let shown = raw.map(|r| srgb_to_linear(r as f32 * 2.0 / 255.0));
+            let (k, c) = cs[0];
+            prims[k].get_mut("COLOR_0")[4 * c..4 * c + 3].copy_from_slice(&shown);
+            painted.push((prims[k].position(c), raw));
+        }
+    });
+    assert_eq!(painted.len(), 12);
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_reshaped, vec![tile], "{report:?}");
+    let new = assert_own_model(&case, &level, tile);
+    assert_eq!(new.vertices.len(), model.vertices.len() + 12);
+    assert_eq!(new.faces.len(), model.faces.len());
+    let written = &level.map().unwrap().tiles[tile];
+    assert_eq!(
+        written.colours.len(),
+        new.vertices.len() * (colours.len() / model.vertices.len())
+    );
+    // Every painted corner's colour is a vertex's there (within a step of the raw byte), and
+    // every vertex keeps its bytes where it was not painted.
+    for (at, raw) in &painted {
+        let found = new.vertices.iter().enumerate().any(|(v, n)| {
+            let p = n.position;
+            (Vec3::new(p[0], p[1], -p[2]) - *at).length() < 1e-5
+                && written.colours[v][..3]
+                    .iter()
+                    .zip(raw)
+                    .all(|(a, b)| a.abs_diff(*b) <= 1)
+        });
+        assert!(found, "{at}: {raw:?} not found");
+    }
+    let kept = (0..model.vertices.len())
+        .filter(|&v| {
+            new.vertices.iter().enumerate().any(|(w, n)| {
+                n.position == model.vertices[v].position && written.colours[w] == colours[v]
+            })
+        })
+        .count();
+    assert_eq!(
+        kept,
+        model.vertices.len(),
+        "every vertex keeps its colour where it was not painted"
+    );
+    assert_eq!(
+        level.map().unwrap().tiles[other].model_index,
+        case.tiles()[other].model_index
+    );
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
+}
+
 /// Collision polygons of a model in file order, with their group.
 fn polygons(model: &Model) -> Vec<(usize, CollisionPolygon)> {
     model

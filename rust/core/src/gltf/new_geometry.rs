@@ -13,8 +13,8 @@ use glam::{Mat4, Vec3};
 use crate::game::space::to_local;
 use crate::gltf::fit::Fitter;
 use crate::gltf::import::{
-    build_model, corner_colours, encode, given_polygons, per_triangle, placement, recut_new_quads,
-    vertex_colours, ChangeReport, GivenPolygon, ImportError,
+    build_model, encode, given_polygons, per_triangle, placement, recut_new_quads, ChangeReport,
+    GivenPolygon, ImportError, ModelSource,
 };
 use crate::gltf::read::{Document, Triangles};
 use crate::level::{Level, Model, Tile};
@@ -191,16 +191,16 @@ pub fn add_new_geometry(
                     .map(|&t| flags[t].and_then(|f| u16::try_from(f).ok()))
                     .collect();
                 let textures = per_triangle(&local, "TEXTURE");
-                let built =
-                    build_model(&local, &local_flags, &textures, fitter, &name, report, None)?;
-                let corners = corner_colours(&local, 1, &local_flags);
-                let colours = vertex_colours(
-                    &corners,
-                    &built.vertex_of_corner,
-                    built.model.vertices.len(),
-                    1,
-                    None,
-                );
+                let source = ModelSource {
+                    tris: &local,
+                    flags: &local_flags,
+                    textures: &textures,
+                    name: &name,
+                    base: None,
+                    frames: 1,
+                };
+                let built = build_model(source, fitter, report)?;
+                let colours = built.colours;
                 tiles.insert(
                     slot,
                     NewTile {

@@ -14,6 +14,30 @@ fn shown(byte: u8) -> f32 {
     (byte as f32 * 2.0).min(255.0) / 255.0
 }
 
+/// The raw byte that shows a colour (0..1, sRGB): halved, as the game doubles.
+fn halve(shown: f32) -> u8 {
+    (shown * 255.0 / 2.0).round().clamp(0.0, 255.0) as u8
+}
+
+/// Whether two corners ask for the same colour: within a step of the raw bytes, what a tool
+/// storing colours as 8-bit sRGB keeps.
+pub(crate) fn same_colour(a: [u8; 3], b: [u8; 3]) -> bool {
+    (0..3).all(|k| a[k].abs_diff(b[k]) <= 1)
+}
+
+/// Whether the corners of some vertex ask for different colours (painted per corner), which
+/// only vertices of their own can show.
+pub(crate) fn colours_differ(corners: &[CornerColour], vertex_of_corner: &[usize]) -> bool {
+    let mut asked: std::collections::HashMap<usize, [u8; 3]> = Default::default();
+    vertex_of_corner
+        .iter()
+        .zip(corners)
+        .any(|(&v, c)| match c.wanted() {
+            Some(w) => !same_colour(*asked.entry(v).or_insert(w), w),
+            None => false,
+        })
+}
+
 fn linear_to_srgb(c: f32) -> f32 {
     if c <= 0.0031308 {
         c * 12.92
@@ -75,6 +99,19 @@ pub(crate) fn corner_colours(
 }
 
 impl CornerColour {
+    /// The colour (frame 0, RGB) the corner asks its vertex for: its raw bytes where the shown
+    /// colour was left alone, else the shown colour halved; None when it says nothing (no colour,
+    /// or a face that ignores colours).
+    pub(crate) fn wanted(&self) -> Option<[u8; 3]> {
+        if let Some(raw) = self.trusted_raw(0) {
+            return Some([raw[0], raw[1], raw[2]]);
+        }
+        match (self.shown, self.ignored) {
+            (Some(s), false) => Some(s.map(halve)),
+            _ => None,
+        }
+    }
+
     /// The raw bytes of frame 0 when the shown colour still agrees with them.
     fn trusted_raw(&self, frame: usize) -> Option<Rgba> {
         let raw = self.raw.get(frame).copied().flatten()?;
@@ -139,13 +176,8 @@ pub(crate) fn vertex_colours(
         if let Some(raw) = raw0[v] {
             out[v] = raw;
         } else if n[v] > 0 {
-            let halve = |s: f32| ((s / n[v] as f32) * 255.0 / 2.0).round().clamp(0.0, 255.0) as u8;
-            out[v] = [
-                halve(sum[v][0]),
-                halve(sum[v][1]),
-                halve(sum[v][2]),
-                out[v][3],
-            ];
+            let [r, g, b] = sum[v].map(|s| halve(s / n[v] as f32));
+            out[v] = [r, g, b, out[v][3]];
         }
     }
     // Byte 3 of a tile's first entry is its number of colour sets.

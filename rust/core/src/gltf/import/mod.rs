@@ -26,9 +26,9 @@ mod model;
 
 use collision::collision_from_node;
 pub(crate) use collision::{encode, given_polygons, GivenPolygon};
-pub(crate) use colours::{corner_colours, vertex_colours};
+use colours::{colours_differ, corner_colours, vertex_colours};
 use model::matches_model;
-pub(crate) use model::{build_model, recut_new_quads};
+pub(crate) use model::{build_model, recut_new_quads, ModelSource};
 
 /// How far a position may move before it counts as moved (float noise of other tools' matrix
 /// arithmetic stays far below).
@@ -447,11 +447,16 @@ impl Conversion<'_> {
             .unwrap_or(1)
             .max(1);
         let corners = corner_colours(&tris, frames, &flags);
+        // Matched triangles all carry vertex indices; a model without faces has no corners.
+        let vertex_of_corner: Vec<usize> = tris
+            .scalar("VERTEX")
+            .unwrap_or(&[])
+            .iter()
+            .map(|&v| v.round() as usize)
+            .collect();
+        // Corners of one vertex painted apart need vertices of their own: a new model.
+        let geometry_same = geometry_same && !colours_differ(&corners, &vertex_of_corner);
         let (model_index, colours) = if geometry_same {
-            // Matched triangles all carry vertex indices; a model without faces has no corners.
-            let vertex_attr = tris.scalar("VERTEX").unwrap_or(&[]);
-            let vertex_of_corner: Vec<usize> =
-                vertex_attr.iter().map(|&v| v.round() as usize).collect();
             let colours = vertex_colours(
                 &corners,
                 &vertex_of_corner,
@@ -469,25 +474,18 @@ impl Conversion<'_> {
             };
             (model_index, colours)
         } else {
-            let built = build_model(
-                &tris,
-                &flags,
-                &textures,
-                &mut self.fitter,
-                &name,
-                &mut self.report,
-                Some(base_model),
-            )?;
+            let source = ModelSource {
+                tris: &tris,
+                flags: &flags,
+                textures: &textures,
+                name: &name,
+                base: Some(base_model),
+                frames,
+            };
+            let built = build_model(source, &mut self.fitter, &mut self.report)?;
             let mut model = built.model;
             model.collision = collision.unwrap_or_else(|| base_model.collision.clone());
-            let colours = vertex_colours(
-                &corners,
-                &built.vertex_of_corner,
-                model.vertices.len(),
-                frames,
-                None,
-            );
-            (self.add_model(base_tile.model_index, model), colours)
+            (self.add_model(base_tile.model_index, model), built.colours)
         };
 
         let report = &mut self.report;

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use glam::Vec3;
 
+use super::colours::{corner_colours, same_colour, vertex_colours};
 use super::{integer, ChangeReport, ImportError, BOX_MARGIN, POSITION_TOLERANCE};
 use crate::game::check::MAX_MODEL_VERTICES;
 use crate::geometry::{bounding_box, face_plane, smooth_normals, sort_into_batches};
@@ -13,6 +14,7 @@ use crate::gltf::fit::{
 };
 use crate::gltf::read::Triangles;
 use crate::gltf::uv::face_uvs;
+use crate::level::map::Rgba;
 use crate::level::Model;
 use crate::raw::{face_flags, Face, TextureEntry, Vertex};
 
@@ -229,32 +231,48 @@ fn copy_corner(src: &Triangles, dst: &mut Triangles, from: usize, to: usize) {
     }
 }
 
-/// A model built from triangles, and which of its vertices each corner became.
+/// A model built from triangles, and its tile's vertex colours.
 pub(crate) struct BuiltModel {
     pub model: Model,
-    /// Model vertex of each corner (file corner order), for the colours.
-    pub vertex_of_corner: Vec<usize>,
+    /// `frames` sets of one colour per vertex.
+    pub colours: Vec<Rgba>,
+}
+
+/// What a model is built from: a node's triangles with their face attributes.
+pub(crate) struct ModelSource<'a> {
+    pub tris: &'a Triangles,
+    pub flags: &'a [Option<u16>],
+    pub textures: &'a [Option<i64>],
+    /// The node, for refusals.
+    pub name: &'a str,
+    /// The model the tile had, whose face order and vertex numbering are kept.
+    pub base: Option<&'a Model>,
+    /// Vertex-colour sets of the tile.
+    pub frames: usize,
 }
 
 /// A new model from triangles (export space, tile-local), the way the checklists want it:
-/// counts, planes, smoothed normals, box, batches.
+/// counts, planes, smoothed normals, box, batches; and its vertex colours.
 ///
 /// For a tile whose faces were edited (`base` given): where the triangles still say which base
 /// face and vertex they were (`_FACE`, `_VERTEX`), the new model keeps the base's face order,
 /// corner order and vertex numbering, and vertices that share a position but were apart in the
-/// base (hard edges, colour seams) stay apart.
-#[allow(clippy::too_many_arguments)]
+/// base (hard edges, colour seams) stay apart. A vertex whose corners were painted different
+/// colours becomes one vertex per colour: the game colours vertices, not corners.
 pub(crate) fn build_model(
-    tris: &Triangles,
-    flags: &[Option<u16>],
-    textures: &[Option<i64>],
+    source: ModelSource,
     fitter: &mut Fitter,
-    name: &str,
     report: &mut ChangeReport,
-    base: Option<&Model>,
 ) -> Result<BuiltModel, ImportError> {
-    let mut flags = flags.to_vec();
-    let mut textures = textures.to_vec();
+    let ModelSource {
+        tris,
+        name,
+        base,
+        frames,
+        ..
+    } = source;
+    let mut flags = source.flags.to_vec();
+    let mut textures = source.textures.to_vec();
     let base_of = |t: usize| {
         let f = tris.scalar("FACE").and_then(|a| integer(a[3 * t]))?;
         base?.faces.get(usize::try_from(f).ok()?)
@@ -326,13 +344,32 @@ pub(crate) fn build_model(
         let p = tris.positions[c];
         Vec3::new(p.x, p.y, -p.z)
     };
-    // Vertices: one per position and base vertex; numbered like the base where they say which
-    // base vertex they were, the others after them in order of appearance.
-    let mut keys: Vec<([u32; 3], Option<i64>)> = Vec::new();
-    let mut key_index: HashMap<([u32; 3], Option<i64>), usize> = HashMap::new();
+    // Vertices: one per position, base vertex and colour asked for; numbered like the base where
+    // they say which base vertex they were, the others after them in order of appearance.
+    let corners = corner_colours(tris, frames, &flags);
+    let mut colour_groups: HashMap<([u32; 3], Option<i64>), Vec<[u8; 3]>> = HashMap::new();
+    let mut vertex_key = |c: usize| {
+        let place = (position(c).to_array().map(f32::to_bits), base_vertex(c));
+        let groups = colour_groups.entry(place).or_default();
+        let group = match corners[c].wanted() {
+            Some(w) => groups
+                .iter()
+                .position(|g| same_colour(*g, w))
+                .unwrap_or_else(|| {
+                    groups.push(w);
+                    groups.len() - 1
+                }),
+            None => 0,
+        };
+        (place.0, place.1, group)
+    };
+    let mut keys: Vec<([u32; 3], Option<i64>, usize)> = Vec::new();
+    let mut key_index: HashMap<([u32; 3], Option<i64>, usize), usize> = HashMap::new();
+    let mut key_of_corner = vec![None; tris.positions.len()];
     for &t in &order {
         for c in corner_order(t) {
-            let key = (position(c).to_array().map(f32::to_bits), base_vertex(c));
+            let key = vertex_key(c);
+            key_of_corner[c] = Some(key);
             key_index.entry(key).or_insert_with(|| {
                 keys.push(key);
                 keys.len() - 1
@@ -340,7 +377,7 @@ pub(crate) fn build_model(
         }
     }
     let mut numbering: Vec<usize> = (0..keys.len()).collect();
-    numbering.sort_by_key(|&k| (keys[k].1.is_none(), keys[k].1.unwrap_or(0)));
+    numbering.sort_by_key(|&k| (keys[k].1.is_none(), keys[k].1.unwrap_or(0), keys[k].2));
     let mut vertex_of_key = vec![0usize; keys.len()];
     for (v, &k) in numbering.iter().enumerate() {
         vertex_of_key[k] = v;
@@ -356,7 +393,7 @@ pub(crate) fn build_model(
         let cs = corner_order(t);
         let mut ids = [0u16; 3];
         for (k, &c) in cs.iter().enumerate() {
-            let key = (position(c).to_array().map(f32::to_bits), base_vertex(c));
+            let key = key_of_corner[c].expect("every corner was keyed");
             let v = vertex_of_key[key_index[&key]];
             vertex_of_corner[c] = v;
             ids[k] = v.min(u16::MAX as usize) as u16;
@@ -399,6 +436,7 @@ pub(crate) fn build_model(
     }
     sort_into_batches(&mut faces, entries);
     let normals = smooth_normals(&positions, &faces);
+    let colours = vertex_colours(&corners, &vertex_of_corner, positions.len(), frames, None);
     let (centre, box_corners) = bounding_box(&positions, BOX_MARGIN);
     Ok(BuiltModel {
         model: Model {
@@ -416,7 +454,7 @@ pub(crate) fn build_model(
             collision: Default::default(),
             slots: Default::default(),
         },
-        vertex_of_corner,
+        colours,
     })
 }
 
