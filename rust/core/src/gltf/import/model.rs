@@ -347,7 +347,9 @@ pub(crate) fn build_model(
     // Vertices: one per position, base vertex and colour asked for; numbered like the base where
     // they say which base vertex they were, the others after them in order of appearance.
     let corners = corner_colours(tris, frames, &flags);
-    let mut colour_groups: HashMap<([u32; 3], Option<i64>), Vec<[u8; 3]>> = HashMap::new();
+    // A vertex's place: its position's bits and the base vertex it was.
+    type Place = ([u32; 3], Option<i64>);
+    let mut colour_groups: HashMap<Place, Vec<[u8; 3]>> = HashMap::new();
     let mut vertex_key = |c: usize| {
         let place = (position(c).to_array().map(f32::to_bits), base_vertex(c));
         let groups = colour_groups.entry(place).or_default();
