@@ -85,8 +85,12 @@ fn retiling(seed: u64, size: Size) -> Result<Retiling, String> {
     let bytes = level.to_bytes().map_err(|e| e.to_string())?;
     let doc =
         Document::from_slice(&retiled_glb(&level, &bytes), None).map_err(|e| e.to_string())?;
-    let (written, _) =
-        gltf_to_wad(&level, &bytes, &doc, ImportOptions::default()).map_err(|e| e.to_string())?;
+    // Collision as the level has it: tiles without collision stay without.
+    let options = ImportOptions {
+        generate_collision: false,
+        ..ImportOptions::default()
+    };
+    let (written, _) = gltf_to_wad(&level, &bytes, &doc, options).map_err(|e| e.to_string())?;
     let written =
         Level::parse(&written.to_bytes().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     let map = level.map().ok_or("no MAP")?;

@@ -95,9 +95,10 @@ enum Command {
         /// Convert even when the glTF says it was made from another level.
         #[arg(long)]
         force: bool,
-        /// Give new meshes without a collision mesh collision from their upward faces.
+        /// Leave new meshes without a collision mesh of their own without collision (by default
+        /// it is made from their floors and walls); a warning names each.
         #[arg(long)]
-        generate_collision: bool,
+        no_collision: bool,
         /// Faces whose UVs the game cannot show (no half of a texture rectangle) take the nearest
         /// layout it can, reported, instead of refusing the glTF.
         #[arg(long)]
@@ -218,13 +219,13 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
             input,
             output,
             force,
-            generate_collision,
+            no_collision,
             snap_uvs,
             json,
         } => {
             let options = llamawad::gltf::ImportOptions {
                 force,
-                generate_collision,
+                generate_collision: !no_collision,
                 snap_uvs,
             };
             gltf2wad(&base, &input, &output, options, json, out)

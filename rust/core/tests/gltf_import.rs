@@ -1422,45 +1422,52 @@ fn a_level_the_game_would_break_on_is_refused_with_every_error() {
 
 #[test]
 fn a_duplicated_tile_node_is_appended_as_a_new_tile() {
-    let mut case = Case::new(2, Size::Small);
-    let (tile, other) = case.shared_tile();
-    let node = case.tile_node(tile);
-    let mut copy = case.gltf.root.nodes[node].clone();
-    // Its collision child is copied too (a node has one parent).
-    let children: Vec<_> = copy.children.take().unwrap_or_default();
-    let copied_children: Vec<_> = children
-        .iter()
-        .map(|c| {
-            let child = case.gltf.root.nodes[c.value()].clone();
-            case.gltf.root.push(child)
-        })
-        .collect();
-    copy.children = Some(copied_children);
-    let target = case.tiles()[other].float.position;
-    copy.translation = Some([target[0], target[1] + 1.0, -target[2]]);
-    let copy = case.gltf.root.push(copy);
-    let group = case.tiles_group();
-    case.gltf.root.nodes[group]
-        .children
-        .as_mut()
-        .unwrap()
-        .push(copy);
+    // With its collision child copied too, and without (Blender's Shift D copies the selected
+    // tile only): either way the copy keeps its model and so its collision.
+    for with_collision in [true, false] {
+        let mut case = Case::new(2, Size::Small);
+        let (tile, other) = case.shared_tile();
+        let node = case.tile_node(tile);
+        let mut copy = case.gltf.root.nodes[node].clone();
+        // A node has one parent: the collision child is copied, or left out.
+        let children: Vec<_> = copy.children.take().unwrap_or_default();
+        if with_collision {
+            let copied_children: Vec<_> = children
+                .iter()
+                .map(|c| {
+                    let child = case.gltf.root.nodes[c.value()].clone();
+                    case.gltf.root.push(child)
+                })
+                .collect();
+            copy.children = Some(copied_children);
+        }
+        let target = case.tiles()[other].float.position;
+        copy.translation = Some([target[0], target[1] + 1.0, -target[2]]);
+        let copy = case.gltf.root.push(copy);
+        let group = case.tiles_group();
+        case.gltf.root.nodes[group]
+            .children
+            .as_mut()
+            .unwrap()
+            .push(copy);
 
-    let (level, report, bytes) = case.written();
-    let n = case.tiles().len();
-    assert_eq!(report.tiles_added, vec![n]);
-    assert_eq!(report.models_added, 0, "the copy uses the same model");
-    let tiles = &level.map().unwrap().tiles;
-    assert_eq!(tiles.len(), n + 1);
-    let original = &case.tiles()[tile];
-    let mut expected = Tile::new(
-        [target[0], target[1] + 1.0, target[2]],
-        original.float.rotation,
-        original.model_index,
-    );
-    expected.colours = original.colours.clone();
-    assert_eq!(tiles[n], expected);
-    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[]));
+        let (level, report, bytes) = case.written();
+        let n = case.tiles().len();
+        assert_eq!(report.tiles_added, vec![n], "{with_collision}");
+        assert_eq!(report.models_added, 0, "the copy uses the same model");
+        let tiles = &level.map().unwrap().tiles;
+        assert_eq!(tiles.len(), n + 1);
+        let original = &case.tiles()[tile];
+        let mut expected = Tile::new(
+            [target[0], target[1] + 1.0, target[2]],
+            original.float.rotation,
+            original.model_index,
+        );
+        expected.colours = original.colours.clone();
+        assert_eq!(tiles[n], expected);
+        assert!(case.model_of(tile).collision_count() > 0);
+        assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[]));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -507,7 +507,12 @@ fn retiled_levels_come_back_and_the_engine_finds_the_same_floors() {
         for seed in seeds {
             let what = format!("{size} seed {seed}");
             let base = generate(seed, size);
-            let (level, _) = convert(&base, &retiled(&base), ImportOptions::default())
+            // Collision as the level has it: tiles without collision stay without.
+            let options = ImportOptions {
+                generate_collision: false,
+                ..ImportOptions::default()
+            };
+            let (level, _) = convert(&base, &retiled(&base), options)
                 .unwrap_or_else(|e| panic!("{what}: refused: {e}"));
             let level = Level::parse(&level.to_bytes().unwrap()).unwrap();
             let map = base.map().unwrap();
@@ -704,4 +709,98 @@ fn uvs_that_are_no_rectangle_half_are_refused_by_face_or_snapped() {
     let (_, report) = convert(&base, &gltf, snap).unwrap();
     assert_eq!(report.uv_snapped, vec![("node 'Sheared'".to_string(), 0)]);
     assert!(report.fit.max_error > 1.0 / 256.0);
+}
+
+#[test]
+fn a_new_mesh_without_collision_gets_floors_and_walls_from_its_faces() {
+    // A 2 × 2 plate at y 3 with a wall along its west side; its faces carry collision material 16
+    // (exit floor). Without a collision mesh of its own it gets collision made from its faces,
+    // the quads as quads, entered into the cells they cover.
+    let base = generate(2, Size::Small);
+    let bytes = base.to_bytes().unwrap();
+    let mut gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
+    let (material, entry) = page_material(&gltf, &base);
+    let entry_record = base.text().unwrap().entries[entry];
+    let (mut positions, mut uvs) = plate(4.0, 4.0, 2, 3.0, &entry_record);
+    let wall = [
+        [4.0, 3.0, 4.0],
+        [4.0, 3.0, 6.0],
+        [4.0, 4.0, 6.0],
+        [4.0, 4.0, 4.0],
+    ];
+    for k in [0, 1, 2, 0, 2, 3] {
+        positions.push(wall[k]);
+        uvs.push(uvs[k]);
+    }
+    let source: Vec<f32> = (0..positions.len()).map(|c| (c / 6) as f32).collect();
+    let materials = vec![16.0; positions.len()];
+    add_mesh_with(
+        &mut gltf,
+        "Terrace",
+        &positions,
+        Some(&uvs),
+        Some(material),
+        None,
+        &[("_SOURCE_FACE", &source), ("_MATERIAL", &materials)],
+    );
+    let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    assert_eq!(
+        report.collision_generated,
+        vec!["node 'Terrace'".to_string()]
+    );
+    let map = level.map().unwrap();
+    let models = &level.trak().unwrap().models;
+    let polygons: Vec<_> = report
+        .tiles_added
+        .iter()
+        .flat_map(|&t| {
+            models[map.tiles[t].model_index as usize]
+                .collision_polygons()
+                .copied()
+        })
+        .collect();
+    assert_eq!(polygons.len(), 5, "four floor quads and the wall");
+    assert!(
+        polygons.iter().all(|p| p.kind & 1 == 1 && p.material == 16),
+        "{polygons:?}"
+    );
+    assert_eq!(
+        polygons
+            .iter()
+            .filter(|p| p.planes[0].normal[1] == 0)
+            .count(),
+        1,
+        "the wall"
+    );
+    let world = World::of(&level).unwrap();
+    for (x, z) in [(4.5, 4.5), (5.5, 4.5), (4.5, 5.5), (5.5, 5.5), (4.02, 5.98)] {
+        let floor = world.probe(x, 3.2, z).floor.unwrap();
+        assert!(
+            (floor.height - 3.0).abs() < 1e-3 && floor.material == 16,
+            "{x} {z}: {floor:?}"
+        );
+    }
+    // Without: no collision, and a warning names the mesh.
+    let off = ImportOptions {
+        generate_collision: false,
+        ..ImportOptions::default()
+    };
+    let (level, report) = convert(&base, &gltf, off).unwrap();
+    assert!(report.collision_generated.is_empty());
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("node 'Terrace' has no collision")),
+        "{:?}",
+        report.warnings
+    );
+    let map = level.map().unwrap();
+    assert!(report
+        .tiles_added
+        .iter()
+        .all(
+            |&t| level.trak().unwrap().models[map.tiles[t].model_index as usize].collision_count()
+                == 0
+        ));
 }

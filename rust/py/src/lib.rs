@@ -266,17 +266,18 @@ mod _native {
     #[pymodule_export]
     use super::ImportRefused;
 
-    /// gltf_to_wad(base: bytes, gltf: bytes, force: bool = False, directory: str | os.PathLike | None = None, snap_uvs: bool = False) -> tuple[bytes, dict]
+    /// gltf_to_wad(base: bytes, gltf: bytes, force: bool = False, directory: str | os.PathLike | None = None, snap_uvs: bool = False, generate_collision: bool = True) -> tuple[bytes, dict]
     ///
     /// Writes a level from a glTF (.glb bytes, or .gltf JSON bytes whose buffers are files in
     /// `directory`) and the level it was made from (`base`). Returns the new WAD bytes and the
     /// change report (what `llamawad gltf2wad --json` prints). A glTF of the unchanged level gives
     /// bytes identical to the base. A glTF made from another level is refused unless `force`;
-    /// faces whose UVs the game cannot show are refused unless `snap_uvs`.
+    /// faces whose UVs the game cannot show are refused unless `snap_uvs`; new meshes without a
+    /// collision mesh get collision from their faces unless `generate_collision` is False.
     /// Raises ImportRefused (a WadError) when the glTF cannot become a level, with `node` and
     /// `faces` naming the culprit; WadError when the base or the glTF cannot be read.
     #[pyfunction]
-    #[pyo3(signature = (base, gltf, force = false, directory = None, snap_uvs = false))]
+    #[pyo3(signature = (base, gltf, force = false, directory = None, snap_uvs = false, generate_collision = true))]
     fn gltf_to_wad<'py>(
         py: Python<'py>,
         base: Cow<'_, [u8]>,
@@ -284,6 +285,7 @@ mod _native {
         force: bool,
         directory: Option<PathBuf>,
         snap_uvs: bool,
+        generate_collision: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
         let result = py.detach(|| {
             let other = |e: String| ImportFailure::Other(e);
@@ -294,7 +296,7 @@ mod _native {
             let options = wad_gltf::ImportOptions {
                 force,
                 snap_uvs,
-                ..Default::default()
+                generate_collision,
             };
             let (written, report) = wad_gltf::gltf_to_wad(&level, &base, &doc, options)
                 .map_err(ImportFailure::Refused)?;

@@ -25,6 +25,8 @@ use crate::raw::CollisionPolygon;
 const BAND_HEIGHT: f32 = 6.0;
 /// Faces at least this steep upwards (normal y) are floors when collision is generated.
 const FLOOR_NORMAL_Y: f32 = 0.7;
+/// Faces closer to vertical than this (|normal y|) are walls.
+const WALL_NORMAL_Y: f32 = 0.3;
 
 /// A mesh node that belongs to no tile, with the collision mesh given with it (a child node whose
 /// name starts with "collision").
@@ -216,22 +218,18 @@ pub fn add_new_geometry(
                 let tris = world_triangles(doc, node, world, &node_name_of(node))?;
                 let corners: Vec<[Vec3; 3]> =
                     (0..tris.count()).map(|t| corners_of(&tris, t)).collect();
-                given_polygons(&tris, &corners)
+                given_polygons(&tris, &corners, "POLYGON")
             }
-            None if generate_collision => (0..tris.count())
-                .filter(|&t| {
-                    let [a, b, c] = corners_of(&tris, t);
-                    (b - a).cross(c - a).normalize_or_zero().y >= FLOOR_NORMAL_Y
-                })
-                .map(|t| GivenPolygon {
-                    tris: vec![t],
-                    corners: corners_of(&tris, t).to_vec(),
-                    material: 0,
-                    kind: 0,
-                    group: 0,
-                })
-                .collect(),
-            None => Vec::new(),
+            None if generate_collision => {
+                report.collision_generated.push(name.clone());
+                collision_from_faces(&tris)
+            }
+            None => {
+                report.warnings.push(format!(
+                    "{name} has no collision: the llama falls through it (give it a child mesh named \"collision…\", or let export make it from its faces)"
+                ));
+                Vec::new()
+            }
         };
         home_collision(
             &polygons,
@@ -271,6 +269,30 @@ fn node_name_of(node: &gltf::Node) -> String {
 
 fn corners_of(tris: &Triangles, t: usize) -> [Vec3; 3] {
     [0, 1, 2].map(|k| tris.positions[3 * t + k])
+}
+
+/// Collision made from a mesh's own faces, as the game needs it: floors (faces at most about 45°
+/// from level) and walls (steep faces), each a polygon, the two triangles of one quad one polygon
+/// where they are flat and convex; the material from the faces' `_MATERIAL` (0 without).
+/// Ceilings and faces turned down are left out: the tests the game runs want floors and walls.
+fn collision_from_faces(tris: &Triangles) -> Vec<GivenPolygon> {
+    let corners: Vec<[Vec3; 3]> = (0..tris.count()).map(|t| corners_of(tris, t)).collect();
+    let wanted: Vec<usize> = (0..tris.count())
+        .filter(|&t| {
+            let [a, b, c] = corners[t];
+            let ny = (b - a).cross(c - a).normalize_or_zero().y;
+            ny >= FLOOR_NORMAL_Y || ny.abs() < WALL_NORMAL_Y
+        })
+        .collect();
+    given_polygons(tris, &corners, "SOURCE_FACE")
+        .into_iter()
+        .filter(|p| p.tris.iter().all(|t| wanted.contains(t)))
+        .map(|p| GivenPolygon {
+            kind: 0,
+            group: 0,
+            ..p
+        })
+        .collect()
 }
 
 /// (row, col) of the cell a point (file space) lies over, or the nearest cell inside the grid.

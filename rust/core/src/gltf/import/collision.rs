@@ -104,11 +104,16 @@ pub(crate) struct GivenPolygon {
     pub group: usize,
 }
 
-/// The polygons of a collision mesh whose triangles may carry the export's `_POLYGON` numbers:
-/// triangles of one number that share an edge are one polygon when they make a flat convex
-/// quad (as the export splits quads), every other triangle is a polygon of its own.
-pub(crate) fn given_polygons(tris: &Triangles, corners: &[[Vec3; 3]]) -> Vec<GivenPolygon> {
-    let polygon_attr = per_triangle(tris, "POLYGON");
+/// The polygons of a mesh whose triangles may carry polygon numbers in the attribute `number`
+/// (`POLYGON`, the export's; `SOURCE_FACE`, the faces of the tool that wrote it): triangles of one
+/// number that share an edge are one polygon when they make a flat convex quad (as quads are
+/// split into triangles), every other triangle is a polygon of its own.
+pub(crate) fn given_polygons(
+    tris: &Triangles,
+    corners: &[[Vec3; 3]],
+    number: &str,
+) -> Vec<GivenPolygon> {
+    let polygon_attr = per_triangle(tris, number);
     let material = per_triangle(tris, "MATERIAL");
     let kind = per_triangle(tris, "KIND");
     let group = per_triangle(tris, "GROUP");

@@ -35,15 +35,26 @@ pub(crate) use model::{build_model, recut_new_quads, ModelSource};
 const POSITION_TOLERANCE: f32 = 1e-4;
 const BOX_MARGIN: f32 = 1.0 / 128.0;
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct ImportOptions {
     /// Convert even when the glTF says it was made from another level.
     pub force: bool,
-    /// Give new meshes without a collision mesh of their own collision from their upward faces.
+    /// Give new meshes without a collision mesh of their own collision made from their faces
+    /// (floors and walls); without it such meshes have none, and a warning names each.
     pub generate_collision: bool,
     /// Faces whose UVs the game cannot show take the nearest layout it can (reported), instead of
     /// refusing the glTF.
     pub snap_uvs: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            force: false,
+            generate_collision: true,
+            snap_uvs: false,
+        }
+    }
 }
 
 /// What the conversion changed, for the user.
@@ -72,6 +83,8 @@ pub struct ChangeReport {
     pub fit: FitReport,
     /// (node, face) of faces whose UVs were snapped to a layout the game can show.
     pub uv_snapped: Vec<(String, usize)>,
+    /// New meshes whose collision was made from their faces.
+    pub collision_generated: Vec<String>,
     /// (tile, glTF node name) for every tile this conversion placed, changed or added, and for
     /// each coverage tile the node of the tile it serves: where a problem of a tile comes from.
     pub sources: Vec<(usize, String)>,
@@ -432,7 +445,9 @@ impl Conversion<'_> {
                 &name,
                 &mut self.report,
             )?,
-            None if base_model.collision_count() > 0 => {
+            // A copy (Blender's Shift D, Alt D) comes without the tile's collision object: it keeps
+            // its model's collision. The tile itself without one had it deleted.
+            None if base_model.collision_count() > 0 && !copy => {
                 self.report.collision_polygons_changed += base_model.collision_count();
                 Some(Default::default())
             }
