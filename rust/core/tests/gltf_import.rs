@@ -536,6 +536,41 @@ fn a_moved_tile_moves_and_nothing_else_changes() {
 }
 
 #[test]
+fn a_moved_door_takes_its_swap_entry_along() {
+    // Note 001 block 10: a swap entry {cellX, y, cellZ, modelA, modelB} belongs to its tile.
+    let (case, door) = (1..=20)
+        .find_map(|seed| {
+            let case = Case::new(seed, Size::Small);
+            let door = case.tiles().iter().position(|t| t.swap.is_some())?;
+            Some((case, door))
+        })
+        .expect("a level with a tile swap");
+    let mut case = case;
+    let from = case.tiles()[door].clone();
+    let [x, y, z] = from.float.position;
+    let (dx, dz) = if x + 2.0 < case.base.map().unwrap().width as f32 {
+        (2.0, 0.0)
+    } else {
+        (-2.0, 0.0)
+    };
+    let node = case.tile_node(door);
+    case.gltf.root.nodes[node].translation = Some([x + dx, y + 0.5, -z + dz]);
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_moved, vec![door]);
+    let swap = level.map().unwrap().tiles[door].swap.unwrap();
+    let old = from.swap.unwrap();
+    assert_eq!(
+        (swap.cell_x as f32, swap.cell_z),
+        (old.cell_x as f32 + dx, old.cell_z)
+    );
+    assert_eq!(swap.y, ((y + 0.5) * 4096.0) as u32);
+    assert_eq!((swap.model_a, swap.model_b), (old.model_a, old.model_b));
+    let mut changed = vec![door];
+    changed.extend(&report.coverage_freed);
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&changed));
+}
+
+#[test]
 fn a_tile_turned_about_y_turns() {
     let mut case = Case::new(2, Size::Small);
     let (tile, _) = case.shared_tile();
