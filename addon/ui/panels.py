@@ -201,9 +201,14 @@ class LLAMAWAD_PT_zone_matrix(_Panel, bpy.types.Panel):
 
 
 class LLAMAWAD_UL_problems(bpy.types.UIList):
+    """The level check's problems: new errors and warnings first, then (greyed) those the base
+    level has already. Clicking one selects and frames its culprit."""
+
     def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
         row = layout.row(align=True)
-        row.label(text=item.message, icon="ERROR" if item.object else "INFO")
+        row.active = not item.pre_existing
+        text = item.message + (" (in the base already)" if item.pre_existing else "")
+        row.label(text=text, icon="CANCEL" if item.error else "ERROR")
         if item.object:
             row.operator("llamawad.problem_select", text="", icon="RESTRICT_SELECT_OFF", emboss=False).index = index
 
@@ -237,7 +242,8 @@ class LLAMAWAD_PT_level(_Panel, bpy.types.Panel):
         layout.operator("llamawad.check_level", icon="VIEWZOOM")
         if props.checked:
             if props.problems:
-                layout.template_list("LLAMAWAD_UL_problems", "", props, "problems", props, "problem_index", rows=4)
+                layout.label(text=props.check_summary)
+                layout.template_list("LLAMAWAD_UL_problems", "", props, "problems", props, "problem_index", rows=6)
             else:
                 layout.label(text="No problems found", icon="CHECKMARK")
         layout.operator("export_scene.llamawad", text="Export…", icon="EXPORT")

@@ -178,4 +178,12 @@ def test_level_panel(level):
     assert any(t.startswith("WFPC flags: 0x") and "read-only" in t for t in text)
     assert buttons(log, "llamawad.check_level") and buttons(log, "export_scene.llamawad")
     assert bpy.ops.llamawad.check_level() == {"FINISHED"}
-    assert "No problems found" in labels(draw("LLAMAWAD_PT_level"))
+    log = draw("LLAMAWAD_PT_level")
+    problems = bpy.context.scene.llamawad.problems
+    # The generated level's own problems are listed as in the base already; no new ones.
+    assert "New: 0 errors, 0 warnings; in the base already: " + str(len(problems)) in labels(log)
+    assert all(p.pre_existing for p in problems)
+    if problems:
+        assert [args for kind, args in log if kind == "list"][0][:3] == ("LLAMAWAD_UL_problems", "", bpy.context.scene.llamawad)
+    else:
+        assert "No problems found" in labels(log)
