@@ -1,5 +1,6 @@
 """The level state kept in the .blend: ``Scene.llamawad`` (base WAD, the level's document
-extras, the problems of the last check, the last export's summary) and the panels' inputs."""
+extras, the problems of the last check, the last floor probe, the last export's summary) and the
+panels' inputs."""
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, PointerProperty, StringProperty
@@ -52,6 +53,16 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
     problem_index: IntProperty(name="Problem", default=-1, update=_select_problem)
     check_summary: StringProperty(name="Check", description="How many problems the last check found, new and in the base already")
     checked: BoolProperty(name="Checked", description="The level check has run since the last change", default=False)
+    probe_json: StringProperty(
+        name="Floor probe",
+        description="The last floor probe: the floor test's result with its polygons' outlines, as JSON",
+        options={"HIDDEN"},
+    )
+    probe_show: BoolProperty(
+        name="Draw the probe",
+        description="Draw the probed polygon, its tolerance zone and the candidates that lost in the viewport",
+        default=True,
+    )
     show_collision: BoolProperty(
         name="Show collision",
         description="Show the collision meshes in the viewport (they never render)",

@@ -7,8 +7,10 @@ import bpy
 import numpy as np
 
 from ..blender import faces as face_tools
+from ..blender import probe
 from ..blender import scene as level_scene
 from ..common import game
+from ..common import probe as probe_words
 from . import previews
 
 CATEGORY = "WAD"
@@ -249,8 +251,41 @@ class LLAMAWAD_PT_level(_Panel, bpy.types.Panel):
         layout.operator("export_scene.llamawad", text="Export…", icon="EXPORT")
 
 
+class LLAMAWAD_PT_probe(_Panel, bpy.types.Panel):
+    bl_label = "Floor probe"
+    bl_idname = "LLAMAWAD_PT_probe"
+
+    def draw(self, context):
+        layout = self.layout
+        props = context.scene.llamawad
+        row = layout.row(align=True)
+        row.operator("llamawad.floor_probe", text="At 3D cursor", icon="PIVOT_CURSOR")
+        row.operator("llamawad.floor_probe_click", text="Click in view", icon="EYEDROPPER")
+        result = probe.stored(context.scene)
+        if result is None:
+            layout.label(text="The floor test where the llama would stand", icon="INFO")
+            return
+        row = layout.row(align=True)
+        row.prop(props, "probe_show", text="Draw in viewport")
+        row.operator("llamawad.floor_probe_clear", text="", icon="X")
+        layout.label(text=f"Probed {result['source']}")
+        rows = probe_words.describe(result, result["objects"])
+        col = layout.column(align=True)
+        for r in rows[:2]:
+            col.label(text=r.text, icon="CHECKMARK" if r.won else "BLANK1")
+            if r.detail:
+                col.label(text=r.detail, icon="BLANK1")
+        if len(rows) > 2:
+            box = layout.box()
+            box.label(text="Other polygons the test looked at")
+            for r in rows[2:]:
+                box.label(text=r.text)
+                box.label(text=r.detail, icon="BLANK1")
+
+
 classes = (
     LLAMAWAD_PT_level,
+    LLAMAWAD_PT_probe,
     LLAMAWAD_PT_face,
     LLAMAWAD_PT_collision,
     LLAMAWAD_PT_zones,

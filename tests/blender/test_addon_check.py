@@ -1,7 +1,7 @@
-"""Check level and export's refusal in real Blender 5.0, driven through the operators: the add-on
-keeps no rule of its own, so each result is compared with the Rust core's (llamawad.check). The
-generated levels' own problems are in every list as pre-existing; the tests look at the
-problems an edit makes."""
+"""Check level, the Floor probe and export's refusal in real Blender 5.0, driven through the
+operators: the add-on keeps no rule of its own, so each result is compared with the Rust core's
+(llamawad.check, llamawad.probe). The generated levels' own problems are in every list as
+pre-existing; the tests look at the problems an edit makes."""
 
 from types import SimpleNamespace
 
@@ -10,7 +10,8 @@ import bpy
 import llamawad
 import numpy as np
 import pytest
-from addon.blender import check
+from addon.blender import check, probe
+from addon.common import probe as words
 from addon.common import problems as found
 from mathutils import Vector
 
@@ -189,3 +190,57 @@ def level_scene_zones():
     from addon.blender import scene as level_scene
 
     return level_scene.zones_object(bpy.context.scene)
+
+
+def test_floor_probe_at_the_llamas_start_is_the_engines(level):
+    scene = bpy.context.scene
+    scene.cursor.location = llama().location
+    assert bpy.ops.llamawad.floor_probe() == {"FINISHED"}
+    result = probe.stored(scene)
+    expected = llamawad.probe(level.data, [_game(scene.cursor.location)])[0]
+    assert result["floor"] == expected["floor"] and result["floor"] is not None
+    assert result["candidates"] == expected["candidates"]
+    assert result["source"] == "the scene"
+    floor = result["floor"]
+    assert result["objects"][floor["tile"]] == addon_support.tile_object(floor["tile"]).name
+    rows = words.describe(result, result["objects"])
+    assert rows[1].text.startswith(f"Floor: height {floor['height']:.4f}")
+    # What the viewport draws: the polygon and its tolerance zone around the probe point.
+    drawn = words.drawing(result)
+    assert 3 <= len(drawn["floor"]) == len(drawn["zone"]) <= 4
+    assert drawn["point"] == pytest.approx(tuple(scene.cursor.location), abs=1e-4)
+    heights = [c[2] for c in drawn["floor"]]
+    assert min(heights) - 1e-3 <= floor["height"] <= max(heights) + 1e-3
+    # The same at a given location.
+    assert bpy.ops.llamawad.floor_probe(at_cursor=False, location=llama().location) == {"FINISHED"}
+    assert probe.stored(scene)["floor"] == expected["floor"]
+    assert bpy.ops.llamawad.floor_probe_clear() == {"FINISHED"}
+    assert probe.stored(scene) is None
+
+
+def _game(location) -> tuple[float, float, float]:
+    x, y, z = location
+    return (x, z, -y)
+
+
+def test_probe_under_the_mouse_stands_on_what_the_ray_meets(level):
+    scene = bpy.context.scene
+    above = llama().location + Vector((0.0, 0.0, 40.0))
+    hit = probe.ray_hit(bpy.context, above, (0.0, 0.0, -1.0))
+    assert hit is not None
+    result = probe.probe_along_ray(bpy.context, probe.probed_level(bpy.context), above, (0.0, 0.0, -1.0))
+    expected = llamawad.probe(level.data, [_game(hit + Vector((0.0, 0.0, probe.ABOVE_HIT)))])[0]
+    assert result["floor"] == expected["floor"]
+    assert result["floor"] is not None and abs(result["floor"]["height"] - hit.z) < 0.05
+    # A ray that meets nothing probes nothing.
+    assert probe.probe_along_ray(bpy.context, probe.probed_level(bpy.context), above, (0.0, 0.0, 1.0)) is None
+
+
+def test_a_refused_scene_is_probed_as_its_base(level):
+    scene = bpy.context.scene
+    delete_the_floor_under_the_llama(level.data)
+    scene.cursor.location = llama().location
+    assert bpy.ops.llamawad.floor_probe() == {"FINISHED"}
+    result = probe.stored(scene)
+    assert result["source"].startswith("the base level (the scene is refused")
+    assert result["floor"] == llamawad.probe(level.data, [_game(llama().location)])[0]["floor"]
