@@ -5,8 +5,6 @@ its own: it only finds the culprits in the scene."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import bpy
 import numpy as np
 
@@ -15,15 +13,6 @@ from . import faces as face_tools
 from . import scene as level_scene
 from .convert import Refusal, convert
 from .exp.level import canonical_tile_name
-
-
-@dataclass
-class CheckResult:
-    # Problem dicts in the panel's order, each with ``target`` (a problems.Target) and, for a
-    # refused glTF, ``faces`` (Blender faces).
-    problems: list[dict] = field(default_factory=list)
-    report: dict | None = None
-    refused: bool = False
 
 
 def scene_index(scene, sources=(), coverage=(), tile_models=None) -> found.SceneIndex:
@@ -76,7 +65,9 @@ def _note_problems(notes) -> list[dict]:
     return out
 
 
-def check_level(context, base: bytes) -> CheckResult:
+def check_level(context, base: bytes) -> list[dict]:
+    """Every problem of the scene as a level, in the panel's order, each with ``target`` (a
+    problems.Target) and, for a refused glTF, ``faces`` (Blender faces)."""
     import llamawad
 
     scene = context.scene
@@ -84,7 +75,7 @@ def check_level(context, base: bytes) -> CheckResult:
         converted = convert(context, base)
     except Refusal as e:
         listed = locate_all(e.problems, scene_index(scene))
-        return CheckResult(found.ordered(listed + _note_problems(e.notes)), refused=True)
+        return found.ordered(listed + _note_problems(e.notes))
     report = converted.report
     checked = llamawad.check(converted.wad, base)
     index = scene_index(
@@ -94,7 +85,7 @@ def check_level(context, base: bytes) -> CheckResult:
         lambda: llamawad.tile_models(converted.wad),
     )
     listed = locate_all(checked["problems"], index)
-    return CheckResult(found.ordered(listed + _note_problems(converted.notes)), report)
+    return found.ordered(listed + _note_problems(converted.gathered.notes))
 
 
 def store(props, problems: list[dict]) -> None:
@@ -103,7 +94,8 @@ def store(props, problems: list[dict]) -> None:
     for p in problems:
         item = props.problems.add()
         target = p["target"]
-        item.message = p["message"]
+        # The list's filter searches names.
+        item.name = item.message = p["message"]
         item.code = p["code"]
         item.error = p["severity"] == "error"
         item.pre_existing = bool(p.get("pre_existing"))

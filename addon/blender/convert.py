@@ -6,25 +6,30 @@ problem it lists."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import bpy
 
 from ..common import problems as found
-from .exp.level import Gathered, gather_level
+from .exp.level import Gathered, Note, gather_level
 
 
 class Refusal(Exception):
     """The level cannot be written. ``object`` and ``faces`` say where the first problem is (both
     may be empty); ``problems`` lists every problem of the refusal (dicts as the Rust check gives
-    them; the first with ``target`` set when its object is known); ``notes`` what the gathering
-    noticed (objects export leaves out)."""
+    them), at least this one; ``notes`` what the gathering noticed (objects export leaves out)."""
 
-    def __init__(self, message: str, object_name: str = "", faces: list[int] | None = None, problems: list[dict] | None = None, notes: list[str] | None = None):
+    def __init__(self, message: str, object_name: str = "", faces: list[int] | None = None, problems: list[dict] | None = None, notes: list[Note] | None = None):
         super().__init__(message)
         self.object_name = object_name
         self.faces = faces or []
-        self.problems = problems or []
+        if not problems:
+            # The glTF or the base itself is at fault: one problem, its faces already Blender's.
+            only = found.problem("refused", "error", message)
+            only["target"] = found.Target(object_name)
+            only["faces"] = self.faces
+            problems = [only]
+        self.problems = problems
         self.notes = notes or []
 
 
@@ -33,7 +38,6 @@ class Converted:
     wad: bytes
     report: dict
     gathered: Gathered
-    notes: list[str] = field(default_factory=list)
 
 
 def read_base(scene, base_path: str = "") -> bytes:
@@ -63,17 +67,11 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
         obj, faces = gathered.culprit(getattr(e, "node", None), list(getattr(e, "faces", None) or []), message)
         name = obj.name if obj is not None else ""
         listed = [dict(p) for p in getattr(e, "problems", None) or []]
-        if not listed:
-            # The glTF itself is at fault: one problem, its faces already Blender's.
-            only = found.problem("refused", "error", message)
-            only["target"] = found.Target(name)
-            only["faces"] = faces
-            listed = [only]
-        elif name:
+        if listed and name:
             # The refusal names the node of its first problem's tile: that tile is this object,
             # whatever number the conversion gave it.
             listed[0]["node_object"] = name
         raise Refusal(message, name, faces, listed, gathered.notes) from None
     except llamawad.WadError as e:
         raise Refusal(str(e), notes=gathered.notes) from None
-    return Converted(wad, report, gathered, gathered.notes)
+    return Converted(wad, report, gathered)

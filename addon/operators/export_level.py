@@ -150,7 +150,7 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             return {"CANCELLED"}
         summary = describe_changes(report)
         scene.llamawad.last_export = f"{os.path.basename(target)}: {summary}"
-        for note in [n.message for n in converted.notes] + list(report.get("warnings") or []):
+        for note in [n.message for n in converted.gathered.notes] + list(report.get("warnings") or []):
             self.report({"WARNING"}, note)
         self.report({"INFO"}, f"Wrote {target}: {summary}")
         return {"FINISHED"}
@@ -160,12 +160,11 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         listed = check.locate_all(e.problems, check.scene_index(context.scene))
         check.store(props, listed)
         where = ""
-        if listed:
-            item = props.problems[0]
-            obj = check.select_problem(context, item)
-            if obj is not None:
-                n = len(check.culprit_faces(obj, item))
-                where = f" (selected: {obj.name}" + (f", {n} face{'s' if n != 1 else ''}" if n else "") + ")"
+        item = props.problems[0]
+        obj = check.select_problem(context, item)
+        if obj is not None:
+            n = len(check.culprit_faces(obj, item))
+            where = f" (selected: {obj.name}" + (f", {n} face{'s' if n != 1 else ''}" if n else "") + ")"
         self.report({"ERROR"}, f"Not written: {e}{where}")
         shown = listed[1:MAX_REPORTED]
         for p in shown:

@@ -31,10 +31,10 @@ class LLAMAWAD_OT_check_level(bpy.types.Operator):
         except Refusal as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
-        result = check.check_level(context, base)
-        check.store(props, result.problems)
-        new = found.counts(result.problems)
-        self.report({"WARNING"} if new["errors"] or new["warnings"] else {"INFO"}, found.summary(result.problems))
+        problems = check.check_level(context, base)
+        check.store(props, problems)
+        new = found.counts(problems)
+        self.report({"WARNING"} if new["errors"] or new["warnings"] else {"INFO"}, found.summary(problems))
         return {"FINISHED"}
 
 
