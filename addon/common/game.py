@@ -17,7 +17,7 @@ FACE_MIRROR_U = 0x20
 FACE_DOUBLE_SIDED = 0x400
 FACE_QUAD_HALF = 0x800
 FACE_IGNORE_COLOURS = 0x4000
-# A new render batch starts at this face: written by the way back itself (check.rs).
+# A new render batch starts at this face: the conversion back to a WAD sets it itself.
 FACE_NEW_BATCH = 0x8
 
 # (bit, name, what the game does with it) for the named checkboxes.
@@ -148,11 +148,13 @@ def srgb_to_linear(c: np.ndarray) -> np.ndarray:
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
-def shown_colour(raw_rgb: np.ndarray) -> np.ndarray:
-    """What the game shows for raw colour bytes packed R + G·256 + B·65536, as linear RGBA floats
-    (the glTF's COLOR_0), as the Rust core gives it."""
+def shown_colour(raw_rgb: np.ndarray, flags: np.ndarray | None = None) -> np.ndarray:
+    """What the game shows for raw colour bytes packed R + G·256 + B·65536 on faces with these
+    flags (one a colour; none: no flags), as linear RGBA floats (the glTF's COLOR_0), as the Rust
+    core gives it."""
     import llamawad
 
     raw = np.asarray(raw_rgb, np.int64)
-    shown = llamawad.shown_colours((raw.ravel() & 0xFFFFFF).tolist())
+    face_flags = None if flags is None else (np.asarray(flags, np.int64).ravel() & 0xFFFF).tolist()
+    shown = llamawad.shown_colours((raw.ravel() & 0xFFFFFF).tolist(), face_flags)
     return np.asarray(shown, np.float32).reshape(raw.shape + (4,))

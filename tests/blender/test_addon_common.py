@@ -101,8 +101,7 @@ def test_shown_colours_equal_the_export(small):
         if "_RGB_0" not in tris.attributes:
             continue
         flags = np.repeat(tris.per_triangle("_FLAGS").astype(np.int64), 3)
-        shown = game.shown_colour(tris.attributes["_RGB_0"].astype(np.int64))
-        shown[(flags & game.FACE_IGNORE_COLOURS) != 0] = 1.0
+        shown = game.shown_colour(tris.attributes["_RGB_0"].astype(np.int64), flags)
         np.testing.assert_allclose(shown, tris.attributes["COLOR_0"], atol=1e-6, err_msg=mesh["name"])
         compared += len(shown)
     assert compared > 1000

@@ -141,3 +141,10 @@ def test_shown_colours_are_doubled_and_clamped():
     assert shown[1, 0].tolist() == [1.0, 0.0, 0.0, 1.0]
     expected = game.srgb_to_linear(np.array([0x20, 0x40, 0x80]) / 255.0)
     np.testing.assert_allclose(shown[1, 1, :3], expected, rtol=1e-6)
+    # Faces that ignore vertex colours are drawn white.
+    flags = [0, game.FACE_IGNORE_COLOURS, game.FACE_DOUBLE_SIDED]
+    shown = game.shown_colour([0x402010, 0x402010, 0x402010], flags)
+    assert shown[1].tolist() == [1.0] * 4
+    assert shown[0].tolist() == shown[2].tolist() != shown[1].tolist()
+    with pytest.raises(llamawad.WadError):
+        llamawad.shown_colours([1, 2], [0])

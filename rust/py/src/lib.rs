@@ -17,7 +17,7 @@ use llamawad::game::space::from_fixed;
 use llamawad::generate::Size;
 use llamawad::gltf::{self as wad_gltf, export, uv, Gltf, Source};
 use llamawad::info::Info;
-use llamawad::raw::TextureEntry;
+use llamawad::raw::{face_flags, TextureEntry};
 use llamawad::{Level, WadError as CoreError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -396,21 +396,37 @@ mod _native {
         }))
     }
 
-    /// shown_colours(raw: list[int]) -> list[float]
+    /// shown_colours(raw: list[int], flags: list[int] | None = None) -> list[float]
     ///
-    /// What the game shows for raw vertex colours (R + G·256 + B·65536): each byte doubled and
-    /// clamped, 0x80 full brightness; four linear floats (RGBA) a colour, as COLOR_0 holds them.
+    /// What the game shows at corners with these raw vertex colours (R + G·256 + B·65536) on
+    /// faces with these flags: each byte doubled and clamped, 0x80 full brightness, white where
+    /// the face ignores vertex colours (0x4000); four linear floats (RGBA) a corner, as COLOR_0
+    /// holds them. Raises WadError when `flags` and `raw` differ in length.
     #[pyfunction]
-    fn shown_colours(py: Python<'_>, raw: Vec<u32>) -> Vec<f32> {
-        py.detach(|| {
+    #[pyo3(signature = (raw, flags = None))]
+    fn shown_colours(py: Python<'_>, raw: Vec<u32>, flags: Option<Vec<u16>>) -> PyResult<Vec<f32>> {
+        let flags = flags.unwrap_or_else(|| vec![0; raw.len()]);
+        if flags.len() != raw.len() {
+            return Err(WadError::new_err(format!(
+                "{} colours but {} flags: one of each a corner",
+                raw.len(),
+                flags.len()
+            )));
+        }
+        Ok(py.detach(|| {
             let table = export::srgb_to_linear_table();
             raw.iter()
-                .flat_map(|&c| {
+                .zip(&flags)
+                .flat_map(|(&c, &f)| {
                     let [r, g, b, _] = c.to_le_bytes();
-                    export::displayed_colour(&[r, g, b, 0], &table)
+                    if f & face_flags::IGNORE_COLOURS != 0 {
+                        [1.0; 4]
+                    } else {
+                        export::displayed_colour(&[r, g, b, 0], &table)
+                    }
                 })
                 .collect()
-        })
+        }))
     }
 
     #[pymodule_export]
