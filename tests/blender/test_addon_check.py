@@ -84,6 +84,8 @@ def test_a_tile_moved_off_centre_passes_the_check(level):
     assert [p.message for p in new_problems() if p.error] == []
     # What the check saw is what export writes: the Rust check agrees on the written file.
     assert bpy.ops.export_scene.llamawad(filepath=str(level.out)) == {"FINISHED"}
+    # Its collision now reaches into cells it is not listed in: the conversion entered it there.
+    assert len(llamawad.tile_models(level.out.read_bytes())) > len(llamawad.tile_models(level.data))
     written = llamawad.check(level.out.read_bytes(), level.data)
     assert [p for p in written["problems"] if not p["pre_existing"] and p["severity"] == "error"] == []
     assert len(scene.llamawad.problems) == len(written["problems"])
