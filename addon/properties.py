@@ -1,5 +1,6 @@
 """The level state kept in the .blend: ``Scene.llamawad`` (base WAD, the level's document
-extras, the problems of the last check, the last export's summary) and the panels' inputs."""
+extras, the problems of the last check, the last floor probe, the last export's summary) and the
+panels' inputs."""
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, PointerProperty, StringProperty
@@ -9,9 +10,9 @@ def _select_problem(self, context):
     # Clicking a problem in the list selects its culprit (Level panel).
     problems = self.problems
     if 0 <= self.problem_index < len(problems):
-        from .blender import faces
+        from .blender import check
 
-        faces.select_culprit(context, problems[self.problem_index].object, problems[self.problem_index].face_list())
+        check.select_problem(context, problems[self.problem_index])
 
 
 def _show_collision(self, context):
@@ -21,9 +22,14 @@ def _show_collision(self, context):
 
 
 class LLAMAWAD_PG_problem(bpy.types.PropertyGroup):
-    object: StringProperty(name="Object", description="The object at fault; empty for the level as a whole")
-    faces: StringProperty(name="Faces", description="Indices of the faces at fault, separated by spaces")
     message: StringProperty(name="Problem")
+    code: StringProperty(name="Rule", description="The rule broken (the Rust check's code)")
+    error: BoolProperty(name="Error", description="An error (export refuses it); otherwise a warning")
+    pre_existing: BoolProperty(name="Pre-existing", description="The base level has this problem already")
+    object: StringProperty(name="Object", description="The object at fault; empty for the level as a whole")
+    attribute: StringProperty(name="Attribute", description="The FACE attribute that picks the faces at fault")
+    value: IntProperty(name="Value", description="The value of that attribute on the faces at fault", default=-1)
+    faces: StringProperty(name="Faces", description="Indices of the faces at fault, separated by spaces")
 
     def face_list(self) -> list[int]:
         return [int(f) for f in self.faces.split()]
@@ -45,7 +51,18 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
     last_export: StringProperty(name="Last export", description="What the last export changed")
     problems: CollectionProperty(type=LLAMAWAD_PG_problem)
     problem_index: IntProperty(name="Problem", default=-1, update=_select_problem)
+    check_summary: StringProperty(name="Check", description="How many problems the last check found, new and in the base already")
     checked: BoolProperty(name="Checked", description="The level check has run since the last change", default=False)
+    probe_json: StringProperty(
+        name="Floor probe",
+        description="The last floor probe: the floor test's result with its polygons' outlines, as JSON",
+        options={"HIDDEN"},
+    )
+    probe_show: BoolProperty(
+        name="Draw the probe",
+        description="Draw the probed polygon, its tolerance zone and the candidates that lost in the viewport",
+        default=True,
+    )
     show_collision: BoolProperty(
         name="Show collision",
         description="Show the collision meshes in the viewport (they never render)",

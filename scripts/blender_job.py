@@ -6,7 +6,8 @@ source tree (addon/). Run by scripts/render-preview and by the main job of scrip
   blender_job.py bench [--runs N] [--json] [--merge FILE|-]
                                            add-on import and export of the generated full-size
                                            level against Blender's own glTF importer and
-                                           exporter on the same level's GLB (medians)
+                                           exporter on the same level's GLB, and its Check
+                                           level and Floor probe (medians)
 
 Exit status: 0 fine, 1 error, 3 when the export is not byte-identical to the level.
 """
@@ -110,6 +111,7 @@ def render(path: Path, view: str, size: tuple[int, int]) -> float:
 
 IMPORT_TARGET_S = 0.5
 EXPORT_TARGET_S = 0.6
+CHECK_TARGET_S = 0.5
 SPEED_UP_TARGET = 3.0
 
 
@@ -145,7 +147,8 @@ def _median_time(fn, runs: int, before=None) -> tuple[float, list[float]]:
 
 def bench(runs: int) -> dict:
     """Times, in one Blender process, the add-on's import and export of the generated full-size
-    level (seed 1) and Blender's own glTF importer and exporter on the same level's GLB. Every
+    level (seed 1) and Blender's own glTF importer and exporter on the same level's GLB, and the
+    add-on's Check level and Floor probe (at the Llama's start) on the imported level. Every
     time is a whole operator call (bpy.ops, view layer updates included), from an empty file."""
     import tempfile
 
@@ -169,6 +172,12 @@ def bench(runs: int) -> dict:
     def addon_export():
         assert bpy.ops.export_scene.llamawad(filepath=str(out_wad)) == {"FINISHED"}
 
+    def addon_check():
+        assert bpy.ops.llamawad.check_level() == {"FINISHED"}
+
+    def addon_probe():
+        assert bpy.ops.llamawad.floor_probe() == {"FINISHED"}
+
     def stock_import():
         assert bpy.ops.import_scene.gltf(filepath=str(glb)) == {"FINISHED"}
 
@@ -189,6 +198,10 @@ def bench(runs: int) -> dict:
     addon_import_scene()
     results["addon_export"] = _median_time(addon_export, runs)
     identical = out_wad.read_bytes() == wad.read_bytes()
+    results["addon_check"] = _median_time(addon_check, runs)
+    llama = next(o for o in bpy.context.scene.objects if o.get("type_name") == "Llama")
+    bpy.context.scene.cursor.location = llama.location
+    results["addon_probe"] = _median_time(addon_probe, runs)
     results["stock_import"] = _median_time(stock_import, runs, before=empty)
     empty()
     stock_import()
@@ -210,9 +223,11 @@ def bench(runs: int) -> dict:
     report["targets"] = {
         "import_under_s": IMPORT_TARGET_S,
         "export_under_s": EXPORT_TARGET_S,
+        "check_under_s": CHECK_TARGET_S,
         "speed_up_at_least": SPEED_UP_TARGET,
         "met": results["addon_import"][0] < IMPORT_TARGET_S
         and results["addon_export"][0] < EXPORT_TARGET_S
+        and results["addon_check"][0] < CHECK_TARGET_S
         and report["import_speed_up"] >= SPEED_UP_TARGET
         and report["export_speed_up"] >= SPEED_UP_TARGET,
     }
@@ -227,6 +242,8 @@ def print_bench(report: dict) -> None:
         ("import  Blender glTF (GLB)", "stock_import", None),
         ("export  add-on (WAD)", "addon_export", EXPORT_TARGET_S),
         ("export  Blender glTF (GLB)", "stock_export", None),
+        ("check   add-on (Check level)", "addon_check", CHECK_TARGET_S),
+        ("probe   add-on (Floor probe)", "addon_probe", None),
     )
     for label, key, target in rows:
         r = report[key]

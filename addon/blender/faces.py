@@ -136,9 +136,11 @@ def select_culprit(context, object_name: str, faces: list[int], edit: bool = Tru
     if obj.type == "MESH" and faces:
         select_faces(obj, faces)
         if edit and context.window is not None:
+            # Face select mode first: switching to it inside edit mode would also select every
+            # face whose corners are all selected.
+            context.tool_settings.mesh_select_mode = (False, False, True)
             try:
                 bpy.ops.object.mode_set(mode="EDIT")
-                context.tool_settings.mesh_select_mode = (False, False, True)
             except RuntimeError:
                 pass
     return obj

@@ -1,7 +1,8 @@
-"""What the game's numbers mean: face flags, the texture rule, collision materials, zones,
-vertex colours. Pure Python and numpy, shared by the importer, the exporter, the panels and the
-level check. Sources: the reverse-engineering notes as summed up in /work/shared/FORMAT-DECISIONS.md
-and rust/core (uv.rs, export.rs), whose rules these mirror exactly."""
+"""What the game's numbers mean to the add-on: face flag bits and their names, texture entries,
+collision material presets, zones, the colours the viewport shows them in. Pure Python and numpy,
+shared by the importer, the exporter and the panels. The game's rules are the Rust core's: the
+texture rule and the colours the game shows are asked of it (``llamawad.face_uvs``,
+``llamawad.shown_colours``), never computed here."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ FACE_MIRROR_U = 0x20
 FACE_DOUBLE_SIDED = 0x400
 FACE_QUAD_HALF = 0x800
 FACE_IGNORE_COLOURS = 0x4000
-# A new render batch starts at this face: written by the way back itself (check.rs).
+# A new render batch starts at this face: the conversion back to a WAD sets it itself.
 FACE_NEW_BATCH = 0x8
 
 # (bit, name, what the game does with it) for the named checkboxes.
@@ -41,7 +42,6 @@ UV_HALVES = (
 # --- texture entries
 
 ENTRY_FLAT_COLOUR = 0x1
-PAGE_SIZE = 256.0
 
 
 def is_flat_colour(entry: dict) -> bool:
@@ -79,38 +79,15 @@ def entry_label(index: int, entry: dict) -> str:
 
 
 def face_uvs(entries: list[dict], textures: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The glTF texture coordinates of triangles (origin top-left), shape (n, 3, 2), in file
-    corner order, by note 001's rule (rust/core/src/gltf/uv.rs); and which triangles have a
-    texture rectangle (not a flat colour, entry exists)."""
+    """The glTF texture coordinates of triangles (origin top-left), shape (n, 3, 2), in the
+    glTF's corner order, by the texture rule (note 001, which the Rust core owns); and which
+    triangles have a texture rectangle (not a flat colour, entry exists)."""
+    import llamawad
+
     textures = np.asarray(textures, np.int64)
-    flags = np.asarray(flags, np.int64)
-    n = len(textures)
-    table = np.zeros((max(len(entries), 1), 4), np.float32)
-    usable = np.zeros(max(len(entries), 1), bool)
-    for i, e in enumerate(entries):
-        table[i] = (e["u0"] / PAGE_SIZE, (e["u1"] + 1) / PAGE_SIZE, e["v0"] / PAGE_SIZE, (e["v1"] + 1) / PAGE_SIZE)
-        usable[i] = not is_flat_colour(e)
-    valid = (textures >= 0) & (textures < len(entries))
-    index = np.where(valid, textures, 0)
-    has = valid & usable[index]
-    u0, u1, v0, v1 = table[index].T
-    mirror = (flags & FACE_MIRROR_U) != 0
-    a = np.where(mirror, u0, u1)
-    b = np.where(mirror, u1, u0)
-    quad = (flags & FACE_QUAD_HALF) != 0
-    second = quad & ((flags & FACE_SECOND_HALF) != 0)
-    first = quad & ~second
-    # Export-space corners 0, 1, 2.
-    out = np.empty((n, 3, 2), np.float32)
-    out[:, 0] = np.stack([a, v1], 1)
-    out[:, 1] = np.stack([b, v1], 1)
-    out[:, 2] = np.stack([a, v0], 1)
-    out[first, 2] = np.stack([b[first], v0[first]], 1)
-    out[second, 0] = np.stack([b[second], v0[second]], 1)
-    out[second, 1] = np.stack([a[second], v0[second]], 1)
-    out[second, 2] = np.stack([a[second], v1[second]], 1)
-    # File corner k is export corner (0, 2, 1)[k].
-    return out[:, [0, 2, 1]], has
+    flags = np.asarray(flags, np.int64) & 0xFFFF
+    uvs, has = llamawad.face_uvs(entries, textures.tolist(), flags.tolist())
+    return np.asarray(uvs, np.float32).reshape(-1, 3, 2), np.asarray(has, bool)
 
 
 # --- collision
@@ -171,11 +148,13 @@ def srgb_to_linear(c: np.ndarray) -> np.ndarray:
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
-def shown_colour(raw_rgb: np.ndarray) -> np.ndarray:
-    """What the game shows for raw colour bytes packed R + G·256 + B·65536: each byte doubled and
-    clamped (0x80 = 1.0), as linear RGBA floats (the glTF's COLOR_0)."""
+def shown_colour(raw_rgb: np.ndarray, flags: np.ndarray | None = None) -> np.ndarray:
+    """What the game shows for raw colour bytes packed R + G·256 + B·65536 on faces with these
+    flags (one a colour; none: no flags), as linear RGBA floats (the glTF's COLOR_0), as the Rust
+    core gives it."""
+    import llamawad
+
     raw = np.asarray(raw_rgb, np.int64)
-    rgb = np.stack([raw & 0xFF, raw >> 8 & 0xFF, raw >> 16 & 0xFF], -1)
-    out = np.ones(raw.shape + (4,), np.float32)
-    out[..., :3] = srgb_to_linear(np.minimum(rgb * 2, 255) / 255.0)
-    return out
+    face_flags = None if flags is None else (np.asarray(flags, np.int64).ravel() & 0xFFFF).tolist()
+    shown = llamawad.shown_colours((raw.ravel() & 0xFFFFFF).tolist(), face_flags)
+    return np.asarray(shown, np.float32).reshape(raw.shape + (4,))

@@ -2,9 +2,9 @@
 
 import bpy
 
-from . import collision, export_level, face, import_level, level, zones
+from . import collision, export_level, face, import_level, level, probe, zones
 
-modules = (import_level, export_level, face, collision, zones, level)
+modules = (import_level, export_level, face, collision, zones, level, probe)
 
 
 def register():

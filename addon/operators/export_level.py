@@ -1,5 +1,7 @@
-"""File › Export › Emperor's New Groove level (.wad), and the conversion that the level check
-shares with it."""
+"""File › Export › Emperor's New Groove level (.wad): the scene converted against the base
+(blender/convert.py) and written. The conversion runs the game's rules over what it is about to
+write: errors refuse it (nothing written, every problem listed in the Level panel, the first
+culprit selected), warnings are reported."""
 
 from __future__ import annotations
 
@@ -10,8 +12,12 @@ import bpy
 from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
-from ..blender import faces as face_tools
+from ..blender import check
 from ..blender import scene as level_scene
+from ..blender.convert import Refusal, convert, read_base
+
+# Problems of a refusal reported one by one; all of them are in the Level panel.
+MAX_REPORTED = 20
 
 REPORT_LISTS = (
     ("tiles_moved", "moved"),
@@ -20,49 +26,6 @@ REPORT_LISTS = (
     ("tiles_emptied", "emptied"),
     ("tiles_added", "added"),
 )
-
-
-class Refusal(Exception):
-    """The level cannot be written; ``object`` and ``faces`` say where (both may be empty)."""
-
-    def __init__(self, message: str, object_name: str = "", faces: list[int] | None = None):
-        super().__init__(message)
-        self.object_name = object_name
-        self.faces = faces or []
-
-
-def read_base(scene, base_path: str) -> bytes:
-    path = bpy.path.abspath(base_path or scene.llamawad.base_path)
-    if not path:
-        raise Refusal("No base WAD: import a level first, or give the level the scene was made from as the base")
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise Refusal(f"Cannot read the base WAD {path}: {e.strerror}") from None
-
-
-def convert(context, base: bytes, force: bool = False):
-    """The scene as WAD bytes against ``base``: (wad bytes, change report, notes). Raises
-    Refusal naming the object and the faces at fault."""
-    import llamawad
-
-    from ..blender.exp.level import gather_level
-
-    from ._edit import object_mode
-
-    # Attribute data cannot be read in edit mode: leave it for the gathering.
-    with object_mode(context):
-        gathered = gather_level(context)
-    try:
-        wad, report = llamawad.gltf_to_wad(base, gathered.glb, force=force)
-    except llamawad.ImportRefused as e:
-        message = str(e)
-        obj, faces = gathered.culprit(getattr(e, "node", None), list(getattr(e, "faces", None) or []), message)
-        raise Refusal(message, obj.name if obj is not None else "", faces) from None
-    except llamawad.WadError as e:
-        raise Refusal(str(e)) from None
-    return wad, report, gathered.notes
 
 
 def describe_changes(report: dict) -> str:
@@ -176,28 +139,38 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             return {"CANCELLED"}
         try:
             base = read_base(scene, base_path)
-            wad, report, notes = convert(context, base, force=self.force)
+            converted = convert(context, base, force=self.force)
         except Refusal as e:
             return self.refused(context, e)
+        report = converted.report
         try:
-            write_atomically(target, wad)
+            write_atomically(target, converted.wad)
         except OSError as e:
             self.report({"ERROR"}, f"Cannot write {target}: {e.strerror}")
             return {"CANCELLED"}
         summary = describe_changes(report)
         scene.llamawad.last_export = f"{os.path.basename(target)}: {summary}"
-        for note in notes + list(report.get("warnings") or []):
+        for note in [n.message for n in converted.gathered.notes] + list(report.get("warnings") or []):
             self.report({"WARNING"}, note)
         self.report({"INFO"}, f"Wrote {target}: {summary}")
         return {"FINISHED"}
 
     def refused(self, context, e: Refusal):
+        props = context.scene.llamawad
+        listed = check.locate_all(e.problems, check.scene_index(context.scene))
+        check.store(props, listed)
         where = ""
-        if e.object_name:
-            obj = face_tools.select_culprit(context, e.object_name, e.faces)
-            if obj is not None:
-                where = f" (selected: {obj.name}" + (f", {len(e.faces)} face{'s' if len(e.faces) != 1 else ''}" if e.faces else "") + ")"
+        item = props.problems[0]
+        obj = check.select_problem(context, item)
+        if obj is not None:
+            n = len(check.culprit_faces(obj, item))
+            where = f" (selected: {obj.name}" + (f", {n} face{'s' if n != 1 else ''}" if n else "") + ")"
         self.report({"ERROR"}, f"Not written: {e}{where}")
+        shown = listed[1:MAX_REPORTED]
+        for p in shown:
+            self.report({"ERROR"}, p["message"])
+        if len(listed) > len(shown) + 1:
+            self.report({"ERROR"}, f"… {len(listed) - len(shown) - 1} more in the Level panel's problem list")
         return {"CANCELLED"}
 
 

@@ -38,18 +38,13 @@ def refresh_faces(obj, faces: np.ndarray, entries: list[dict]) -> None:
         uv[tri_loops.ravel()] = values.reshape(-1, 2)
         layer.uv.foreach_set("vector", uv.ravel())
 
-    # Displayed colours: white where the game ignores vertex colours, the raw colour doubled
-    # otherwise.
+    # Displayed colours: what the game shows for the raw colours and the faces' flags.
     colours = mesh.color_attributes.get(mats.COLOUR_ATTRIBUTE)
     raw = _edit.point_ints(mesh, "wad_rgb_0")
-    if colours is not None and colours.domain == "CORNER":
+    if colours is not None and colours.domain == "CORNER" and raw is not None:
         values = _edit.get(colours.data, "color", np.float32, 4)
-        ignore = (flags[face_of_loop] & game.FACE_IGNORE_COLOURS) != 0
-        values[loops[ignore]] = 1.0
-        if raw is not None:
-            loop_vertex = _edit.get(mesh.loops, "vertex_index", np.int64)
-            shown = loops[~ignore]
-            values[shown] = game.shown_colour(raw[loop_vertex[shown]])
+        loop_vertex = _edit.get(mesh.loops, "vertex_index", np.int64)
+        values[loops] = game.shown_colour(raw[loop_vertex[loops]], flags[face_of_loop])
         colours.data.foreach_set("color", values.ravel())
 
     # Materials: page, blend mode and sidedness of each face's entry.

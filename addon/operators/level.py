@@ -5,13 +5,16 @@ from __future__ import annotations
 import bpy
 from bpy.props import IntProperty
 
-from ..blender import faces as face_tools
+from ..blender import check
 from ..blender import scene as level_scene
+from ..blender.convert import Refusal, read_base
+from ..common import problems as found
 
 
 class LLAMAWAD_OT_check_level(bpy.types.Operator):
-    """Run every export rule over the scene without writing a file, and list the problems (click
-    one to select the object and faces at fault)"""
+    """Convert the scene as export would, without writing a file, and run the game's rules over
+    the result (the same check as the command line's). Lists every problem, new ones first; click
+    one to select and frame the object and faces at fault"""
 
     bl_idname = "llamawad.check_level"
     bl_label = "Check Level"
@@ -22,34 +25,22 @@ class LLAMAWAD_OT_check_level(bpy.types.Operator):
         return level_scene.has_level(context.scene)
 
     def execute(self, context):
-        from ..blender.check import check_level
-        from .export_level import Refusal, read_base
-
-        scene = context.scene
-        props = scene.llamawad
-        base = None
+        props = context.scene.llamawad
         try:
-            base = read_base(scene, props.base_path)
+            base = read_base(context.scene, props.base_path)
         except Refusal as e:
-            self.report({"WARNING"}, f"{e}; only the add-on's own rules were checked")
-        result = check_level(context, base)
-        props.problems.clear()
-        for p in result.problems:
-            item = props.problems.add()
-            item.object = p.object
-            item.faces = " ".join(map(str, p.faces))
-            item.message = p.message
-        props["problem_index"] = -1
-        props.checked = True
-        if result.problems:
-            self.report({"WARNING"}, f"{len(result.problems)} problem{'s' if len(result.problems) != 1 else ''}: {result.problems[0].message}")
-        else:
-            self.report({"INFO"}, "No problems: the level can be exported")
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        problems = check.check_level(context, base)
+        check.store(props, problems)
+        new = found.counts(problems)
+        self.report({"WARNING"} if new["errors"] or new["warnings"] else {"INFO"}, found.summary(problems))
         return {"FINISHED"}
 
 
 class LLAMAWAD_OT_problem_select(bpy.types.Operator):
-    """Select the object and the faces at fault of a problem found by the level check"""
+    """Select the object and the faces at fault of a problem found by the level check, and frame
+    them in the 3D view"""
 
     bl_idname = "llamawad.problem_select"
     bl_label = "Select Culprit"
@@ -66,8 +57,7 @@ class LLAMAWAD_OT_problem_select(bpy.types.Operator):
         if not p.object:
             self.report({"INFO"}, "This problem concerns the level as a whole")
             return {"FINISHED"}
-        obj = face_tools.select_culprit(context, p.object, p.face_list())
-        if obj is None:
+        if check.select_problem(context, p) is None:
             self.report({"ERROR"}, f"{p.object} is no longer in the scene")
             return {"CANCELLED"}
         context.scene.llamawad["problem_index"] = self.index

@@ -1,10 +1,10 @@
-"""File menu entries and the "WAD" side panel of the 3D view."""
+"""File menu entries, the "WAD" side panel of the 3D view and the Floor probe's drawing."""
 
 import bpy
 
-from . import menus, panels
+from . import menus, overlay, panels
 
-modules = (menus, panels)
+modules = (menus, panels, overlay)
 
 
 def register():

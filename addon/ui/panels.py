@@ -7,8 +7,10 @@ import bpy
 import numpy as np
 
 from ..blender import faces as face_tools
+from ..blender import probe
 from ..blender import scene as level_scene
 from ..common import game
+from ..common import probe as probe_words
 from . import previews
 
 CATEGORY = "WAD"
@@ -201,9 +203,14 @@ class LLAMAWAD_PT_zone_matrix(_Panel, bpy.types.Panel):
 
 
 class LLAMAWAD_UL_problems(bpy.types.UIList):
+    """The level check's problems: new errors and warnings first, then (greyed) those the base
+    level has already. Clicking one selects and frames its culprit."""
+
     def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
         row = layout.row(align=True)
-        row.label(text=item.message, icon="ERROR" if item.object else "INFO")
+        row.active = not item.pre_existing
+        text = item.message + (" (in the base already)" if item.pre_existing else "")
+        row.label(text=text, icon="CANCEL" if item.error else "ERROR")
         if item.object:
             row.operator("llamawad.problem_select", text="", icon="RESTRICT_SELECT_OFF", emboss=False).index = index
 
@@ -237,14 +244,48 @@ class LLAMAWAD_PT_level(_Panel, bpy.types.Panel):
         layout.operator("llamawad.check_level", icon="VIEWZOOM")
         if props.checked:
             if props.problems:
-                layout.template_list("LLAMAWAD_UL_problems", "", props, "problems", props, "problem_index", rows=4)
+                layout.label(text=props.check_summary)
+                layout.template_list("LLAMAWAD_UL_problems", "", props, "problems", props, "problem_index", rows=6)
             else:
                 layout.label(text="No problems found", icon="CHECKMARK")
         layout.operator("export_scene.llamawad", text="Export…", icon="EXPORT")
 
 
+class LLAMAWAD_PT_probe(_Panel, bpy.types.Panel):
+    bl_label = "Floor probe"
+    bl_idname = "LLAMAWAD_PT_probe"
+
+    def draw(self, context):
+        layout = self.layout
+        props = context.scene.llamawad
+        row = layout.row(align=True)
+        row.operator("llamawad.floor_probe", text="At 3D cursor", icon="PIVOT_CURSOR")
+        row.operator("llamawad.floor_probe_click", text="Click in view", icon="EYEDROPPER")
+        result = probe.stored(context.scene)
+        if result is None:
+            layout.label(text="The floor test where the llama would stand", icon="INFO")
+            return
+        row = layout.row(align=True)
+        row.prop(props, "probe_show", text="Draw in viewport")
+        row.operator("llamawad.floor_probe_clear", text="", icon="X")
+        layout.label(text=f"Probed {result['source']}")
+        rows = probe_words.describe(result, result["objects"])
+        col = layout.column(align=True)
+        for r in rows[:2]:
+            col.label(text=r.text, icon="CHECKMARK" if r.won else "BLANK1")
+            if r.detail:
+                col.label(text=r.detail, icon="BLANK1")
+        if len(rows) > 2:
+            box = layout.box()
+            box.label(text="Other polygons the test looked at")
+            for r in rows[2:]:
+                box.label(text=r.text)
+                box.label(text=r.detail, icon="BLANK1")
+
+
 classes = (
     LLAMAWAD_PT_level,
+    LLAMAWAD_PT_probe,
     LLAMAWAD_PT_face,
     LLAMAWAD_PT_collision,
     LLAMAWAD_PT_zones,

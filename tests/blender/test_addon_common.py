@@ -101,8 +101,7 @@ def test_shown_colours_equal_the_export(small):
         if "_RGB_0" not in tris.attributes:
             continue
         flags = np.repeat(tris.per_triangle("_FLAGS").astype(np.int64), 3)
-        shown = game.shown_colour(tris.attributes["_RGB_0"].astype(np.int64))
-        shown[(flags & game.FACE_IGNORE_COLOURS) != 0] = 1.0
+        shown = game.shown_colour(tris.attributes["_RGB_0"].astype(np.int64), flags)
         np.testing.assert_allclose(shown, tris.attributes["COLOR_0"], atol=1e-6, err_msg=mesh["name"])
         compared += len(shown)
     assert compared > 1000
@@ -267,31 +266,3 @@ def test_material_names_equal_the_export(small):
             name = game.material_name(entry, bool(int(fl) & game.FACE_DOUBLE_SIDED))
             assert name == doc.json["materials"][mats[t]]["name"]
             assert name in names
-
-
-def test_collision_polygon_rules():
-    from addon.common.rules import collision_polygon_problem
-
-    square = np.array([[0, 0, 0], [0, 0, 1], [1, 0, 1], [1, 0, 0]], np.float64)
-    assert collision_polygon_problem(square) is None
-    assert collision_polygon_problem(square[:3]) is None
-    assert "3 or 4 corners" in collision_polygon_problem(np.vstack([square, [[0.5, 0, -0.5]]]))
-    warped = square.copy()
-    warped[2, 1] = 0.1
-    assert "one plane" in collision_polygon_problem(warped)
-    dart = np.array([[0, 0, 0], [0, 0, 1], [0.2, 0, 0.2], [1, 0, 0]], np.float64)
-    assert "not convex" in collision_polygon_problem(dart)
-    assert "enclose" in collision_polygon_problem(np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0]], np.float64))
-    assert "reaches only" in collision_polygon_problem(square + [9, 0, 0])
-
-
-def test_placement_rules():
-    from addon.common.rules import placement_problem, rotation_steps
-
-    turn = [0.0, np.sin(0.3), 0.0, np.cos(0.3)]
-    assert placement_problem([1.5, 0, 2.5], turn, [1, 1, 1], (4, 4)) is None
-    assert "scaled" in placement_problem([1.5, 0, 2.5], turn, [2, 1, 1], (4, 4))
-    tilt = [np.sin(0.2), 0.0, 0.0, np.cos(0.2)]
-    assert "horizontal axis" in placement_problem([1.5, 0, 2.5], tilt, [1, 1, 1], (4, 4))
-    assert "outside" in placement_problem([4.5, 0, 2.5], turn, [1, 1, 1], (4, 4))
-    assert rotation_steps([0.0, np.sin(np.pi / 4), 0.0, np.cos(np.pi / 4)]) == 1024

@@ -1,7 +1,7 @@
 """File › Export › Emperor's New Groove level (bpy.ops.export_scene.llamawad) in real Blender 5.0:
 an unchanged scene gives the base byte for byte; the base is never overwritten without
-confirmation; a refusal writes nothing and selects the culprit; the level check lists problems
-without writing."""
+confirmation; a refusal writes nothing and selects the culprit (the level check:
+test_addon_check.py)."""
 
 import os
 from types import SimpleNamespace
@@ -118,28 +118,3 @@ def test_collision_refusal_selects_collision_faces(small):
     selected = np.zeros(len(col.data.polygons), bool)
     col.data.polygons.foreach_get("select", selected)
     assert selected[quad]
-
-
-def test_check_level_lists_every_problem(small):
-    scene = bpy.context.scene
-    assert bpy.ops.llamawad.check_level() == {"FINISHED"}
-    assert scene.llamawad.checked and len(scene.llamawad.problems) == 0
-    a, b = addon_support.tile_object(1), addon_support.tile_object(2)
-    a.scale = (1, 1, 3)
-    b.location.x = -4
-    mesh = next(o for o in scene.objects if o.get("llamawad") == "tile" and o.type == "MESH" and o not in (a, b))
-    textures = np.empty(len(mesh.data.polygons), np.int32)
-    mesh.data.attributes["wad_texture"].data.foreach_get("value", textures)
-    textures[0] = 5000
-    mesh.data.attributes["wad_texture"].data.foreach_set("value", textures)
-    files = set(os.listdir(small.base.parent))
-    assert bpy.ops.llamawad.check_level() == {"FINISHED"}
-    problems = scene.llamawad.problems
-    culprits = {p.object for p in problems}
-    assert {a.name, b.name, mesh.name} <= culprits
-    assert set(os.listdir(small.base.parent)) == files
-    # Choosing a problem selects its culprit.
-    index = next(i for i, p in enumerate(problems) if p.object == mesh.name)
-    assert bpy.ops.llamawad.problem_select(index=index) == {"FINISHED"}
-    assert bpy.context.view_layer.objects.active == mesh
-    assert mesh.data.polygons[0].select and not any(p.select for p in mesh.data.polygons[1:])

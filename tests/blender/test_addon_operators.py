@@ -365,7 +365,12 @@ OPERATORS = [
     "llamawad.zones_show",
     "llamawad.check_level",
     "llamawad.problem_select",
+    "llamawad.floor_probe",
+    "llamawad.floor_probe_click",
+    "llamawad.floor_probe_clear",
 ]
+# These only look at the level: no undo step.
+LOOKING = {"llamawad.check_level", "llamawad.floor_probe", "llamawad.floor_probe_click", "llamawad.floor_probe_clear"}
 
 
 @pytest.mark.parametrize("name", OPERATORS)
@@ -375,6 +380,7 @@ def test_operators_are_undoable_and_explained(name):
     cls = getattr(bpy.types, f"{module.upper()}_OT_{op}")
     tooltip = getattr(getattr(bpy.ops, module), op).get_rna_type().description
     assert len(tooltip) > 40, tooltip
-    # The level check changes nothing worth undoing; every other operator is one undo step.
-    assert ("UNDO" in cls.bl_options) == (name != "llamawad.check_level")
+    # The level check and the floor probe change nothing worth undoing; every other operator is
+    # one undo step.
+    assert ("UNDO" in cls.bl_options) == (name not in LOOKING)
     assert "REGISTER" in cls.bl_options and "INTERNAL" not in cls.bl_options  # found with F3

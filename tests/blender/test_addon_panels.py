@@ -79,7 +79,7 @@ def level(base):
     assert addon_support.import_level(base) == {"FINISHED"}
 
 
-PANELS = ["LLAMAWAD_PT_level", "LLAMAWAD_PT_face", "LLAMAWAD_PT_collision", "LLAMAWAD_PT_zones", "LLAMAWAD_PT_zone_matrix"]
+PANELS = ["LLAMAWAD_PT_level", "LLAMAWAD_PT_probe", "LLAMAWAD_PT_face", "LLAMAWAD_PT_collision", "LLAMAWAD_PT_zones", "LLAMAWAD_PT_zone_matrix"]
 
 
 def test_panels_live_in_the_wad_tab(level):
@@ -178,4 +178,26 @@ def test_level_panel(level):
     assert any(t.startswith("WFPC flags: 0x") and "read-only" in t for t in text)
     assert buttons(log, "llamawad.check_level") and buttons(log, "export_scene.llamawad")
     assert bpy.ops.llamawad.check_level() == {"FINISHED"}
-    assert "No problems found" in labels(draw("LLAMAWAD_PT_level"))
+    log = draw("LLAMAWAD_PT_level")
+    problems = bpy.context.scene.llamawad.problems
+    # The generated level's own problems are listed as in the base already; no new ones.
+    assert "New: 0 errors, 0 warnings; in the base already: " + str(len(problems)) in labels(log)
+    assert all(p.pre_existing for p in problems)
+    if problems:
+        assert [args for kind, args in log if kind == "list"][0][:3] == ("LLAMAWAD_UL_problems", "", bpy.context.scene.llamawad)
+    else:
+        assert "No problems found" in labels(log)
+
+
+def test_floor_probe_panel(level):
+    log = draw("LLAMAWAD_PT_probe")
+    assert buttons(log, "llamawad.floor_probe") and buttons(log, "llamawad.floor_probe_click")
+    assert not buttons(log, "llamawad.floor_probe_clear")
+    llama = next(o for o in bpy.context.scene.objects if o.get("type_name") == "Llama")
+    bpy.context.scene.cursor.location = llama.location
+    assert bpy.ops.llamawad.floor_probe() == {"FINISHED"}
+    log = draw("LLAMAWAD_PT_probe")
+    text = labels(log)
+    assert "Probed the scene" in text
+    assert any(t.startswith("Floor: height ") for t in text)
+    assert buttons(log, "llamawad.floor_probe_clear")

@@ -39,6 +39,14 @@ from ..imp import materials as mats
 COLOUR = mats.COLOUR_ATTRIBUTE
 
 
+@dataclass(frozen=True)
+class Note:
+    """Something export leaves out, and the object it concerns."""
+
+    object: str
+    message: str
+
+
 @dataclass
 class Gathered:
     glb: bytes
@@ -47,7 +55,7 @@ class Gathered:
     node_objects: dict[int, bpy.types.Object] = field(default_factory=dict)
     face_of_triangle: dict[int, np.ndarray] = field(default_factory=dict)
     node_names: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
     def culprit(self, node: str | None, faces: list[int], message: str = "") -> tuple[bpy.types.Object | None, list[int]]:
         """The object and Blender faces a refusal names (its node as "node 'NAME'", "node N" or
@@ -278,7 +286,7 @@ def _extras(obj) -> dict:
     return out
 
 
-def _canonical_tile_name(obj) -> str:
+def canonical_tile_name(obj) -> str:
     return f"tile {obj.get('tile', 0):04} · model {obj.get('model', 0)}"
 
 
@@ -316,8 +324,8 @@ def gather_level(context) -> Gathered:
                 continue  # a new mesh's given collision, written as its child
             new_meshes.append(obj)
         elif role is None and obj.type == "MESH":
-            out.notes.append(f"{obj.name}: not in the Tiles collection, so not part of the level; move it there to add it")
-    tiles.sort(key=lambda o: (int(o.get("tile", 0)), o.name != _canonical_tile_name(o), o.name))
+            out.notes.append(Note(obj.name, f"{obj.name}: not in the Tiles collection, so not part of the level; move it there to add it"))
+    tiles.sort(key=lambda o: (int(o.get("tile", 0)), o.name != canonical_tile_name(o), o.name))
 
     def add_node(obj, node_fields, arrays_of=None):
         mesh_index = None
@@ -343,9 +351,9 @@ def gather_level(context) -> Gathered:
         if tile is None:
             # Unparented: it still belongs to the tile its properties name.
             index = obj.get("tile")
-            tile = next((t for t in tiles if t.get("tile") == index and t.name == _canonical_tile_name(t)), None)
+            tile = next((t for t in tiles if t.get("tile") == index and t.name == canonical_tile_name(t)), None)
             if tile is None:
-                out.notes.append(f"{obj.name}: collision of no tile; left out")
+                out.notes.append(Note(obj.name, f"{obj.name}: collision of no tile; left out"))
                 continue
             local = worlds[tile].inverted() @ world_matrix(obj)
         else:

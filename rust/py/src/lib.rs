@@ -10,11 +10,14 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-use llamawad::game::floor::World;
+use llamawad::game::coverage::world_polygon;
+use llamawad::game::floor::{edge_tolerance, World};
 use llamawad::game::floors::{compare_floors, random_points};
+use llamawad::game::space::from_fixed;
 use llamawad::generate::Size;
-use llamawad::gltf::{self as wad_gltf, Gltf, Source};
+use llamawad::gltf::{self as wad_gltf, export, uv, Gltf, Source};
 use llamawad::info::Info;
+use llamawad::raw::{face_flags, TextureEntry};
 use llamawad::{Level, WadError as CoreError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -83,6 +86,57 @@ fn info_json(level: &Level, file_size: usize) -> String {
 /// serialisation path to keep in step with `Info`.
 fn json_to_python<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?.call_method1("loads", (json,))
+}
+
+/// A texture entry as the level document lists it (`texture_entries` of the glTF scene extras);
+/// the rectangle and the flags are all the texture rule reads.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct EntryItem {
+    flags: u16,
+    u0: u8,
+    u1: u8,
+    v0: u8,
+    v1: u8,
+}
+
+impl EntryItem {
+    fn entry(&self) -> TextureEntry {
+        TextureEntry {
+            flags: self.flags,
+            u0: self.u0,
+            u1: self.u1,
+            v0: self.v0,
+            v1: self.v1,
+            ..TextureEntry::default()
+        }
+    }
+}
+
+/// A tile's collision polygon in world game space, and where the floor test's edge tolerance
+/// still lets it pass: the same polygon with every edge plane moved out by the tolerance (an
+/// edge passes while `e_k ≥ tolerance`, and `e_k` is the edge plane's `32·n·p − d`).
+fn polygon_outline(level: &Level, tile: usize, polygon: usize) -> Option<String> {
+    let tile = level.map()?.tiles.get(tile)?;
+    let model = level.trak()?.models.get(tile.model_index as usize)?;
+    let poly = model.collision_polygons().nth(polygon)?;
+    let tolerance = edge_tolerance(poly.planes[0].normal[1]);
+    let mut zone = *poly;
+    for plane in &mut zone.planes[1..] {
+        plane.d = (plane.d as i64 + tolerance).clamp(i16::MIN as i64, i16::MAX as i64) as i16;
+    }
+    let points = |p| -> Vec<[f64; 3]> {
+        world_polygon(tile, p)
+            .into_iter()
+            .map(|c| c.to_array())
+            .collect()
+    };
+    let outline = serde_json::json!({
+        "corners": points(poly),
+        "zone": points(&zone),
+        "tolerance": from_fixed(-tolerance),
+    });
+    Some(outline.to_string())
 }
 
 #[pymodule]
@@ -261,6 +315,118 @@ mod _native {
             })
             .map_err(wad_error)?;
         json_to_python(py, &json)
+    }
+
+    /// tile_models(level: bytes) -> list[int]
+    ///
+    /// The TRAK model of each tile of the level's MAP, in tile order: which tiles a problem of a
+    /// model concerns. Raises WadError if the level cannot be read or has no MAP chunk.
+    #[pyfunction]
+    fn tile_models(py: Python<'_>, level: Cow<'_, [u8]>) -> PyResult<Vec<u32>> {
+        py.detach(|| {
+            let level = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+            let map = level.map().ok_or("the level has no MAP chunk")?;
+            Ok::<_, String>(map.tiles.iter().map(|t| t.model_index).collect())
+        })
+        .map_err(WadError::new_err)
+    }
+
+    /// polygon_outlines(level: bytes, polygons: list[tuple[int, int]]) -> list[dict | None]
+    ///
+    /// Per (tile, polygon) as `probe` names them: the collision polygon's `corners` in world game
+    /// space, its `zone` (the outline the floor test's edge tolerance lets pass) and that
+    /// `tolerance` in units; None where the level has no such tile or polygon. Raises WadError
+    /// if the level cannot be read.
+    #[pyfunction]
+    fn polygon_outlines<'py>(
+        py: Python<'py>,
+        level: Cow<'_, [u8]>,
+        polygons: Vec<(usize, usize)>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let json = py
+            .detach(|| {
+                let level = Level::parse(&level)?;
+                let outlines: Vec<String> = polygons
+                    .iter()
+                    .map(|&(t, p)| polygon_outline(&level, t, p).unwrap_or_else(|| "null".into()))
+                    .collect();
+                Ok::<_, CoreError>(format!("[{}]", outlines.join(",")))
+            })
+            .map_err(wad_error)?;
+        json_to_python(py, &json)
+    }
+
+    /// face_uvs(entries: list[dict], textures: list[int], flags: list[int]) -> tuple[list[float], list[bool]]
+    ///
+    /// The texture rule of note 001 (the engine has no free UVs) for faces with these texture
+    /// entries and flags: six numbers a face, the texture coordinates of its three corners in
+    /// the order the glTF lists them (origin top-left, what TEXCOORD_0 holds), and whether the
+    /// face shows a texture rectangle at all (not for a flat colour or a missing entry, whose
+    /// numbers are 0). `entries` as the level document lists them ({flags, u0, u1, v0, v1, …}).
+    /// Raises WadError when `textures` and `flags` differ in length.
+    #[pyfunction]
+    fn face_uvs(
+        py: Python<'_>,
+        entries: Vec<EntryItem>,
+        textures: Vec<i64>,
+        flags: Vec<u16>,
+    ) -> PyResult<(Vec<f32>, Vec<bool>)> {
+        if textures.len() != flags.len() {
+            return Err(WadError::new_err(format!(
+                "{} texture entries but {} flags: one of each a face",
+                textures.len(),
+                flags.len()
+            )));
+        }
+        let entries: Vec<TextureEntry> = entries.iter().map(EntryItem::entry).collect();
+        Ok(py.detach(|| {
+            let mut uvs = Vec::with_capacity(textures.len() * 6);
+            let mut has = Vec::with_capacity(textures.len());
+            for (&texture, &flags) in textures.iter().zip(&flags) {
+                let entry = usize::try_from(texture).ok().and_then(|t| entries.get(t));
+                let rectangle = entry.filter(|e| !e.is_flat_colour());
+                let corners = rectangle.map_or([[0.0; 2]; 3], |e| uv::face_uvs(e, flags));
+                // The glTF keeps a face's first corner and swaps the other two (export.rs).
+                for k in [0, 2, 1] {
+                    uvs.extend_from_slice(&corners[k]);
+                }
+                has.push(rectangle.is_some());
+            }
+            (uvs, has)
+        }))
+    }
+
+    /// shown_colours(raw: list[int], flags: list[int] | None = None) -> list[float]
+    ///
+    /// What the game shows at corners with these raw vertex colours (R + G·256 + B·65536) on
+    /// faces with these flags: each byte doubled and clamped, 0x80 full brightness, white where
+    /// the face ignores vertex colours (0x4000); four linear floats (RGBA) a corner, as COLOR_0
+    /// holds them. Raises WadError when `flags` and `raw` differ in length.
+    #[pyfunction]
+    #[pyo3(signature = (raw, flags = None))]
+    fn shown_colours(py: Python<'_>, raw: Vec<u32>, flags: Option<Vec<u16>>) -> PyResult<Vec<f32>> {
+        let flags = flags.unwrap_or_else(|| vec![0; raw.len()]);
+        if flags.len() != raw.len() {
+            return Err(WadError::new_err(format!(
+                "{} colours but {} flags: one of each a corner",
+                raw.len(),
+                flags.len()
+            )));
+        }
+        Ok(py.detach(|| {
+            let table = export::srgb_to_linear_table();
+            raw.iter()
+                .zip(&flags)
+                .flat_map(|(&c, &f)| {
+                    let [r, g, b, _] = c.to_le_bytes();
+                    if f & face_flags::IGNORE_COLOURS != 0 {
+                        [1.0; 4]
+                    } else {
+                        export::displayed_colour(&[r, g, b, 0], &table)
+                    }
+                })
+                .collect()
+        }))
     }
 
     #[pymodule_export]

@@ -141,12 +141,13 @@ fn hue(degrees: u32) -> [f32; 3] {
 }
 
 /// The game doubles vertex colours and clamps (0x80 = 1.0); a glTF colour is linear.
-fn displayed_colour(c: &Rgba, table: &[f32; 256]) -> [f32; 4] {
+pub fn displayed_colour(c: &Rgba, table: &[f32; 256]) -> [f32; 4] {
     let channel = |v: u8| table[(v as usize * 2).min(255)];
     [channel(c[0]), channel(c[1]), channel(c[2]), 1.0]
 }
 
-fn srgb_to_linear_table() -> [f32; 256] {
+/// Linear values of the 256 sRGB byte values, the table [`displayed_colour`] reads.
+pub fn srgb_to_linear_table() -> [f32; 256] {
     std::array::from_fn(|i| {
         let c = i as f32 / 255.0;
         if c <= 0.04045 {

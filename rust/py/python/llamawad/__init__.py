@@ -16,6 +16,11 @@ The work is done in Rust (the ``_native`` extension); this package only re-expor
 - ``probe(level, points) -> list[dict]``: the game's floor test at each (x, y, z) point
 - ``floors(a, b, points=2800, seed=1) -> dict``: two levels' floors compared at random points
 - ``check(level, base=None) -> dict``: every rule of the notes, every problem with its culprit
+- ``polygon_outlines(level, [(tile, polygon), ...]) -> list[dict | None]``: collision polygons
+  in world game space with the zone the floor test's edge tolerance lets pass
+- ``tile_models(level) -> list[int]``: the model of each tile
+- ``face_uvs(entries, textures, flags) -> (list[float], list[bool])``: the texture rule's UVs
+- ``shown_colours(raw) -> list[float]``: what the game shows for raw vertex colours
 - ``WadError`` (a ``ValueError``): raised for every file that cannot be read or written
 - ``ImportRefused`` (a ``WadError``): a glTF that cannot become a level; ``node`` (str or None)
   and ``faces`` (list of triangle indices in the node's mesh) name the culprit
@@ -25,13 +30,17 @@ from ._native import (
     ImportRefused,
     WadError,
     check,
+    face_uvs,
     floors,
     generate,
     gltf_to_wad,
     info_file,
     parse_info,
+    polygon_outlines,
     probe,
     roundtrip,
+    shown_colours,
+    tile_models,
     wad_to_glb,
     wad_to_gltf,
 )
@@ -40,13 +49,17 @@ __all__ = [
     "ImportRefused",
     "WadError",
     "check",
+    "face_uvs",
     "floors",
     "generate",
     "gltf_to_wad",
     "info_file",
     "parse_info",
+    "polygon_outlines",
     "probe",
     "roundtrip",
+    "shown_colours",
+    "tile_models",
     "wad_to_glb",
     "wad_to_gltf",
 ]

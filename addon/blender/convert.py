@@ -1,0 +1,77 @@
+"""The scene as a level in memory, the way export writes it: the GLB the add-on assembles
+(exp/level.py) given to ``llamawad.gltf_to_wad`` against the base. Export writes the result; the
+level check and the floor probe read it. Whether the level keeps the game's rules is the Rust
+core's to say: its refusal (``llamawad.ImportRefused``) comes back as a ``Refusal`` carrying every
+problem it lists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import bpy
+
+from ..common import problems as found
+from .exp.level import Gathered, Note, gather_level
+
+
+class Refusal(Exception):
+    """The level cannot be written. ``object`` and ``faces`` say where the first problem is (both
+    may be empty); ``problems`` lists every problem of the refusal (dicts as the Rust check gives
+    them), at least this one; ``notes`` what the gathering noticed (objects export leaves out)."""
+
+    def __init__(self, message: str, object_name: str = "", faces: list[int] | None = None, problems: list[dict] | None = None, notes: list[Note] | None = None):
+        super().__init__(message)
+        self.object_name = object_name
+        self.faces = faces or []
+        if not problems:
+            # The glTF or the base itself is at fault: one problem, its faces already Blender's.
+            only = found.problem("refused", "error", message)
+            only["target"] = found.Target(object_name)
+            only["faces"] = self.faces
+            problems = [only]
+        self.problems = problems
+        self.notes = notes or []
+
+
+@dataclass
+class Converted:
+    wad: bytes
+    report: dict
+    gathered: Gathered
+
+
+def read_base(scene, base_path: str = "") -> bytes:
+    path = bpy.path.abspath(base_path or scene.llamawad.base_path)
+    if not path:
+        raise Refusal("No base WAD: import a level first, or give the level the scene was made from as the base")
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise Refusal(f"Cannot read the base WAD {path}: {e.strerror}") from None
+
+
+def convert(context, base: bytes, force: bool = False) -> Converted:
+    """The scene as WAD bytes against ``base``, with the change report. Raises Refusal."""
+    import llamawad
+
+    from ..operators._edit import object_mode
+
+    # Attribute data cannot be read in edit mode: leave it for the gathering.
+    with object_mode(context):
+        gathered = gather_level(context)
+    try:
+        wad, report = llamawad.gltf_to_wad(base, gathered.glb, force=force)
+    except llamawad.ImportRefused as e:
+        message = str(e)
+        obj, faces = gathered.culprit(getattr(e, "node", None), list(getattr(e, "faces", None) or []), message)
+        name = obj.name if obj is not None else ""
+        listed = [dict(p) for p in getattr(e, "problems", None) or []]
+        if listed and name:
+            # The refusal names the node of its first problem's tile: that tile is this object,
+            # whatever number the conversion gave it.
+            listed[0]["node_object"] = name
+        raise Refusal(message, name, faces, listed, gathered.notes) from None
+    except llamawad.WadError as e:
+        raise Refusal(str(e), notes=gathered.notes) from None
+    return Converted(wad, report, gathered)

@@ -1,0 +1,88 @@
+"""The Floor probe drawn in the 3D view with the ``gpu`` module: the polygon the llama stands on
+(filled), the zone the floor test's edge tolerance lets pass around it, the polygons that lost,
+and the probe point. What is drawn comes from common/probe.py ``drawing``; without a UI
+(``bpy.app.background``) nothing is registered."""
+
+from __future__ import annotations
+
+import bpy
+
+from ..blender import probe
+from ..common import probe as words
+
+FLOOR = (0.1, 0.95, 0.3, 1.0)
+FLOOR_FILL = (0.1, 0.95, 0.3, 0.25)
+ZONE = (1.0, 0.85, 0.1, 1.0)
+LOST = (1.0, 0.25, 0.2, 0.8)
+POINT = (1.0, 1.0, 1.0, 1.0)
+POINT_SIZE = 0.15
+
+_handle = None
+# The last probe text and what it draws, so that a redraw does not parse it again.
+_cache: tuple[str, dict | None] = ("", None)
+
+
+def _drawing(scene) -> dict | None:
+    global _cache
+    text = scene.llamawad.probe_json
+    if text != _cache[0]:
+        result = probe.stored(scene)
+        _cache = (text, words.drawing(result) if result else None)
+    return _cache[1]
+
+
+def _loop_lines(corners) -> list:
+    return [p for k in range(len(corners)) for p in (corners[k], corners[(k + 1) % len(corners)])]
+
+
+def _draw():
+    import gpu
+    from gpu_extras.batch import batch_for_shader
+
+    scene = bpy.context.scene
+    if scene is None or not hasattr(scene, "llamawad") or not scene.llamawad.probe_show:
+        return
+    data = _drawing(scene)
+    if data is None:
+        return
+    # Drawn over the level (no depth test, the default here): the floor polygon lies in its
+    # render faces.
+    gpu.state.blend_set("ALPHA")
+    if len(data["floor"]) >= 3:
+        fill = gpu.shader.from_builtin("UNIFORM_COLOR")
+        corners = data["floor"]
+        triangles = [(0, k, k + 1) for k in range(1, len(corners) - 1)]
+        batch = batch_for_shader(fill, "TRIS", {"pos": corners}, indices=triangles)
+        fill.uniform_float("color", FLOOR_FILL)
+        batch.draw(fill)
+    line = gpu.shader.from_builtin("POLYLINE_UNIFORM_COLOR")
+    line.uniform_float("viewportSize", gpu.state.viewport_get()[2:])
+    x, y, z = data["point"]
+    marker = [(x - POINT_SIZE, y, z), (x + POINT_SIZE, y, z), (x, y - POINT_SIZE, z), (x, y + POINT_SIZE, z), (x, y, z - POINT_SIZE), (x, y, z + POINT_SIZE)]
+    for lines, colour, width in (
+        ([p for c in data["others"] for p in _loop_lines(c)], LOST, 1.5),
+        (_loop_lines(data["zone"]), ZONE, 1.5),
+        (_loop_lines(data["floor"]), FLOOR, 3.0),
+        (marker, POINT, 2.0),
+    ):
+        if not lines:
+            continue
+        line.uniform_float("lineWidth", width)
+        line.uniform_float("color", colour)
+        batch_for_shader(line, "LINES", {"pos": lines}).draw(line)
+    gpu.state.blend_set("NONE")
+
+
+def register():
+    global _handle
+    if bpy.app.background or _handle is not None:
+        return
+    _handle = bpy.types.SpaceView3D.draw_handler_add(_draw, (), "WINDOW", "POST_VIEW")
+
+
+def unregister():
+    global _handle, _cache
+    if _handle is not None:
+        bpy.types.SpaceView3D.draw_handler_remove(_handle, "WINDOW")
+        _handle = None
+    _cache = ("", None)
