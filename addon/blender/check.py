@@ -74,7 +74,7 @@ def check_level(context, base: bytes) -> list[dict]:
     try:
         converted = convert(context, base)
     except Refusal as e:
-        listed = locate_all(e.problems, scene_index(scene))
+        listed = locate_all(e.problems, scene_index(scene, e.sources))
         return found.ordered(listed + _note_problems(e.notes))
     report = converted.report
     checked = llamawad.check(converted.wad, base)

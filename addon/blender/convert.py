@@ -19,10 +19,12 @@ class Refusal(Exception):
     may be empty); ``problems`` lists every problem of the refusal (dicts as the Rust check gives
     them), at least this one; ``notes`` what the gathering noticed (objects export leaves out)."""
 
-    def __init__(self, message: str, object_name: str = "", faces: list[int] | None = None, problems: list[dict] | None = None, notes: list[Note] | None = None):
+    def __init__(self, message: str, object_name: str = "", faces: list[int] | None = None, problems: list[dict] | None = None, notes: list[Note] | None = None, sources: list | None = None):
         super().__init__(message)
         self.object_name = object_name
         self.faces = faces or []
+        # [tile, glTF node name] pairs: where the problems' tiles came from.
+        self.sources = sources or []
         if not problems:
             # The glTF or the base itself is at fault: one problem, its faces already Blender's.
             only = found.problem("refused", "error", message)
@@ -71,7 +73,7 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
             # The refusal names the node of its first problem's tile: that tile is this object,
             # whatever number the conversion gave it.
             listed[0]["node_object"] = name
-        raise Refusal(message, name, faces, listed, gathered.notes) from None
+        raise Refusal(message, name, faces, listed, gathered.notes, list(getattr(e, "sources", None) or [])) from None
     except llamawad.WadError as e:
         raise Refusal(str(e), notes=gathered.notes) from None
     return Converted(wad, report, gathered)

@@ -157,7 +157,7 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
 
     def refused(self, context, e: Refusal):
         props = context.scene.llamawad
-        listed = check.locate_all(e.problems, check.scene_index(context.scene))
+        listed = check.locate_all(e.problems, check.scene_index(context.scene, e.sources))
         check.store(props, listed)
         where = ""
         item = props.problems[0]

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use llamawad::game::coverage::world_polygon;
-use llamawad::game::floor::{edge_tolerance, World};
+use llamawad::game::floor::{edge_tolerance, tolerance_zone, World};
 use llamawad::game::floors::{compare_floors, random_points};
 use llamawad::game::space::from_fixed;
 use llamawad::generate::Size;
@@ -38,7 +38,8 @@ pyo3::create_exception!(
     "The glTF cannot become a level. Besides the message, `node` (the glTF node at fault, or \
      None) and `faces` (its triangles at fault, in the order the node's mesh lists them) say \
      what to select; `problems` lists the game's rules the level would break (dicts as \
-     `check` gives them), empty when the glTF itself is at fault."
+     `check` gives them), empty when the glTF itself is at fault, and `sources` the \
+     (tile, glTF node name) pairs of the conversion, which trace a problem's tile to its node."
 );
 
 /// Why `gltf_to_wad` failed: a refusal of the glTF (with its culprit), or any other error.
@@ -57,7 +58,8 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
             let culprit = value
                 .setattr("node", e.node)
                 .and_then(|()| value.setattr("faces", e.faces))
-                .and_then(|()| value.setattr("problems", json_to_python(py, &problems)?));
+                .and_then(|()| value.setattr("problems", json_to_python(py, &problems)?))
+                .and_then(|()| value.setattr("sources", e.sources));
             match culprit {
                 Ok(()) => err,
                 Err(e) => e,
@@ -114,17 +116,13 @@ impl EntryItem {
 }
 
 /// A tile's collision polygon in world game space, and where the floor test's edge tolerance
-/// still lets it pass: the same polygon with every edge plane moved out by the tolerance (an
-/// edge passes while `e_k ≥ tolerance`, and `e_k` is the edge plane's `32·n·p − d`).
+/// still lets it pass (`game::floor::tolerance_zone`).
 fn polygon_outline(level: &Level, tile: usize, polygon: usize) -> Option<String> {
     let tile = level.map()?.tiles.get(tile)?;
     let model = level.trak()?.models.get(tile.model_index as usize)?;
     let poly = model.collision_polygons().nth(polygon)?;
     let tolerance = edge_tolerance(poly.planes[0].normal[1]);
-    let mut zone = *poly;
-    for plane in &mut zone.planes[1..] {
-        plane.d = (plane.d as i64 + tolerance).clamp(i16::MIN as i64, i16::MAX as i64) as i16;
-    }
+    let zone = tolerance_zone(poly);
     let points = |p| -> Vec<[f64; 3]> {
         world_polygon(tile, p)
             .into_iter()

@@ -46,6 +46,18 @@ pub fn edge_tolerance(ny: i8) -> i64 {
     -0x40 - ((0x1000 - ny as i64 * 32) >> 6)
 }
 
+/// Where the edge test lets a probe on the polygon's plane pass: the polygon with every edge plane
+/// moved out by the tolerance (an edge passes while `e_k ≥ tolerance`, and `e_k` is the edge
+/// plane's `32·n·p − d`). At sharp corners this reaches far past the polygon (needles).
+pub fn tolerance_zone(poly: &CollisionPolygon) -> CollisionPolygon {
+    let tolerance = edge_tolerance(poly.planes[0].normal[1]);
+    let mut zone = *poly;
+    for plane in &mut zone.planes[1..] {
+        plane.d = (plane.d as i64 + tolerance).clamp(i16::MIN as i64, i16::MAX as i64) as i16;
+    }
+    zone
+}
+
 /// One polygon the test looked at.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Candidate {

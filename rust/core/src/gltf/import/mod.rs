@@ -118,6 +118,9 @@ pub struct ImportError {
     /// When the level would break the game's rules: every new error of `game::check`, with its
     /// culprit (the first one is the message).
     pub problems: Vec<Problem>,
+    /// With `problems`: the report's (tile, glTF node) pairs, so that each problem's tile can be
+    /// traced to the node it came from.
+    pub sources: Vec<(usize, String)>,
 }
 
 fn culprit(node: &Option<String>, faces: &[usize]) -> String {
@@ -148,6 +151,7 @@ impl ImportError {
             faces: Vec::new(),
             message: message.into(),
             problems: Vec::new(),
+            sources: Vec::new(),
         }
     }
 
@@ -182,6 +186,7 @@ impl ImportError {
             faces: Vec::new(),
             message: format!("{}{more}", first.message),
             problems: errors,
+            sources: sources.to_vec(),
         }
     }
 }
