@@ -1,6 +1,6 @@
 //! TRAK: the tile kit.
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec3Swizzles};
 
 use super::builder::{
     revolve, ring_polygons, Group, ModelBuilder, Rect, Skin, FACE_SPECIAL_MODE, MATERIALS_OTHER,
@@ -17,14 +17,20 @@ use crate::raw::face_flags;
 pub(super) struct Kit {
     pub(super) models: Vec<Model>,
     pub(super) floors: Vec<u32>,
+    /// Floors with a special surface over part of them (materials 17, 18).
+    pub(super) special_floors: Vec<u32>,
     pub(super) edges: Vec<u32>,
     pub(super) skirts: Vec<u32>,
     pub(super) exit: u32,
     /// Ramps by the step they climb: half a unit, a whole unit.
     pub(super) ramps: [Vec<u32>; 2],
     pub(super) props: Vec<u32>,
+    /// Props that stand anywhere in their cell, turned by any angle (rocks, pillars).
+    pub(super) loose: Vec<u32>,
     /// Door closed (placed) and open (only ever a tile swap's model B).
     pub(super) doors: Vec<(u32, u32)>,
+    /// Rocks in the sea beyond the grid's border.
+    pub(super) backdrops: Vec<u32>,
 }
 
 impl Kit {
@@ -53,22 +59,22 @@ pub(super) fn build_kit(rng: &mut Rng, plan: &KitPlan, textures: &Textures) -> K
     for v in &mut kit.models[water as usize].vertices {
         v.normal = [0.0, 1.0, 0.0];
     }
-    for k in 0..plan.floors + plan.special_floors {
-        let material = if k < plan.floors {
-            MATERIAL_NORMAL
-        } else {
-            rng.pick(&MATERIALS_SPECIAL)
-        };
+    for _ in 0..plan.floors {
         let m = kit.make(rng, t, |b| {
             let style = b.rng.below(5);
-            floor(b, t, style, material)
+            floor(b, t, style)
         });
         kit.floors.push(m);
+    }
+    for _ in 0..plan.special_floors {
+        let material = rng.pick(&MATERIALS_SPECIAL);
+        let m = kit.make(rng, t, |b| special_floor(b, t, material));
+        kit.special_floors.push(m);
     }
     for _ in 0..plan.edges {
         let m = kit.make(rng, t, |b| {
             let style = b.rng.below(2);
-            floor(b, t, style, MATERIAL_NORMAL);
+            floor(b, t, style);
             skirt(b, t, style + 1);
         });
         kit.edges.push(m);
@@ -91,6 +97,7 @@ pub(super) fn build_kit(rng: &mut Rng, plan: &KitPlan, textures: &Textures) -> K
         let big = k >= plan.rocks;
         let m = kit.make(rng, t, |b| rock(b, t, big));
         kit.props.push(m);
+        kit.loose.push(m);
     }
     for _ in 0..plan.blocks {
         let m = kit.make(rng, t, |b| block(b, t));
@@ -103,12 +110,17 @@ pub(super) fn build_kit(rng: &mut Rng, plan: &KitPlan, textures: &Textures) -> K
     for _ in 0..plan.pillars {
         let m = kit.make(rng, t, |b| pillar(b, t));
         kit.props.push(m);
+        kit.loose.push(m);
     }
     for _ in 0..plan.doors {
         let closed = kit.make(rng, t, |b| door(b, t, false));
         let open = kit.make(rng, t, |b| door(b, t, true));
         kit.props.push(closed);
         kit.doors.push((closed, open));
+    }
+    for _ in 0..plan.backdrops {
+        let m = kit.make(rng, t, |b| backdrop(b, t));
+        kit.backdrops.push(m);
     }
     kit
 }
@@ -124,10 +136,11 @@ pub(super) fn water_plane(b: &mut ModelBuilder) {
     b.collide(Group::A, MATERIAL_WATER, &points);
 }
 
-/// A floor plate with its top at y = 0.25 over the whole cell. Styles 0–1: flat, 1×1 or 2×2
-/// quads, one collision quad; styles 2–4: terrain of 2×2 to 4×4 quads with a bumpy inside (the
-/// border stays at 0.25 to meet the neighbours), one collision triangle per face.
-pub(super) fn floor(b: &mut ModelBuilder, t: &Textures, style: usize, material: u8) {
+/// A floor plate of ordinary ground with its top at y = 0.25 over the whole cell. Styles 0–1:
+/// flat, 1×1 or 2×2 quads, one collision quad; styles 2–4: terrain of 2×2 to 4×4 quads with a
+/// bumpy inside (the border stays at 0.25 to meet the neighbours), one collision triangle per
+/// face.
+pub(super) fn floor(b: &mut ModelBuilder, t: &Textures, style: usize) {
     let surface = b.rng.pick(&[
         Surface::Grass,
         Surface::Grass,
@@ -154,13 +167,41 @@ pub(super) fn floor(b: &mut ModelBuilder, t: &Textures, style: usize, material: 
         Vec3::new(u - 0.5, TOP + bump, v - 0.5)
     });
     if style < 2 {
-        b.collide_vertices(Group::A, material, &outline);
+        b.collide_vertices(Group::A, MATERIAL_NORMAL, &outline);
     } else {
         for f in first_face..b.faces.len() {
             let corners = b.faces[f].corners;
-            b.collide_vertices(Group::A, material, &corners);
+            b.collide_vertices(Group::A, MATERIAL_NORMAL, &corners);
         }
     }
+}
+
+/// Height of a special surface over the ground.
+const SPECIAL_LAYER: f32 = 0.08;
+
+/// A flat floor with a special surface over part of it: a layer of mud just above the ground,
+/// of material 17 or 18. The notes know these materials only as special surfaces that some
+/// strats do not stand on (note 001: the player's floor test skips 0x11, strats with a flag
+/// 0x12; note 002: WFPC 0x8000000 ignores both), so there is always ordinary ground under one:
+/// whoever does not stand on the layer stands on the floor below it.
+pub(super) fn special_floor(b: &mut ModelBuilder, t: &Textures, material: u8) {
+    let style = b.rng.below(2);
+    floor(b, t, style);
+    let size = Vec2::new(b.rng.range(0.35, 0.8), b.rng.range(0.35, 0.8));
+    let room = (Vec2::splat(0.9) - size) / 2.0;
+    let centre = Vec2::new(b.rng.range(-room.x, room.x), b.rng.range(-room.y, room.y));
+    let skin = Skin::new(t.pick(&mut b.rng, Surface::Dirt));
+    let layer = b.rect(
+        &Rect {
+            centre: Vec3::new(centre.x, TOP + SPECIAL_LAYER, centre.y),
+            outward: Vec3::Y,
+            up: Vec3::Z,
+            size,
+            cells: (1, 1),
+        },
+        skin,
+    );
+    b.collide_vertices(Group::A, material, &layer);
 }
 
 /// The cliff below an island edge, on the tile's local +z side: a tile turned by side × 1024
@@ -196,12 +237,7 @@ pub(super) fn ramp(b: &mut ModelBuilder, t: &Textures, step: f32) {
     let slope = b.patch((pieces, pieces), top, |u, v| {
         Vec3::new(u - 0.5, TOP + step * v, v - 0.5)
     });
-    let material = if b.rng.chance(0.2) {
-        b.rng.pick(&MATERIALS_SPECIAL)
-    } else {
-        MATERIAL_NORMAL
-    };
-    b.collide_vertices(Group::A, material, &slope);
+    b.collide_vertices(Group::A, MATERIAL_NORMAL, &slope);
     let back = b.rect(
         &Rect {
             centre: Vec3::new(0.0, TOP + step / 2.0, 0.5),
@@ -230,15 +266,22 @@ pub(super) fn ramp(b: &mut ModelBuilder, t: &Textures, step: f32) {
     }
 }
 
-/// A block standing on the floor, sometimes reaching into the neighbouring cells (up to 1.5
-/// from the tile origin).
+/// A block standing on the floor, in its cell or reaching into the neighbouring cells (up to
+/// 1.5 from the tile origin).
 pub(super) fn block(b: &mut ModelBuilder, t: &Textures) {
+    // Most blocks stay in their cell; some reach into the neighbouring cells.
+    let reaching = b.rng.chance(0.3);
+    let widest = if reaching { 1.2 } else { 0.9 };
     let size = Vec3::new(
-        b.rng.range(0.3, 1.2),
+        b.rng.range(0.3, widest),
         0.5 * (1 + b.rng.below(4)) as f32,
-        b.rng.range(0.3, 1.2),
+        b.rng.range(0.3, widest),
     );
-    let reach = Vec2::new(1.5 - size.x / 2.0, 1.5 - size.z / 2.0).min(Vec2::splat(0.9));
+    let reach = if reaching {
+        (Vec2::splat(1.5) - size.xz() / 2.0).min(Vec2::splat(0.9))
+    } else {
+        Vec2::splat(0.45) - size.xz() / 2.0
+    };
     let centre = Vec2::new(
         b.rng.range(-reach.x, reach.x),
         b.rng.range(-reach.y, reach.y),
@@ -298,18 +341,18 @@ pub(super) fn pillar(b: &mut ModelBuilder, t: &Textures) {
     }
 }
 
-/// A rock: a bumpy ellipsoid on the floor or sunk into it. Its collision is a smooth, coarser
-/// ellipsoid just inside it (the bumps would make warped quads), without the parts under the
-/// floor.
+/// A rock: a bumpy ellipsoid on the floor or sunk into it. Small rocks sit near the tile origin
+/// (placed at a cell's centre most stay in it; placed off-centre and turned they reach into the
+/// cells around); the big one reaches into the neighbouring cells wherever it stands.
 fn rock(b: &mut ModelBuilder, t: &Textures, big: bool) {
     let (sides, rings) = if big {
         (28, 15)
     } else {
         (5 + b.rng.below(10), 3 + b.rng.below(6))
     };
-    let radius = if big { 1.3 } else { b.rng.range(0.25, 0.9) };
-    let scale = Vec2::new(b.rng.range(0.8, 1.15), b.rng.range(0.8, 1.15));
-    let reach = (1.5 - radius * 1.15).max(0.0);
+    let radius = if big { 1.3 } else { b.rng.range(0.2, 0.6) };
+    let scale = Vec2::new(b.rng.range(0.8, 1.1), b.rng.range(0.8, 1.1));
+    let reach = if big { 0.15 } else { 0.1 };
     // Sunk up to a third into the floor, or resting on it with an overhang all round.
     let sunk = b.rng.range(-0.35, 0.35);
     let centre = Vec3::new(
@@ -317,6 +360,41 @@ fn rock(b: &mut ModelBuilder, t: &Textures, big: bool) {
         TOP + radius * sunk,
         b.rng.range(-reach, reach),
     );
+    boulder(b, t, centre, radius, scale, (sides, rings));
+}
+
+/// How far a rock's surface strays from its ellipsoid, ± half of this.
+const ROCK_JITTER: f32 = 0.15;
+/// How far the originals' tile models reach from their origin (note 001 §2: "roughly −0.5..0.5
+/// in x/z, but they can stick out up to ±2.4").
+const MODEL_REACH: f32 = 2.4;
+
+/// A rock in the sea at the grid's border. Its tile stands in a border cell, turned so that
+/// local +z points out of the grid, and the rock reaches out to 2.4 units from the tile origin,
+/// beyond the grid; its inner side reaches into the border cells, or stays just outside them.
+fn backdrop(b: &mut ModelBuilder, t: &Textures) {
+    let radius = b.rng.range(0.9, 1.1);
+    let scale = Vec2::new(b.rng.range(0.9, 1.3), b.rng.range(0.9, 1.05));
+    let depth = radius * scale.y * (1.0 + ROCK_JITTER / 2.0);
+    let centre = Vec3::new(
+        b.rng.range(-0.3, 0.3),
+        TOP - 0.3 * radius,
+        MODEL_REACH - depth,
+    );
+    boulder(b, t, centre, radius, scale, (16, 7));
+}
+
+/// A bumpy ellipsoid of `radius` about `centre`, x and z scaled by `scale`. Its collision is a
+/// smooth, coarser ellipsoid just inside it (the bumps would make warped quads), without the
+/// parts under the floor.
+fn boulder(
+    b: &mut ModelBuilder,
+    t: &Textures,
+    centre: Vec3,
+    radius: f32,
+    scale: Vec2,
+    (sides, rings): (usize, usize),
+) {
     let profile = |rings: usize, r: f32| -> Vec<(f32, f32)> {
         (0..=rings)
             .map(|k| {
@@ -332,7 +410,7 @@ fn rock(b: &mut ModelBuilder, t: &Textures, big: bool) {
         sides,
         &profile(rings, radius),
         scale,
-        0.15,
+        ROCK_JITTER,
     );
     b.revolved(&render, surface, surface);
     let coarse = revolve(&mut b.rng, centre, 6, &profile(4, radius * 0.9), scale, 0.0);
@@ -348,8 +426,9 @@ fn rock(b: &mut ModelBuilder, t: &Textures, big: bool) {
     }
 }
 
-/// A door frame on the cell's centre line; the door leaf closed across it, or swung open. The
-/// two are a tile swap's models A and B.
+/// A door frame on the cell's centre line, its two wings closed across it or swung open into the
+/// cell. The two are a tile swap's models A and B; open, the wings stay inside the cell, so
+/// that the swapped model's collision needs no other cell's tiles either.
 pub(super) fn door(b: &mut ModelBuilder, t: &Textures, open: bool) {
     let wood = Skin::new(t.pick(&mut b.rng, Surface::Wood));
     let height = 1.3;
@@ -371,24 +450,26 @@ pub(super) fn door(b: &mut ModelBuilder, t: &Textures, open: bool) {
         wood,
     );
     b.collide_vertices(Group::A, MATERIAL_NORMAL, &lintel[0]);
-    let leaf = if open {
-        Rect {
-            centre: Vec3::new(-0.4, TOP + height / 2.0, 0.4),
-            outward: Vec3::X,
-            up: Vec3::Y,
-            size: Vec2::new(0.8, height),
-            cells: (1, 2),
-        }
-    } else {
-        Rect {
-            centre: Vec3::new(0.0, TOP + height / 2.0, 0.0),
-            outward: Vec3::Z,
-            up: Vec3::Y,
-            size: Vec2::new(0.8, height),
-            cells: (1, 2),
-        }
-    };
     let skin = Skin::new(t.pick(&mut b.rng, Surface::Door)).with(face_flags::DOUBLE_SIDED);
-    let leaf = b.rect(&leaf, skin);
-    b.collide_vertices(Group::B, MATERIAL_NORMAL, &leaf);
+    for side in [-1.0, 1.0] {
+        let wing = if open {
+            Rect {
+                centre: Vec3::new(0.4 * side, TOP + height / 2.0, 0.2),
+                outward: Vec3::X,
+                up: Vec3::Y,
+                size: Vec2::new(0.4, height),
+                cells: (1, 2),
+            }
+        } else {
+            Rect {
+                centre: Vec3::new(0.2 * side, TOP + height / 2.0, 0.0),
+                outward: Vec3::Z,
+                up: Vec3::Y,
+                size: Vec2::new(0.4, height),
+                cells: (1, 2),
+            }
+        };
+        let wing = b.rect(&wing, skin);
+        b.collide_vertices(Group::B, MATERIAL_NORMAL, &wing);
+    }
 }

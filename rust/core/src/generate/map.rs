@@ -3,23 +3,24 @@
 use glam::Vec2;
 
 use super::builder::WATER_Y;
+use super::colours::SUN;
 use super::plan::Plan;
 use super::rng::{sin_cos_turns, Rng};
 use super::stpc::{CUT_SCENE_TRIGGER, LEVEL_DOOR, LLAMA, STRAT_TYPES};
-use super::tiles::SUN;
+use super::tiles::Placed;
 use super::world::{fixed, World};
 use crate::level::map::{
     ColourSetRule, Path, PathPoint, SubPath, REGION_COUNT, WFPC_PATHS, WFPC_PATH_POINT_EXTRA,
     WFPC_VIEW_DISTANCE,
 };
-use crate::level::{Light, Lights, Map, Name, Tile};
+use crate::level::{Light, Lights, Map, Name};
 use crate::raw::{Region, StratRecord, Waypoint, ZoneRecord};
 
 pub(super) fn build_map(
     rng: &mut Rng,
     plan: &Plan,
     world: &World,
-    tiles: Vec<Tile>,
+    placed: Placed,
     code: &[u32],
     wfpc: u32,
 ) -> Map {
@@ -29,15 +30,14 @@ pub(super) fn build_map(
     let mut strats = Vec::new();
     for (k, t) in STRAT_TYPES.iter().enumerate() {
         for instance in 0..t.counts[plan.strat_column] {
-            let (cell, offset) = match k {
-                LLAMA => (world.start, Vec2::ZERO),
-                LEVEL_DOOR => (world.exit, Vec2::ZERO),
-                _ => (
+            let position = match k {
+                LLAMA => placed.start,
+                LEVEL_DOOR => world.stand(world.exit, Vec2::ZERO),
+                _ => world.stand(
                     rng.pick(&islands),
                     Vec2::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3)),
                 ),
             };
-            let position = world.stand(cell, offset);
             // Parameters (meaning per type unknown): the instance number, then small fixed-point
             // values; −1 and none for types without.
             let parameter_index = if t.parameters == 0 {
@@ -94,7 +94,7 @@ pub(super) fn build_map(
     let zones = (0..plan.zones)
         .map(|k| {
             let cell = if k == 0 {
-                world.start
+                placed.start_cell
             } else {
                 rng.pick(&islands)
             };
@@ -149,14 +149,15 @@ pub(super) fn build_map(
     Map {
         width: plan.width as u32,
         height: plan.height as u32,
-        tiles,
+        tiles: placed.tiles,
         parameters,
         zones,
         waypoints,
         regions: regions(plan),
         region_grid: world.region.clone(),
-        // Room for the splinters, heads and sparkles the strats spawn.
-        strat_pool_extra: (strats.len().saturating_sub(30) + 24) as u32,
+        // Note 003: at least the strats and the ones spawned while playing: room for the
+        // splinters, heads and sparkles.
+        strat_pool_extra: (strats.len() + 24) as u32,
         strats,
         paths,
         view_distance: (wfpc & WFPC_VIEW_DISTANCE != 0).then_some(200),

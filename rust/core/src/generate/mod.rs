@@ -27,9 +27,11 @@ use tiles::place_tiles;
 use world::World;
 
 mod builder;
+mod colours;
 mod kit;
 mod map;
 mod plan;
+mod props;
 mod rng;
 mod stpc;
 mod textures;
@@ -90,11 +92,11 @@ pub fn generate(seed: u64, size: Size) -> Level {
     // Each part draws from its own stream, so that changing one part of the generator does not
     // reshuffle all the others.
     let textures = build_textures(&mut rng.fork(), &plan, variant);
-    let kit = build_kit(&mut rng.fork(), &plan.kit, &textures);
+    let mut kit = build_kit(&mut rng.fork(), &plan.kit, &textures);
     let world = World::grow(&mut rng.fork(), &plan);
-    let tiles = place_tiles(&mut rng.fork(), &plan, &world, &kit, wfpc);
+    let placed = place_tiles(&mut rng.fork(), &plan, &world, &mut kit, wfpc);
     let (stpc, code) = build_stpc(&mut rng.fork(), &plan, &textures, wfpc);
-    let map = build_map(&mut rng.fork(), &plan, &world, tiles, &code, wfpc);
+    let map = build_map(&mut rng.fork(), &plan, &world, placed, &code, wfpc);
     let lights = build_lights(&mut rng.fork(), &plan, &world);
 
     let chunk = |tag: Tag, body: ChunkBody| Chunk {

@@ -13,12 +13,21 @@ pub(super) struct Plan {
     /// Share of the available cells that become island.
     pub(super) island_share: f32,
     pub(super) plateaus: usize,
+    /// Tiles in MAP, the collision-only tiles that enter collision into the cells it reaches
+    /// (coverage copies) included.
     pub(super) tiles: usize,
+    /// Models in TRAK, the coverage copies' collision-only models included.
+    pub(super) models: usize,
+    /// Tiles kept for the props and their coverage copies (at least one per prop model); water
+    /// planes go under as many sea cells as the rest of the budget allows.
+    pub(super) prop_tiles: usize,
     /// Σ faces over all tiles to steer the choice of props towards (0: no steering).
     pub(super) tile_faces: usize,
     pub(super) ramps: usize,
     /// Island cells open on more than one side get a skirt tile for each further side.
     pub(super) extra_skirts: bool,
+    /// Rocks standing in the sea at the grid's border and reaching up to 2.4 units beyond it.
+    pub(super) backdrops: usize,
     pub(super) kit: KitPlan,
     pub(super) pages: usize,
     /// Pages stay 16-bit direct pages up to this number even when special pages are added.
@@ -46,6 +55,7 @@ pub(super) struct KitPlan {
     pub(super) fences: usize,
     pub(super) pillars: usize,
     pub(super) doors: usize,
+    pub(super) backdrops: usize,
 }
 
 impl Plan {
@@ -59,9 +69,12 @@ impl Plan {
                 island_share: 0.6,
                 plateaus: 0,
                 tiles: 12,
+                models: 10,
+                prop_tiles: 3,
                 tile_faces: 0,
                 ramps: 0,
                 extra_skirts: false,
+                backdrops: 0,
                 kit: KitPlan {
                     floors: 1,
                     special_floors: 0,
@@ -74,6 +87,7 @@ impl Plan {
                     fences: 0,
                     pillars: 0,
                     doors: 1,
+                    backdrops: 0,
                 },
                 pages: 2,
                 min_direct_pages: 2,
@@ -92,9 +106,12 @@ impl Plan {
                 island_share: 0.85,
                 plateaus: 1,
                 tiles: 150,
+                models: 55,
+                prop_tiles: 40,
                 tile_faces: 2_250,
                 ramps: 3,
                 extra_skirts: true,
+                backdrops: 3,
                 kit: KitPlan {
                     floors: 9,
                     special_floors: 1,
@@ -107,6 +124,7 @@ impl Plan {
                     fences: 2,
                     pillars: 2,
                     doors: 1,
+                    backdrops: 2,
                 },
                 pages: 4,
                 min_direct_pages: 3,
@@ -125,21 +143,25 @@ impl Plan {
                 island_share: 0.78,
                 plateaus: 7,
                 tiles: 1_750,
+                models: 450,
+                prop_tiles: 300,
                 tile_faces: 26_000,
                 ramps: 30,
                 extra_skirts: true,
+                backdrops: 14,
                 kit: KitPlan {
                     floors: 90,
                     special_floors: 4,
                     edges: 50,
                     skirts: 10,
                     ramps_per_step: 12,
-                    rocks: 91,
+                    rocks: 60,
                     big_rocks: 1,
-                    blocks: 88,
-                    fences: 40,
-                    pillars: 40,
+                    blocks: 60,
+                    fences: 30,
+                    pillars: 30,
                     doors: 4,
+                    backdrops: 5,
                 },
                 pages: 8,
                 min_direct_pages: 6,

@@ -89,8 +89,7 @@ const OP_NAME: [u32; 2] = [0xd4, 0xea];
 const OP_SPAWN: u32 = 0xb2;
 const OP_END: u32 = 0xe0;
 const OP_PUSH: u32 = 0x9c;
-const FILLER_OPCODES: [u32; 10] =
-    [0x01, 0x03, 0x0a, 0x12, 0x1f, 0x24, 0x38, 0x41, 0x57, 0x6c];
+const FILLER_OPCODES: [u32; 10] = [0x01, 0x03, 0x0a, 0x12, 0x1f, 0x24, 0x38, 0x41, 0x57, 0x6c];
 
 /// The strat code: one unit per type, the spawn stubs, then the names. Returns the code and, per
 /// `STRAT_TYPES`, the offset MAP records point at (from the STPC payload start).
