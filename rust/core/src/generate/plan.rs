@@ -33,6 +33,8 @@ pub(super) struct Plan {
     /// Pages stay 16-bit direct pages up to this number even when special pages are added.
     pub(super) min_direct_pages: usize,
     pub(super) object_models: usize,
+    /// At most this many entries in the WFPC 0x100 block, and items (and models) in each.
+    pub(super) extra_block: (usize, usize),
     pub(super) animations: usize,
     /// Regions in columns × rows of the grid.
     pub(super) regions: (usize, usize),
@@ -92,6 +94,7 @@ impl Plan {
                 pages: 2,
                 min_direct_pages: 2,
                 object_models: 4,
+                extra_block: (1, 2),
                 animations: 1,
                 regions: (2, 1),
                 zones: 2,
@@ -129,6 +132,7 @@ impl Plan {
                 pages: 4,
                 min_direct_pages: 3,
                 object_models: 10,
+                extra_block: (3, 6),
                 animations: 3,
                 regions: (2, 2),
                 zones: 4,
@@ -166,6 +170,7 @@ impl Plan {
                 pages: 8,
                 min_direct_pages: 6,
                 object_models: 30,
+                extra_block: (3, 6),
                 animations: 6,
                 regions: (6, 5),
                 zones: 12,

@@ -7,7 +7,7 @@ use super::plan::Plan;
 use super::rng::{sin_cos_turns, Rng};
 use super::textures::{Surface, Textures};
 use super::world::fixed;
-use crate::level::stpc::{Animation, ExtraEntry, WFPC_STPC_EXTRA_BLOCK};
+use crate::level::stpc::{Animation, ExtraBlock, ExtraEntry, ExtraReading, WFPC_STPC_EXTRA_BLOCK};
 use crate::level::{ObjectModel, Stpc};
 use crate::raw::AnimationHeader;
 
@@ -202,7 +202,7 @@ pub(super) fn build_stpc(rng: &mut Rng, plan: &Plan, t: &Textures, wfpc: u32) ->
     let animations = (0..plan.animations)
         .map(|k| animation(rng, if k % 2 == 0 { CREATURE_BONES } else { 0 }))
         .collect();
-    let extra_block = (wfpc & WFPC_STPC_EXTRA_BLOCK != 0).then(|| extra_block(rng, plan));
+    let extra_block = (wfpc & WFPC_STPC_EXTRA_BLOCK != 0).then(|| extra_block(rng, plan, t));
     let mut stpc = Stpc {
         models,
         animations,
@@ -368,12 +368,14 @@ fn animation(rng: &mut Rng, bones: u32) -> Animation {
     Animation { header, data }
 }
 
-/// The WFPC 0x100 block: entries whose 16-byte head counts (at +4) the 8-byte items after it;
-/// their meaning is unknown, so the items are points on the grid.
-pub(super) fn extra_block(rng: &mut Rng, plan: &Plan) -> Vec<ExtraEntry> {
-    (0..2 + rng.below(3))
+/// The WFPC 0x100 block (note 001 §6): entries whose 16-byte head counts (at +4) the 8-byte
+/// items after it, each item followed by an object model. Their meaning is unknown, so the items
+/// are points on the grid and the models small pickups.
+fn extra_block(rng: &mut Rng, plan: &Plan, t: &Textures) -> ExtraBlock {
+    let (most_entries, most_items) = plan.extra_block;
+    let entries = (0..1 + rng.below(most_entries))
         .map(|k| {
-            let count = 1 + rng.below(6);
+            let count = 1 + rng.below(most_items);
             let mut head = [0u8; 16];
             head[0..4].copy_from_slice(&(k as u32).to_le_bytes());
             head[4..8].copy_from_slice(&(count as u32).to_le_bytes());
@@ -386,7 +388,21 @@ pub(super) fn extra_block(rng: &mut Rng, plan: &Plan) -> Vec<ExtraEntry> {
                 })
                 .flat_map(i32::to_le_bytes)
                 .collect();
-            ExtraEntry { head, items }
+            let models = (0..count)
+                .map(|i| {
+                    let kind = [ObjectKind::Gem, ObjectKind::Coin][i % 2];
+                    object_model(rng, kind, t)
+                })
+                .collect();
+            ExtraEntry {
+                head,
+                items,
+                models,
+            }
         })
-        .collect()
+        .collect();
+    ExtraBlock {
+        entries,
+        reading: ExtraReading::WithModels,
+    }
 }

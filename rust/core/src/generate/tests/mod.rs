@@ -11,6 +11,7 @@ use super::textures::build_textures;
 use super::{generate, Size};
 use crate::container::{Convention, TotalLength};
 use crate::geometry::decode_collision_polygon;
+use crate::level::stpc::ExtraReading;
 use crate::level::Level;
 use crate::raw::Vertex;
 
@@ -97,6 +98,11 @@ fn seeds_1_to_5_set_and_clear_every_layout_flag_and_use_every_convention() {
             let (wfpc, map, stpc) = (level.wfpc(), level.map().unwrap(), level.stpc().unwrap());
             assert_eq!(map.view_distance.is_some(), wfpc & 0x10 != 0);
             assert_eq!(stpc.extra_block.is_some(), wfpc & 0x100 != 0);
+            if let Some(block) = &stpc.extra_block {
+                // Note 001 §6's layout, an object model after each item.
+                assert_eq!(block.reading, ExtraReading::WithModels);
+                assert!(block.entries.iter().all(|e| !e.models.is_empty()));
+            }
             let swaps = map.tiles.iter().filter(|t| t.swap.is_some()).count();
             assert_eq!(
                 swaps > 0,
