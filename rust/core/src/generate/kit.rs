@@ -360,7 +360,7 @@ fn rock(b: &mut ModelBuilder, t: &Textures, big: bool) {
         TOP + radius * sunk,
         b.rng.range(-reach, reach),
     );
-    boulder(b, t, centre, radius, scale, (sides, rings));
+    boulder(b, t, centre, radius, scale, 1.0, (sides, rings));
 }
 
 /// How far a rock's surface strays from its ellipsoid, ± half of this.
@@ -369,37 +369,39 @@ const ROCK_JITTER: f32 = 0.15;
 /// in x/z, but they can stick out up to ±2.4").
 const MODEL_REACH: f32 = 2.4;
 
-/// A rock in the sea at the grid's border. Its tile stands in a border cell, turned so that
-/// local +z points out of the grid, and the rock reaches out to 2.4 units from the tile origin,
-/// beyond the grid; its inner side reaches into the border cells, or stays just outside them.
+/// A rock standing in the sea at the grid's border, from under the water to above the islands.
+/// Its tile stands in a border cell, turned so that local +z points out of the grid, and the
+/// rock reaches out to 2.4 units from the tile origin, beyond the grid; its inner side reaches
+/// into the border cells, or stays just outside them.
 fn backdrop(b: &mut ModelBuilder, t: &Textures) {
     let radius = b.rng.range(0.9, 1.1);
     let scale = Vec2::new(b.rng.range(0.9, 1.3), b.rng.range(0.9, 1.05));
     let depth = radius * scale.y * (1.0 + ROCK_JITTER / 2.0);
-    let centre = Vec3::new(
-        b.rng.range(-0.3, 0.3),
-        TOP - 0.3 * radius,
-        MODEL_REACH - depth,
-    );
-    boulder(b, t, centre, radius, scale, (16, 7));
+    let tall = b.rng.range(1.8, 2.4);
+    let centre = Vec3::new(b.rng.range(-0.3, 0.3), WATER_Y + 1.6, MODEL_REACH - depth);
+    boulder(b, t, centre, radius, scale, tall, (16, 9));
 }
 
-/// A bumpy ellipsoid of `radius` about `centre`, x and z scaled by `scale`. Its collision is a
-/// smooth, coarser ellipsoid just inside it (the bumps would make warped quads), without the
-/// parts under the floor.
+/// A bumpy ellipsoid of `radius` about `centre`, x and z scaled by `scale`, y by `tall`. Its
+/// collision is a smooth, coarser ellipsoid just inside it (the bumps would make warped quads),
+/// without the parts under the floor.
 fn boulder(
     b: &mut ModelBuilder,
     t: &Textures,
     centre: Vec3,
     radius: f32,
     scale: Vec2,
+    tall: f32,
     (sides, rings): (usize, usize),
 ) {
     let profile = |rings: usize, r: f32| -> Vec<(f32, f32)> {
         (0..=rings)
             .map(|k| {
                 let (sin, cos) = sin_cos_turns(0.5 * k as f32 / rings as f32);
-                (if k == 0 || k == rings { 0.0 } else { sin * r }, cos * r)
+                (
+                    if k == 0 || k == rings { 0.0 } else { sin * r },
+                    cos * r * tall,
+                )
             })
             .collect()
     };

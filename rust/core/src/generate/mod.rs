@@ -1,15 +1,18 @@
 //! Synthetic levels made to the specification, deterministic from a seed.
 //!
 //! A level is built the way the originals are (notes 001 and 003): a kit of tile models in local
-//! coordinates (floors, island edges with cliff skirts, ramps, blocks, fences, pillars, rocks,
-//! doors, and model 0, the invisible water plane) placed cell-centred on a grid of islands over
-//! water; strats standing on the islands, their types named by code units in STPC; texture pages
-//! painted with procedural patterns. Every rule of `Level::check` holds, and the level is exactly
-//! what its own bytes read back as.
+//! coordinates (floors, some with a special surface, island edges with cliff skirts, ramps,
+//! blocks, fences, pillars, rocks, doors, rocks beyond the grid's border, and model 0, the
+//! invisible water plane) placed on a grid of islands over water, the ground cell-centred, rocks
+//! and pillars anywhere in their cells and turned by any angle; collision entered into every
+//! cell it covers through collision-only tiles; strats standing on the islands, their types
+//! named by code units in STPC; texture pages painted with procedural patterns. Every rule of
+//! `game::check` holds, and the level is exactly what its own bytes read back as.
 //!
 //! Determinism: a local splitmix64 generator, integer texture painting, and nothing but
-//! arithmetic and square roots in the geometry (sines come from a series, not from libm), so a
-//! seed gives the same bytes on every machine.
+//! arithmetic and square roots in the geometry (sines come from a series, not from libm; the
+//! engine's sine table, which placement and coverage use, is rounded far from any boundary), so
+//! a seed gives the same bytes on every machine.
 
 use std::fmt;
 use std::str::FromStr;

@@ -148,7 +148,7 @@ impl Plan {
                 plateaus: 7,
                 tiles: 1_750,
                 models: 450,
-                prop_tiles: 300,
+                prop_tiles: 200,
                 tile_faces: 26_000,
                 ramps: 30,
                 extra_skirts: true,

@@ -63,7 +63,12 @@ impl Rng {
 /// Sine and cosine of `turns` × 360° from their Taylor series: libm's results may differ in the
 /// last bit between platforms, and a seed must give the same bytes everywhere.
 pub(super) fn sin_cos_turns(turns: f32) -> (f32, f32) {
-    let turns = turns as f64;
+    let (sin, cos) = series_sin_cos(turns as f64);
+    (sin as f32, cos as f32)
+}
+
+/// [`sin_cos_turns`] in f64, within 1e-12.
+pub(super) fn series_sin_cos(turns: f64) -> (f64, f64) {
     let x = (turns - turns.round()) * std::f64::consts::TAU;
     let (mut sin, mut cos) = (0.0, 0.0);
     let (mut sin_term, mut cos_term) = (x, 1.0);
@@ -74,5 +79,5 @@ pub(super) fn sin_cos_turns(turns: f32) -> (f32, f32) {
         sin_term *= -x * x / ((2.0 * k) * (2.0 * k + 1.0));
         cos_term *= -x * x / ((2.0 * k - 1.0) * (2.0 * k));
     }
-    (sin as f32, cos as f32)
+    (sin, cos)
 }

@@ -106,12 +106,12 @@ impl Textures {
 /// Value noise over one texture cell that wraps at the cell's edges, so that a texture repeats
 /// seamlessly on neighbouring faces: random values every `step` pixels, blended bilinearly.
 struct Noise {
-    pub(super) step: usize,
+    step: usize,
     lattice: Vec<u32>,
 }
 
 impl Noise {
-    pub(super) fn new(rng: &mut Rng, step: usize) -> Noise {
+    fn new(rng: &mut Rng, step: usize) -> Noise {
         let n = CELL / step;
         Noise {
             step,
@@ -120,7 +120,7 @@ impl Noise {
     }
 
     /// 0..=255 at pixel (x, y) of the cell.
-    pub(super) fn at(&self, x: usize, y: usize) -> u32 {
+    fn at(&self, x: usize, y: usize) -> u32 {
         let (n, step) = (CELL / self.step, self.step);
         let value =
             |i: usize, j: usize| self.lattice[((y / step + j) % n) * n + (x / step + i) % n];

@@ -68,7 +68,8 @@ pub(super) struct World {
     pub(super) region: Vec<u32>,
     /// The cell of the level door, whose floor has the exit material.
     pub(super) exit: usize,
-    /// The cell the Llama starts in.
+    /// The cell kept for the Llama's start: no ramp, prop or special surface in it
+    /// (`tiles::start_position` confirms it with the floor test).
     pub(super) start: usize,
 }
 

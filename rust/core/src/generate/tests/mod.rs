@@ -5,11 +5,12 @@ use super::kit::{
     block, door, exit_floor, fence, floor, pillar, ramp, skirt, special_floor, water_plane,
 };
 use super::plan::{Plan, VARIANTS};
-use super::rng::{sin_cos_turns, Rng};
+use super::rng::{series_sin_cos, sin_cos_turns, Rng};
 use super::stpc::STRAT_TYPES;
 use super::textures::build_textures;
 use super::{generate, Size};
 use crate::container::{Convention, TotalLength};
+use crate::game::space::sin_cos;
 use crate::geometry::decode_collision_polygon;
 use crate::level::stpc::ExtraReading;
 use crate::level::Level;
@@ -333,6 +334,21 @@ fn vertex_colour_frame_counts_vary() {
         .collect();
     assert!(firsts.contains(&2) && firsts.contains(&3), "{firsts:?}");
     assert!(firsts.iter().all(|&f| f <= 3));
+}
+
+/// Turned tiles' coverage copies and the Llama's start depend on the engine's sine table
+/// (`game::space`), which is rounded from libm's sine: no entry lies so near a rounding boundary
+/// that a last-bit difference in another platform's libm could change it.
+#[test]
+fn the_engine_sine_table_is_the_same_whatever_libm() {
+    for i in 0..4096u32 {
+        let (sin, cos) = series_sin_cos(i as f64 / 4096.0);
+        for (table, exact) in [(sin_cos(i).0, sin), (sin_cos(i).1, cos)] {
+            let v = 4096.0 * exact;
+            assert_eq!(table as f64, v.round(), "{i}");
+            assert!((v - v.floor() - 0.5).abs() > 1e-6, "{i}: {v}");
+        }
+    }
 }
 
 #[test]

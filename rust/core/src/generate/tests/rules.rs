@@ -159,3 +159,4 @@ fn special_surfaces_lie_over_ordinary_ground() {
     }
     assert!(seen[0] > 0 && seen[1] > 0, "{seen:?}");
 }
+
