@@ -365,7 +365,7 @@ fn rock(b: &mut ModelBuilder, t: &Textures, big: bool) {
 
 /// How far a rock's surface strays from its ellipsoid, ± half of this.
 const ROCK_JITTER: f32 = 0.15;
-/// How far the originals' tile models reach from their origin (note 001 §2: "roughly −0.5..0.5
+/// How far the originals' tile models reach from their origin (note 001 §1: "roughly −0.5..0.5
 /// in x/z, but they can stick out up to ±2.4").
 const MODEL_REACH: f32 = 2.4;
 

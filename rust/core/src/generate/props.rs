@@ -89,11 +89,12 @@ impl Budget {
 }
 
 /// Props fill the tile budget: every prop model once (a tile kept in reserve for each), then the
-/// ones that steer the level's face count towards the plan. Rocks and pillars stand anywhere in their cell, turned by any
-/// angle; the rest stand at a cell's centre, turned by quarter turns. A placement whose copies
-/// the budget cannot afford falls back to a quarter turn at the cell's centre, or to another
-/// model that stays in its cell there. No prop reaches the exit's or the start's cell. Doors
-/// get their open model as a tile swap when the level has swaps (WFPC 0x10000).
+/// ones that steer the level's face count towards the plan. Rocks and pillars stand anywhere in
+/// their cell, turned by any angle; the rest stand at a cell's centre, turned by quarter turns.
+/// A placement whose copies the budget cannot afford falls back to a quarter turn at the cell's
+/// centre, or to another model that stays in its cell there. No prop reaches the exit's or the
+/// start's cell. Doors get their open model as a tile swap when the level has swaps (WFPC
+/// 0x10000).
 pub(super) fn add_props(
     rng: &mut Rng,
     plan: &Plan,

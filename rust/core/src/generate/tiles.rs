@@ -16,20 +16,20 @@ use crate::level::{Map, Model, Tile};
 
 /// Hands out models so that each is used once before any is used twice, in an order the seed
 /// shuffles.
-pub(super) struct Deck<'a> {
+struct Deck<'a> {
     models: &'a [u32],
     next: Vec<u32>,
 }
 
 impl<'a> Deck<'a> {
-    pub(super) fn new(models: &'a [u32]) -> Deck<'a> {
+    fn new(models: &'a [u32]) -> Deck<'a> {
         Deck {
             models,
             next: Vec::new(),
         }
     }
 
-    pub(super) fn draw(&mut self, rng: &mut Rng) -> u32 {
+    fn draw(&mut self, rng: &mut Rng) -> u32 {
         if self.next.is_empty() {
             self.next = self.models.to_vec();
             rng.shuffle(&mut self.next);

@@ -159,4 +159,3 @@ fn special_surfaces_lie_over_ordinary_ground() {
     }
     assert!(seen[0] > 0 && seen[1] > 0, "{seen:?}");
 }
-
