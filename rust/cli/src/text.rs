@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use llamawad::container::{Convention, TotalLength};
 use llamawad::info::Info;
+use llamawad::level::stpc::ExtraReading;
 
 pub fn write_info(out: &mut impl Write, file: &str, info: &Info) -> io::Result<()> {
     writeln!(out, "{file}: {} bytes", info.file_size)?;
@@ -32,7 +33,12 @@ pub fn write_info(out: &mut impl Write, file: &str, info: &Info) -> io::Result<(
         .lights
         .map_or_else(|| "(no LGHT chunk)".to_string(), |n| n.to_string());
     let [width, height] = info.grid;
-    let rows: [(&str, String); 14] = [
+    let extra_block = match info.stpc_extra_block {
+        None => "(none)",
+        Some(ExtraReading::WithModels) => "heads, items and models",
+        Some(ExtraReading::ItemsOnly) => "heads and items, no models",
+    };
+    let rows: [(&str, String); 15] = [
         ("models", info.models.to_string()),
         ("model faces", info.model_faces.to_string()),
         ("model vertices", info.model_vertices.to_string()),
@@ -45,6 +51,7 @@ pub fn write_info(out: &mut impl Write, file: &str, info: &Info) -> io::Result<(
         ("texture entries", info.texture_entries.to_string()),
         ("object models", info.object_models.to_string()),
         ("animation sets", info.animation_sets.to_string()),
+        ("WFPC 0x100 block", extra_block.to_string()),
         ("lights", lights),
         ("strats", info.strats.to_string()),
     ];

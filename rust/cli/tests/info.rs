@@ -51,6 +51,17 @@ fn info_json_reports_the_generated_level() {
     assert_eq!(info["object_models"], stpc.models.len());
     assert_eq!(info["strats"], map.strats.len());
     assert_eq!(info["wfpc"], level.wfpc());
+    assert_eq!(level.wfpc() & 0x100, 0x100, "seed 1 has the STPC block");
+    assert_eq!(info["stpc_extra_block"], "with_models");
+    let extra_models: usize = stpc
+        .extra_block
+        .as_ref()
+        .unwrap()
+        .entries
+        .iter()
+        .map(|e| e.models.len())
+        .sum();
+    assert!(extra_models > 0);
     assert_eq!(info["grid"], serde_json::json!([map.width, map.height]));
     assert_eq!(info["strat_types"]["Llama"], 1);
     let by_type: u64 = info["strat_types"]

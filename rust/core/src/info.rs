@@ -4,6 +4,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use crate::container::{Convention, Tag};
+use crate::level::stpc::ExtraReading;
 use crate::level::{ChunkBody, Level};
 
 #[derive(Debug, Clone, Serialize)]
@@ -35,6 +36,8 @@ pub struct Info {
     pub texture_entries: usize,
     pub object_models: usize,
     pub animation_sets: usize,
+    /// How the WFPC 0x100 block of STPC was read (None: no such block, or kept with the code).
+    pub stpc_extra_block: Option<ExtraReading>,
     pub lights: Option<usize>,
     pub strats: usize,
     /// Strat instances per type name; `?` for strats whose type name was not found.
@@ -100,6 +103,7 @@ impl Info {
             texture_entries: text.map_or(0, |t| t.entries.len()),
             object_models: stpc.map_or(0, |s| s.models.len()),
             animation_sets: stpc.map_or(0, |s| s.animations.len()),
+            stpc_extra_block: stpc.and_then(|s| s.extra_block.as_ref()).map(|b| b.reading),
             lights: level.lights().map(|l| l.lights.len()),
             strats: map.map_or(0, |m| m.strats.len()),
             strat_types,

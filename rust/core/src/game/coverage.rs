@@ -24,6 +24,13 @@ use crate::raw::CollisionPolygon;
 
 /// How far (units) past a side of a cell's square a polygon must reach to cover the cell.
 pub const SLIVER: f64 = 0.03;
+/// How much further than [`SLIVER`] a polygon must reach into a cell for the check to demand it
+/// there. A coverage copy of a tile turned by other than quarter turns has its planes moved by
+/// an offset that is no whole number of d's steps: rounded, its outline lies up to about 2e-4
+/// off its owner's. Without this margin a polygon could reach a cell by a hair over the sliver
+/// as seen from the copy and by a hair under as seen from its owner, which entered it nowhere
+/// there.
+pub const CHECK_SLACK: f64 = 0.002;
 const BOX_MARGIN: f32 = 1.0 / 128.0;
 
 /// A tile's fixed-point origin in world game space, units.
@@ -77,11 +84,12 @@ pub fn clip_to_cell(polygon: &[DVec3], cell: Cell) -> Vec<DVec3> {
     part
 }
 
-/// Whether a polygon (convex, or a wall: a line seen from above) covers the cell's square.
-fn covers(polygon: &[DVec3], cell: Cell) -> bool {
+/// Whether a polygon (convex, or a wall: a line seen from above) covers the cell's square,
+/// reaching at least `sliver` past each side it crosses.
+fn covers(polygon: &[DVec3], cell: Cell, sliver: f64) -> bool {
     let (x0, z0) = (cell.col as f64, cell.row as f64);
     let part = clip_to_cell(polygon, cell);
-    let within = |f: &dyn Fn(&DVec3) -> f64| part.iter().all(|p| f(p) < SLIVER);
+    let within = |f: &dyn Fn(&DVec3) -> f64| part.iter().all(|p| f(p) < sliver);
     !(part.is_empty()
         || within(&|p| p.x - x0)
         || within(&|p| x0 + 1.0 - p.x)
@@ -92,6 +100,11 @@ fn covers(polygon: &[DVec3], cell: Cell) -> bool {
 /// The cells of the grid a world polygon covers, in row-major order. Parts outside the grid
 /// cover nothing: the collision tests never run there.
 pub fn covered_cells(polygon: &[DVec3], width: u32, height: u32) -> Vec<Cell> {
+    cells_covered_beyond(polygon, width, height, SLIVER)
+}
+
+/// [`covered_cells`] with another sliver.
+fn cells_covered_beyond(polygon: &[DVec3], width: u32, height: u32, sliver: f64) -> Vec<Cell> {
     if polygon.is_empty() || width == 0 || height == 0 {
         return Vec::new();
     }
@@ -108,7 +121,7 @@ pub fn covered_cells(polygon: &[DVec3], width: u32, height: u32) -> Vec<Cell> {
     for row in range(lo.y, hi.y, height) {
         for col in range(lo.x, hi.x, width) {
             let cell = Cell { col, row };
-            if covers(polygon, cell) {
+            if covers(polygon, cell, sliver) {
                 cells.push(cell);
             }
         }
@@ -127,12 +140,23 @@ pub struct Reach {
 /// Where the polygons of a tile reach beyond the cell the tile is listed under. A tile outside
 /// the grid reaches nowhere (the check reports the tile itself).
 pub fn reaches(tile: &Tile, model: &Model, width: u32, height: u32) -> Vec<Reach> {
+    reaches_beyond(tile, model, width, height, SLIVER)
+}
+
+/// [`reaches`] with another sliver (the check's is [`SLIVER`] + [`CHECK_SLACK`]).
+pub fn reaches_beyond(
+    tile: &Tile,
+    model: &Model,
+    width: u32,
+    height: u32,
+    sliver: f64,
+) -> Vec<Reach> {
     let Some(home) = tile_cell(tile, width, height) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for (polygon, poly) in model.collision_polygons().enumerate() {
-        for cell in covered_cells(&world_polygon(tile, poly), width, height) {
+        for cell in cells_covered_beyond(&world_polygon(tile, poly), width, height, sliver) {
             if cell != home {
                 out.push(Reach { polygon, cell });
             }

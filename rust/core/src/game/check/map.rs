@@ -7,7 +7,7 @@ use glam::DVec3;
 
 use super::Problem;
 use crate::game::cells::{tile_cell, Cell, CellLists};
-use crate::game::coverage::{reaches, world_polygon, SLIVER};
+use crate::game::coverage::{reaches_beyond, world_polygon, CHECK_SLACK, SLIVER};
 use crate::game::floor::{test_polygon, World, MATERIAL_IGNORED};
 use crate::game::space::to_fixed;
 use crate::level::map::{fixed_from_float, REGION_COUNT};
@@ -159,7 +159,8 @@ fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
             continue;
         }
         let all: Vec<_> = model.collision_polygons().collect();
-        for reach in reaches(tile, model, map.width, map.height) {
+        let sliver = SLIVER + CHECK_SLACK;
+        for reach in reaches_beyond(tile, model, map.width, map.height, sliver) {
             let poly = all[reach.polygon];
             let outline = world_polygon(tile, poly);
             let entered = lists.tiles(reach.cell).iter().any(|&u| {
