@@ -1021,7 +1021,26 @@ fn single_corners_painted_where_a_vertex_is_shared_all_arrive() {
     // Twelve corners painted apart from the other corners of their vertex (Blender's face-corner
     // paint): the game colours vertices, so each such corner gets a vertex of its own.
     let mut case = Case::new(2, Size::Small);
-    let (tile, other) = case.shared_tile();
+    // A tile with twelve vertices shared by corners of faces that show colours, whose model
+    // another tile uses too.
+    let shared_corners = |m: &Model| {
+        let mut corners = vec![0usize; m.vertices.len()];
+        for f in m.faces.iter().filter(|f| f.flags & 0x4000 == 0) {
+            for &v in &f.corners {
+                corners[v as usize] += 1;
+            }
+        }
+        corners.iter().filter(|&&n| n >= 2).count()
+    };
+    let tiles = case.tiles().to_vec();
+    let (tile, other) = (0..tiles.len())
+        .find_map(|i| {
+            let m = case.model_of(i);
+            let other = (0..tiles.len())
+                .find(|&j| j != i && tiles[j].model_index == tiles[i].model_index)?;
+            (shared_corners(m) >= 12 && tiles[i].swap.is_none()).then_some((i, other))
+        })
+        .expect("a shared model with twelve shared vertices");
     let model = case.model_of(tile).clone();
     let node = case.tile_node(tile);
     let colours = case.tiles()[tile].colours.clone();

@@ -322,14 +322,17 @@ fn a_tall_mesh_is_split_into_height_bands() {
     )
     .unwrap();
     assert_eq!(report.tiles_added.len(), 4, "one tile per band");
-    let map = level.map().unwrap();
-    let mut heights: Vec<f32> = report
-        .tiles_added
-        .iter()
-        .map(|&t| map.tiles[t].float.position[1])
-        .collect();
-    heights.sort_by(f32::total_cmp);
-    assert_eq!(heights, vec![0.0, 7.0, 14.0, 21.0]);
+    // Bands of 6 units centred on the mesh's origin (y 0): each plate's tile stands within half
+    // a band of it, so its collision is well within the planes' reach of about 8 units.
+    for &t in &report.tiles_added {
+        let tile_y = level.map().unwrap().tiles[t].float.position[1];
+        assert!(tile_y.rem_euclid(6.0) == 0.0, "{tile_y}");
+        let faces = tile_world(&level, t);
+        assert!(
+            faces.iter().flatten().all(|c| (c.y - tile_y).abs() <= 3.0),
+            "{tile_y}: {faces:?}"
+        );
+    }
 }
 
 #[test]
@@ -473,20 +476,36 @@ fn a_fully_retiled_level_keeps_its_triangles_and_collision() {
         base_map.tiles.len()..level.map().unwrap().tiles.len(),
     );
     assert_eq!(after, before, "every triangle comes back");
-    let collision = |level: &Level, tiles: std::ops::Range<usize>| -> usize {
+    // Every polygon comes back: the base's (coverage tiles aside, which the conversion makes
+    // anew) within the new tiles' (coverage tiles aside; more where a tile without collision got
+    // it from its faces).
+    let collision = |level: &Level, tiles: &[usize]| -> usize {
         let map = level.map().unwrap();
         tiles
-            .map(|t| {
+            .iter()
+            .map(|&t| {
                 level.trak().unwrap().models[map.tiles[t].model_index as usize].collision_count()
             })
             .sum()
     };
+    let all: Vec<usize> = (0..base_map.tiles.len()).collect();
+    let copies = llamawad::game::coverage::copies_of(base_map, &base.trak().unwrap().models, &all);
     assert!(
-        collision(
-            &level,
-            base_map.tiles.len()..level.map().unwrap().tiles.len()
-        ) >= collision(&base, 0..base_map.tiles.len())
+        !copies.is_empty(),
+        "the generator enters polygons into the cells they reach"
     );
+    let owners: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|t| !copies.contains(t))
+        .collect();
+    let new: Vec<usize> = report
+        .tiles_added
+        .iter()
+        .copied()
+        .filter(|t| !report.coverage_tiles.contains(t))
+        .collect();
+    assert!(collision(&level, &new) >= collision(&base, &owners));
     let new_problems: Vec<_> = llamawad::game::check_against(&level, &base)
         .new_problems()
         .cloned()

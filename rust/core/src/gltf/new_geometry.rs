@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use glam::{Mat4, Vec3};
 
+use crate::game::cells::{coordinate_in_cell, loader_col_row};
 use crate::game::space::to_local;
 use crate::gltf::fit::Fitter;
 use crate::gltf::import::{
@@ -36,24 +37,52 @@ pub struct NewMesh<'a> {
     pub collision: Option<(gltf::Node<'a>, Mat4)>,
 }
 
-/// Where a new tile stands: its cell and the bottom of its height band.
+/// Where a new tile stands: its cell and origin (1/4096 units, game space).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Slot {
     row: u32,
     col: u32,
-    /// Origin height in 1/4096 units (the fixed-point grid of MAP).
     y: i64,
     /// Which new mesh: two meshes in one cell are two tiles, as in the original levels.
     mesh: usize,
+    x: i64,
+    z: i64,
 }
 
 impl Slot {
     fn origin(&self) -> Vec3 {
-        Vec3::new(
-            self.col as f32 + 0.5,
-            self.y as f32 / 4096.0,
-            self.row as f32 + 0.5,
-        )
+        Vec3::new(self.x as f32, self.y as f32, self.z as f32) / 4096.0
+    }
+}
+
+/// The point a new mesh's tiles are placed by: its own origin (a re-tiled tile's node stands
+/// where the tile stood). A tile of the mesh in cell (col, row) stands where the anchor would be
+/// moved by whole cells into that cell, at the anchor's height moved by whole bands: between any
+/// two of its tiles, and to the anchor, collision planes move exactly (whole 1/32 steps), so a
+/// re-tiled level keeps every plane.
+#[derive(Debug, Clone, Copy)]
+struct Anchor(Vec3);
+
+/// Heights are moved in steps of 1/32, where `32·n·offset` stays a whole number.
+const HEIGHT_STEP: f32 = 1.0 / 32.0;
+
+impl Anchor {
+    fn slot(&self, (row, col): (u32, u32), band: i64, mesh: usize) -> Slot {
+        let fixed = |v: f64| (v * 4096.0).round() as i64;
+        let y = (self.0.y / HEIGHT_STEP).round() * HEIGHT_STEP + band as f32 * BAND_HEIGHT;
+        Slot {
+            row,
+            col,
+            y: fixed(y as f64),
+            mesh,
+            x: fixed(coordinate_in_cell(col, self.0.x as f64)),
+            z: fixed(coordinate_in_cell(row, self.0.z as f64)),
+        }
+    }
+
+    /// The height band of a point: bands of BAND_HEIGHT centred on the anchor's height.
+    fn band(&self, y: f32) -> i64 {
+        ((y - self.0.y) / BAND_HEIGHT).round() as i64
     }
 }
 
@@ -165,28 +194,19 @@ pub fn add_new_geometry(
                 .push(t);
         }
         let flags = per_triangle(&tris, "FLAGS");
-        for ((row, col), ts) in by_cell {
-            let lowest = |ts: &[usize]| {
-                ts.iter()
-                    .flat_map(|&t| (0..3).map(move |k| 3 * t + k))
-                    .map(|c| tris.positions[c].y)
-                    .fold(f32::INFINITY, f32::min)
-            };
-            let floor = lowest(&ts);
+        let anchor = Anchor(mesh.world.w_axis.truncate());
+        // A mesh with faces over its own origin's cell (a tile's node), or collision alone, keeps
+        // its collision at its origin; one drawn away from its origin (another tool's, at the
+        // world's) by cells.
+        let around =
+            by_cell.is_empty() || by_cell.contains_key(&nearest_cell(anchor.0, width, height));
+        for (cell, ts) in by_cell {
             let mut bands: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
             for t in ts {
-                bands
-                    .entry(((centroid(t).y - floor) / BAND_HEIGHT).floor() as i64)
-                    .or_default()
-                    .push(t);
+                bands.entry(anchor.band(centroid(t).y)).or_default().push(t);
             }
-            for ts in bands.into_values() {
-                let slot = Slot {
-                    row,
-                    col,
-                    y: (lowest(&ts) * 4096.0).round() as i64,
-                    mesh: mesh_index,
-                };
+            for (band, ts) in bands {
+                let slot = anchor.slot(cell, band, mesh_index);
                 let local = subset(&tris, &ts, slot.origin(), rotation);
                 let local_flags: Vec<Option<u16>> = ts
                     .iter()
@@ -234,9 +254,8 @@ pub fn add_new_geometry(
         home_collision(
             &polygons,
             &mut tiles,
-            width,
-            height,
-            (mesh_index, rotation),
+            (width, height),
+            (mesh_index, anchor, around, rotation),
             &name,
         )?;
     }
@@ -301,16 +320,28 @@ fn nearest_cell(p: Vec3, width: u32, height: u32) -> (u32, u32) {
     (clamp(p.z, height), clamp(p.x, width))
 }
 
-/// Puts every polygon (world corners, file space) into the new tile of this mesh over whose
-/// cell its centre lies, the one nearest in height, or a new collision-only tile there.
+/// How far (units, each axis) from its tile's origin a polygon may reach: collision planes hold
+/// about 8 units, and a little is left for the plane through the corners.
+const REACH: f32 = 7.5;
+
+/// Puts every polygon (world corners, file space) into a tile of its mesh: the one at the
+/// mesh's anchor when it reaches that far (so that a re-tiled tile's polygons stay in the cell
+/// they were in, with the edge tolerance they had there), else the one of the cell its centre
+/// lies over and of its height band (a collision-only tile where the mesh has none).
 fn home_collision(
     polygons: &[GivenPolygon],
     tiles: &mut BTreeMap<Slot, NewTile>,
-    width: u32,
-    height: u32,
-    (mesh, rotation): (usize, u32),
+    (width, height): (u32, u32),
+    (mesh, anchor, at_anchor, rotation): (usize, Anchor, bool, u32),
     name: &str,
 ) -> Result<(), ImportError> {
+    // The anchor's own cell is the one the loader lists a tile at the anchor under.
+    let clamp = |v: i64, n: u32| v.clamp(0, n.saturating_sub(1) as i64) as u32;
+    let anchor_slot = at_anchor.then(|| {
+        let a = anchor.0;
+        let (col, row) = loader_col_row([a.x, a.y, -a.z]);
+        anchor.slot((clamp(row, height), clamp(col, width)), 0, mesh)
+    });
     for polygon in polygons {
         let corners = &polygon.corners;
         let centre = corners.iter().copied().sum::<Vec3>() / corners.len() as f32;
@@ -321,25 +352,19 @@ fn home_collision(
                 "has a corner that is not a finite number",
             ));
         }
-        let (row, col) = nearest_cell(centre, width, height);
-        let lowest = corners.iter().map(|c| c.y).fold(f32::INFINITY, f32::min);
-        let nearest = tiles
-            .keys()
-            .filter(|s| s.row == row && s.col == col && s.mesh == mesh)
-            .min_by(|a, b| {
-                (a.origin().y - centre.y)
-                    .abs()
-                    .total_cmp(&(b.origin().y - centre.y).abs())
-            })
-            .copied();
-        let slot = nearest
-            .filter(|s| (s.origin().y - centre.y).abs() < BAND_HEIGHT)
-            .unwrap_or(Slot {
-                row,
-                col,
-                y: (lowest * 4096.0).round() as i64,
+        let within = |slot: &Slot| {
+            corners
+                .iter()
+                .all(|c| (*c - slot.origin()).abs().max_element() <= REACH)
+        };
+        let slot = match anchor_slot.filter(within) {
+            Some(slot) => slot,
+            None => anchor.slot(
+                nearest_cell(centre, width, height),
+                anchor.band(centre.y),
                 mesh,
-            });
+            ),
+        };
         let tile = tiles.entry(slot).or_insert_with(|| NewTile {
             model: Model::default(),
             colours: Vec::new(),

@@ -290,9 +290,17 @@ fn sort_nodes<'a>(doc: &'a Document, tile_count: usize) -> Result<Nodes<'a>, Imp
         zones: None,
         new_meshes: Vec::new(),
     };
+    // A child that is a collision mesh: named "collision…", or a tile's collision node of ours.
+    let collision_child = |n: &gltf::Node| {
+        n.children()
+            .any(|c| is_given_collision(&c) || role(&c).is_some_and(|r| r.kind == "collision"))
+    };
     for (node, world) in &nodes {
         let Some(role) = role(node) else {
-            if node.mesh().is_some() && !is_given_collision(node) {
+            // New geometry: a mesh, or collision alone (a node without faces whose child is
+            // collision, as a re-tiled level's water planes are).
+            let new = node.mesh().is_some() || collision_child(node);
+            if new && !is_given_collision(node) {
                 sorted.new_meshes.push(NewMesh {
                     node: node.clone(),
                     world: *world,
