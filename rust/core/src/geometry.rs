@@ -117,6 +117,9 @@ const NORMAL_LENGTHS: std::ops::RangeInclusive<i32> = 126..=128;
 /// towards or away from the surface normal.
 const EDGE_TILT_STEP: f64 = 0.009;
 const EDGE_TILT_STEPS: i32 = 20;
+/// Points this close (units) to one plane of a lattice normal lie in it: corners decoded from that
+/// plane, up to the f32 they are kept in.
+const EXACT: f64 = 2e-5;
 /// How far (units) a quad's corners may be off one plane. About the engine's edge tolerance
 /// (0.016 on flat floors): a larger warp collides with a surface visibly different from the
 /// model's.
@@ -273,7 +276,7 @@ fn fit_plane(
     points: &[DVec3],
 ) -> Result<CollisionPlane, f32> {
     // How far the farthest point is from the plane the engine will test (d's rounding included),
-    // and that plane's d.
+    // how far the points are from lying in one plane of this normal at all, and that plane's d.
     let fit = |v: DVec3| {
         let (lo, hi) = points.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
             let s = v.dot(*p);
@@ -281,16 +284,21 @@ fn fit_plane(
         });
         let mid = (lo + hi) / 2.0;
         let d = (32.0 * mid).round();
-        (((hi - lo) / 2.0 + (d / 32.0 - mid).abs()) / v.length(), d)
+        let spread = (hi - lo) / 2.0 / v.length();
+        (spread + (d / 32.0 - mid).abs() / v.length(), spread, d)
     };
     let mut best: Option<(f64, DVec3, f64)> = None;
     let unit = |v: &DVec3| (v.length() - NORMAL_SCALE).abs() <= NORMAL_LENGTH_SLACK;
     for v in candidates.filter(|v| v.abs().max_element() <= NORMAL_SCALE && unit(v)) {
-        let (error, d) = fit(v);
+        let (error, spread, d) = fit(v);
         // The best of all, not the first good enough: corners decoded from a polygon fit its own
-        // planes best, so a polygon re-encoded (moved, re-tiled) keeps its normals.
+        // planes best, so a polygon re-encoded (moved, re-tiled) keeps its normals. Points that
+        // lie in one plane of a candidate exactly are such corners, and that is their normal.
         if best.is_none_or(|(best_error, ..)| error < best_error) {
             best = Some((error, v, d));
+        }
+        if spread <= EXACT {
+            break;
         }
     }
     let (_, v, d) =
