@@ -10,8 +10,8 @@ use glam::{Mat4, Vec3};
 
 use crate::gltf::fit::Fitter;
 use crate::gltf::import::{
-    build_model, corner_colours, encode, per_triangle, polygon_corners, vertex_colours,
-    ChangeReport, ImportError,
+    build_model, corner_colours, encode, face_flags, node_triangles, per_triangle, polygon_corners,
+    vertex_colours, ChangeReport, ImportError,
 };
 use crate::gltf::read::{Document, Triangles};
 use crate::level::{Level, Model, Tile};
@@ -56,14 +56,10 @@ fn world_triangles(
     doc: &Document,
     node: &gltf::Node,
     world: &Mat4,
+    grid: (u32, u32),
     name: &str,
 ) -> Result<Triangles, ImportError> {
-    let Some(mesh) = node.mesh() else {
-        return Ok(Triangles::default());
-    };
-    let mut tris = doc
-        .triangles(&mesh)
-        .map_err(|e| ImportError::node(name, e.0))?;
+    let mut tris = node_triangles(doc, node, world, grid, name)?;
     for p in &mut tris.positions {
         *p = world.transform_point3(*p);
     }
@@ -126,7 +122,7 @@ pub fn add_new_geometry(
 
     for (mesh_index, mesh) in meshes.iter().enumerate() {
         let name = super::import::node_name(&mesh.node);
-        let tris = world_triangles(doc, &mesh.node, &mesh.world, &name)?;
+        let tris = world_triangles(doc, &mesh.node, &mesh.world, (width, height), &name)?;
         let centroid = |t: usize| {
             (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2]) / 3.0
         };
@@ -150,7 +146,7 @@ pub fn add_new_geometry(
                 format!("lie outside the {width}×{height} grid (0 ≤ x < {width}, 0 ≤ z < {height}); move them inside"),
             ));
         }
-        let flags = per_triangle(&tris, "FLAGS");
+        let flags = face_flags(&tris, &name)?;
         for ((row, col), ts) in by_cell {
             let lowest = |ts: &[usize]| {
                 ts.iter()
@@ -174,10 +170,7 @@ pub fn add_new_geometry(
                     mesh: mesh_index,
                 };
                 let local = subset(&tris, &ts, slot.origin());
-                let local_flags: Vec<Option<u16>> = ts
-                    .iter()
-                    .map(|&t| flags[t].and_then(|f| u16::try_from(f).ok()))
-                    .collect();
+                let local_flags: Vec<Option<u16>> = ts.iter().map(|&t| flags[t]).collect();
                 let textures = per_triangle(&local, "TEXTURE");
                 let built =
                     build_model(&local, &local_flags, &textures, fitter, &name, report, None)?;
@@ -201,7 +194,7 @@ pub fn add_new_geometry(
 
         let polygons = match &mesh.collision {
             Some((node, world)) => {
-                let tris = world_triangles(doc, node, world, &node_name_of(node))?;
+                let tris = world_triangles(doc, node, world, (width, height), &node_name_of(node))?;
                 let materials = per_triangle(&tris, "MATERIAL");
                 (0..tris.count())
                     .map(|t| (corners_of(&tris, t), materials[t].unwrap_or(0), t))
