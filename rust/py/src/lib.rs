@@ -5,7 +5,9 @@
 //! Blender's UI and other Python threads keep running), and turns every error of the WAD layer
 //! into the one exception `llamawad.WadError`, whose message is the Rust error's message. A glTF
 //! the way back refuses raises its subclass `llamawad.ImportRefused`, which also names the node
-//! and faces at fault.
+//! and faces at fault. A panic (a bug) raises `WadError` too, "internal error, please report",
+//! naming the input: never pyo3's `PanicException`, a BaseException Blender's operators would
+//! not catch.
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -58,6 +60,26 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
     }
 }
 
+/// `py.detach(f)`: runs the core's work with the GIL released, and turns a panic in it into
+/// `WadError` naming `input` (what was being read).
+fn detach<T: Send>(
+    py: Python<'_>,
+    input: impl FnOnce() -> String + Send,
+    f: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    py.detach(|| llamawad::catch_panic(input, f))
+        .map_err(|e| WadError::new_err(e.to_string()))
+}
+
+/// Bytes given to an entry point, named for an internal error's report.
+fn bytes_input(what: &str, data: &[u8]) -> String {
+    format!(
+        "{what} of {} bytes (CRC-32 {:08x})",
+        data.len(),
+        Source::of(data).crc32
+    )
+}
+
 fn wad_error(e: impl Into<CoreError>) -> PyErr {
     WadError::new_err(e.into().to_string())
 }
@@ -93,9 +115,12 @@ mod _native {
     /// Raises WadError if the bytes are not a level this project can read.
     #[pyfunction]
     fn parse_info<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyAny>> {
-        let json = py
-            .detach(|| Level::parse(&data).map(|level| info_json(&level, data.len())))
-            .map_err(wad_error)?;
+        let json = detach(
+            py,
+            || bytes_input("a level", &data),
+            || Level::parse(&data).map(|level| info_json(&level, data.len())),
+        )?
+        .map_err(wad_error)?;
         json_to_python(py, &json)
     }
 
@@ -104,13 +129,16 @@ mod _native {
     /// Reads a level WAD from disk and returns its summary, like parse_info.
     #[pyfunction]
     fn info_file(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>> {
-        let json = py
-            .detach(|| {
+        let json = detach(
+            py,
+            || path.display().to_string(),
+            || {
                 let data = llamawad::read_bytes(&path)?;
                 let level = Level::parse(&data)?;
                 Ok::<_, CoreError>(info_json(&level, data.len()))
-            })
-            .map_err(wad_error)?;
+            },
+        )?
+        .map_err(wad_error)?;
         json_to_python(py, &json)
     }
 
@@ -120,9 +148,12 @@ mod _native {
     /// byte-identical to the input.
     #[pyfunction]
     fn roundtrip<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = py
-            .detach(|| Ok::<_, CoreError>(Level::parse(&data)?.to_bytes()?))
-            .map_err(wad_error)?;
+        let bytes = detach(
+            py,
+            || bytes_input("a level", &data),
+            || Ok::<_, CoreError>(Level::parse(&data)?.to_bytes()?),
+        )?
+        .map_err(wad_error)?;
         Ok(PyBytes::new(py, &bytes))
     }
 
@@ -133,9 +164,12 @@ mod _native {
     #[pyfunction]
     fn generate<'py>(py: Python<'py>, seed: u64, size: &str) -> PyResult<Bound<'py, PyBytes>> {
         let size: Size = size.parse().map_err(PyValueError::new_err)?;
-        let bytes = py
-            .detach(|| llamawad::generate::generate(seed, size).to_bytes())
-            .map_err(wad_error)?;
+        let bytes = detach(
+            py,
+            || format!("generate(seed {seed}, size {size})"),
+            || llamawad::generate::generate(seed, size).to_bytes(),
+        )?
+        .map_err(wad_error)?;
         Ok(PyBytes::new(py, &bytes))
     }
 
@@ -149,9 +183,12 @@ mod _native {
         py: Python<'py>,
         data: Cow<'_, [u8]>,
     ) -> PyResult<(Bound<'py, PyBytes>, Vec<String>)> {
-        let (glb, warnings) = py
-            .detach(|| convert(&data).map(|gltf| (gltf.to_glb(), gltf.warnings)))
-            .map_err(WadError::new_err)?;
+        let (glb, warnings) = detach(
+            py,
+            || bytes_input("a level", &data),
+            || convert(&data).map(|gltf| (gltf.to_glb(), gltf.warnings)),
+        )?
+        .map_err(WadError::new_err)?;
         Ok((PyBytes::new(py, &glb), warnings))
     }
 
@@ -165,13 +202,16 @@ mod _native {
         py: Python<'py>,
         data: Cow<'_, [u8]>,
     ) -> PyResult<(String, Bound<'py, PyBytes>, Vec<String>)> {
-        let (json, gltf) = py
-            .detach(|| {
+        let (json, gltf) = detach(
+            py,
+            || bytes_input("a level", &data),
+            || {
                 let gltf = convert(&data)?;
                 let json = gltf.root.to_string().expect("a glTF document serialises");
                 Ok::<_, String>((json, gltf))
-            })
-            .map_err(WadError::new_err)?;
+            },
+        )?
+        .map_err(WadError::new_err)?;
         Ok((json, PyBytes::new(py, &gltf.bin), gltf.warnings))
     }
 
@@ -195,7 +235,14 @@ mod _native {
         force: bool,
         directory: Option<PathBuf>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
-        let result = py.detach(|| {
+        let input = || {
+            format!(
+                "{} against {}",
+                bytes_input("a glTF", &gltf),
+                bytes_input("a base level", &base)
+            )
+        };
+        let result = detach(py, input, || {
             let other = |e: String| ImportFailure::Other(e);
             let level =
                 Level::parse(&base).map_err(|e| other(format!("base: {}", CoreError::from(e))))?;
@@ -212,7 +259,7 @@ mod _native {
                 .map_err(|e| other(CoreError::from(e).to_string()))?;
             let report = serde_json::to_string(&report).expect("the change report is plain data");
             Ok::<_, ImportFailure>((bytes, report))
-        });
+        })?;
         let (bytes, report) = result.map_err(|f| import_failure(py, f))?;
         Ok((PyBytes::new(py, &bytes), json_to_python(py, &report)?))
     }
