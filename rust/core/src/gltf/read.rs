@@ -322,6 +322,9 @@ fn node_forest(document: &gltf::Document) -> Result<Vec<(usize, Mat4)>, ReadErro
     for node in &nodes {
         for child in node.children() {
             let c = child.index();
+            if c == node.index() {
+                return Err(ReadError::new(format!("{} is its own child", name(c))));
+            }
             match parent[c] {
                 Some(p) if p == node.index() => {
                     return Err(ReadError::new(format!(
@@ -488,9 +491,14 @@ fn sandboxed(dir: Option<&Path>, uri: &str, what: &str) -> Result<PathBuf, ReadE
             "has a scheme or drive; only files beside the .gltf and data: URIs are read",
         ));
     }
-    if decoded.starts_with('/') || decoded.contains(['\\', '\0']) {
+    if decoded.starts_with('/') {
         return Err(refuse(
             "is an absolute path; only files beside the .gltf are read",
+        ));
+    }
+    if decoded.contains(['\\', '\0']) {
+        return Err(refuse(
+            "holds a backslash or NUL; a URI separates folders with /",
         ));
     }
     let mut relative = PathBuf::new();
@@ -696,11 +704,12 @@ impl Document {
                     )))
                 }
             };
+            // Read first: the data bound the vertex count before anything is allocated for it.
+            let positions = self.floats(&position)?;
             let mut bad = NonFinite {
                 vertices: vec![false; n],
                 first: None,
             };
-            let positions = self.floats(&position)?;
             bad.check("POSITION", &positions, 3);
             if let Some(acc) = prim.get(&Semantic::Normals) {
                 expect_type(
