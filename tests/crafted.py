@@ -480,6 +480,14 @@ def overwrite_cases(root: Path, wad: bytes, g: Gltf) -> list[Case]:
         lambda p: os.symlink("level.wad", p / "out.glb"),
     )
     case(
+        "overwrite-wad2gltf-same-name",
+        ["wad2gltf", "level.glb", "level.glb"],
+        None,
+        ["level.glb"],
+        ["is the input level"],
+        lambda p: (p / "level.glb").write_bytes(wad),
+    )
+    case(
         "overwrite-wad2gltf-bin",
         ["wad2gltf", "level.bin", "level.gltf"],
         "level.gltf",

@@ -27,3 +27,15 @@ def test_each_crafted_file_is_an_error_report_and_blender_keeps_running(tmp_path
     assert any(name.startswith("wad-") for name in opened)
     assert addon_support.import_level(crafted.BASE) == {"FINISHED"}
     assert any(o.get("llamawad") == "tile" for o in bpy.data.objects)
+
+
+def test_a_device_or_pipe_named_as_a_level_is_an_error_report(tmp_path):
+    import os
+
+    os.symlink("/dev/zero", tmp_path / "zero.wad")
+    os.mkfifo(tmp_path / "pipe.wad")
+    addon_support.register_addon()
+    for name in ("zero.wad", "pipe.wad"):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        with pytest.raises(RuntimeError, match="not a regular file"):
+            bpy.ops.import_scene.llamawad(filepath=str(tmp_path / name))

@@ -142,3 +142,17 @@ def test_a_killed_write_leaves_a_named_temporary_the_next_run_removes(repo, tmp_
     assert not (tmp_path / "out.wad").exists()
     assert run_cli("roundtrip", "level.wad", "out.wad", cwd=tmp_path).returncode == 0
     assert temporaries(tmp_path) == [] and (tmp_path / "out.wad").read_bytes() == crafted.BASE.read_bytes()
+
+
+def test_a_device_or_pipe_named_as_a_level_is_refused_unread(run_cli, tmp_path):
+    """A level that is a link to /dev/zero (which never ends) or a pipe (whose opening waits for a
+    writer) is refused before it is opened, by the CLI and by info_file."""
+    import os
+
+    os.symlink("/dev/zero", tmp_path / "zero.wad")
+    os.mkfifo(tmp_path / "pipe.wad")
+    for name in ("zero.wad", "pipe.wad"):
+        result = run_cli("info", name, cwd=tmp_path)
+        assert result.returncode == 1 and "not a regular file" in result.stderr, result.stderr
+        with pytest.raises(llamawad.WadError, match="not a regular file"):
+            llamawad.info_file(tmp_path / name)

@@ -18,12 +18,20 @@ mod reader;
 pub use error::{catch_panic, BuildError, InternalError, ParseError, WadError};
 pub use level::Level;
 
-/// Reads a whole file; the error names the file.
+/// Reads a whole regular file; the error names the file. Anything else is refused before it is
+/// opened: a device never ends (`/dev/zero`), and opening a pipe waits for a writer.
 pub fn read_bytes(path: &std::path::Path) -> Result<Vec<u8>, WadError> {
-    std::fs::read(path).map_err(|source| WadError::Io {
+    let io = |source| WadError::Io {
         path: path.display().to_string(),
         source,
-    })
+    };
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a folder, device or pipe is never read)",
+        )));
+    }
+    std::fs::read(path).map_err(io)
 }
 
 /// Reads a level WAD from disk.
