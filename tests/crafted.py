@@ -360,12 +360,22 @@ def wad_cases(wad: bytes):
         pos += 8 + 3 * n
     pages_at = pos + 4
 
-    rle = bytearray(wad)
-    struct.pack_into("<III", rle, pages_at, 0x80, 100_000, 100_000)
-    yield "wad-rle16-page-100000-wide", bytes(rle), ["page 0: width", "1 to 4096"]
-    empty = bytearray(wad)
-    struct.pack_into("<I", empty, pages_at + 4, 0)
-    yield "wad-page-width-0", bytes(empty), ["page 0: width", "found 0"]
+    # Page 0 (16-bit, w·h·2 bytes of pixels) becomes an RLE16 page of 100000×100000 with 16
+    # compressed bytes: a page the parser read, whose placeholder image was once that size.
+    flags, w, h = struct.unpack_from("<III", wad, pages_at)
+    assert flags != 0 and not flags & 0x80, "page 0 is a 16-bit page"
+    rle_page = struct.pack("<IIII", 0x80, 100_000, 100_000, 16) + bytes(16)
+    def with_page_0(page: bytes) -> bytes:
+        out = bytearray(wad[:pages_at] + page + wad[pages_at + 12 + 2 * w * h :])
+        text_size = struct.unpack_from("<I", wad, text_at - 4)[0]
+        struct.pack_into("<I", out, text_at - 4, text_size + len(out) - len(wad))
+        struct.pack_into("<I", out, 0, len(out))
+        return bytes(out)
+
+    yield "wad-rle16-page-100000-wide", with_page_0(rle_page), ["page 0: width", "1 to 4096"]
+    # A 16-bit page of 0×256 pixels, which holds no bytes: its image once failed to encode.
+    empty = struct.pack("<III", flags, 0, 256)
+    yield "wad-page-width-0", with_page_0(empty), ["page 0: width", "found 0"]
 
 
 def build(root: Path) -> list[Case]:
