@@ -5,6 +5,7 @@ and faces), never a crash, a hang or a read outside the level's folder. Then wha
 killed write leaves behind."""
 
 import hashlib
+import os
 import resource
 import signal
 import subprocess
@@ -91,13 +92,16 @@ def test_nothing_outside_the_folder_is_read(corpus, tmp_path):
     fifo = next(c for c in corpus if c.name == "uri-fifo")
     with pytest.raises(llamawad.WadError, match="not a regular file"):
         llamawad.gltf_to_wad(base, fifo.python[1], directory=str(fifo.folder / "in"))
-    # The same .gltf with a real buffer file beside it converts: only the pipe was refused.
+    # A real buffer file inside the folder is read: beside the .gltf, in a subfolder under an
+    # %-escaped name, or through a link that stays inside.
     fine = tmp_path / "fine"
-    fine.mkdir()
+    (fine / "sub").mkdir(parents=True)
     g = crafted.base_gltf(base)
-    g.json["buffers"][0]["uri"] = "level.bin"
-    (fine / "level.bin").write_bytes(bytes(g.bin))
-    assert llamawad.gltf_to_wad(base, g.json_bytes(), directory=fine)[0] == base
+    (fine / "sub" / "level one.bin").write_bytes(bytes(g.bin))
+    os.symlink("sub/level one.bin", fine / "link.bin")
+    for uri in ("sub/level%20one.bin", "./sub/level%20one.bin", "link.bin"):
+        g.json["buffers"][0]["uri"] = uri
+        assert llamawad.gltf_to_wad(base, g.json_bytes(), directory=fine)[0] == base, uri
 
 
 def limited_write(limit_bytes: int, ignore_signal: bool):
@@ -147,8 +151,6 @@ def test_a_killed_write_leaves_a_named_temporary_the_next_run_removes(repo, tmp_
 def test_a_device_or_pipe_named_as_a_level_is_refused_unread(run_cli, tmp_path):
     """A level that is a link to /dev/zero (which never ends) or a pipe (whose opening waits for a
     writer) is refused before it is opened, by the CLI and by info_file."""
-    import os
-
     os.symlink("/dev/zero", tmp_path / "zero.wad")
     os.mkfifo(tmp_path / "pipe.wad")
     for name in ("zero.wad", "pipe.wad"):
