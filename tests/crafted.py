@@ -177,6 +177,8 @@ def index_cases(g: Gltf):
         del c.json["accessors"][-1]["bufferView"]
 
     yield "position-without-view-10^12", edit(without_view), ["bufferView: Missing data"]
+    big = {"byteLength": 2**31, "uri": "data:application/octet-stream;base64,AAAA"}
+    yield "buffers-over-1-gib", edit(lambda c: c.json["buffers"].append(big)), ["more than 1073741824 bytes in all"]
 
 
 def node_graph_cases(g: Gltf):
@@ -243,6 +245,13 @@ def accessor_cases(g: Gltf):
     p = c.primitive(t)
     p["indices"] = c.add(np.zeros(3, "<u4"), component=UINT, count=3 * 2**20 + 3)
     yield "mesh-over-2^20-triangles", c, ["more than 1048576 triangles"]
+    c = g.copy()
+    p = c.primitive(t)
+    # 20,000 primitives of one triangle each over the same 4,000 vertices: 80 million elements.
+    p["attributes"] = {"POSITION": c.add(np.zeros((4000, 3), "<f4"), min=[0, 0, 0], max=[0, 0, 0])}
+    p["indices"] = c.add(np.array([0, 1, 2], "u1"), component=UBYTE)
+    c.json["meshes"][c.json["nodes"][t]["mesh"]]["primitives"] = [p] * 20_000
+    yield "accessor-elements-read-80-million", c, ["more than 67108864 elements read"]
 
     def retyped(name, values, **kw):
         c = g.copy()

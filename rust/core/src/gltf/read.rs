@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use glam::{Mat4, Vec3};
 use gltf::accessor::{DataType, Dimensions};
@@ -21,6 +22,11 @@ pub const MAX_NODE_DEPTH: usize = 64;
 /// Meshes with more triangles are refused before their corners are gathered (a whole level has
 /// a few tens of thousands).
 pub const MAX_MESH_TRIANGLES: usize = 1 << 20;
+/// Accessor elements read from one document in all, however often nodes, meshes and primitives
+/// name the same data (a level reads about a million).
+pub const MAX_ELEMENTS_READ: usize = 1 << 26;
+/// Buffer bytes of one document in all, checked against the declared lengths before any is read.
+pub const MAX_BUFFER_BYTES: usize = 1 << 30;
 
 /// A glTF document with its buffers loaded.
 pub struct Document {
@@ -31,6 +37,8 @@ pub struct Document {
     pub files: Vec<PathBuf>,
     /// The nodes of every scene, parents before children, with their world transforms.
     world: Vec<(usize, Mat4)>,
+    /// Accessor elements read so far, against [`MAX_ELEMENTS_READ`].
+    elements_read: AtomicUsize,
 }
 
 /// Why a glTF cannot be read; `faces` names the triangles at fault when the fault is in one
@@ -73,6 +81,15 @@ impl Document {
         let document = gltf::Document::from_json(root)
             .map_err(|e| ReadError::new(format!("not a valid glTF 2.0 file: {e}")))?;
         let world = node_forest(&document)?;
+        let declared = document
+            .buffers()
+            .try_fold(0usize, |sum, b| sum.checked_add(b.length()))
+            .filter(|&sum| sum <= MAX_BUFFER_BYTES);
+        if declared.is_none() {
+            return Err(ReadError::new(format!(
+                "its buffers declare more than {MAX_BUFFER_BYTES} bytes in all, more than is read"
+            )));
+        }
         let mut files = Vec::new();
         let buffers = document
             .buffers()
@@ -83,6 +100,7 @@ impl Document {
             buffers,
             files,
             world,
+            elements_read: AtomicUsize::new(0),
         })
     }
 
@@ -122,6 +140,17 @@ impl Document {
             )));
         }
         let count = accessor.count() as u64;
+        let read = self
+            .elements_read
+            .load(Ordering::Relaxed)
+            .saturating_add(accessor.count());
+        self.elements_read.store(read, Ordering::Relaxed);
+        if read > MAX_ELEMENTS_READ {
+            return Err(ReadError::new(format!(
+                "{}: reading it would make more than {MAX_ELEMENTS_READ} elements read from this glTF",
+                what()
+            )));
+        }
         let start = (view.offset() as u64).checked_add(accessor.offset() as u64);
         let end = match count.checked_sub(1) {
             None => start,
@@ -429,8 +458,11 @@ fn load_buffer(
     };
     match buffer.source() {
         gltf::buffer::Source::Bin => {
-            let bin = blob.ok_or_else(|| {
-                ReadError::new(format!("{what} has no uri, and the file has no BIN chunk"))
+            // Only buffer 0 may be the GLB's BIN chunk: no more copies of it than one.
+            let bin = blob.filter(|_| buffer.index() == 0).ok_or_else(|| {
+                ReadError::new(format!(
+                    "{what} has no uri, and only buffer 0 of a GLB with a BIN chunk may go without"
+                ))
             })?;
             Ok(bin.get(..length).ok_or_else(|| short(bin.len()))?.to_vec())
         }
