@@ -391,7 +391,12 @@ fn node_forest(document: &gltf::Document) -> Result<Vec<(usize, Mat4)>, ReadErro
         reached[i] = true;
         stack.extend(nodes[i].children().map(|c| (c.index(), depth + 1)));
     }
-    if let Some(i) = reached.iter().position(|r| !r) {
+    if let Some(mut i) = reached.iter().position(|r| !r) {
+        // Every node up from it has a parent too; as many steps up as there are nodes end on
+        // the cycle (it may hang below one).
+        for _ in 0..nodes.len() {
+            i = parent[i].expect("a node no walk from a root reaches has a parent");
+        }
         return Err(ReadError::new(format!(
             "{} is its own ancestor: the nodes' children form a cycle",
             name(i)
