@@ -11,7 +11,10 @@ use libfuzzer_sys::fuzz_target;
 fn folder() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("llamawad-fuzz-gltf-{}", std::process::id()));
+        // Inside the fuzz crate's target folder, which git ignores: nothing left in /tmp.
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("target")
+            .join(format!("gltf-folder-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("level")).expect("create the fuzz folder");
         dir.join("level")
     })
