@@ -27,6 +27,10 @@ class LLAMAWAD_OT_import_level(bpy.types.Operator, ImportHelper):
         from ..blender.imp.level import import_level
 
         path = os.path.abspath(bpy.path.abspath(self.filepath))
+        if not os.path.isfile(path):
+            # A device never ends (/dev/zero) and opening a pipe waits for a writer: neither is read.
+            self.report({"ERROR"}, f"Cannot read {path}: not a regular file")
+            return {"CANCELLED"}
         try:
             with open(path, "rb") as f:
                 data = f.read()

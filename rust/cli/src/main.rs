@@ -2,7 +2,8 @@
 //!
 //! A thin layer over the `llamawad` crate: it parses arguments, reads and writes files and
 //! formats results. Every failure is reported as `error: <message>` with exit code 1 (clap uses 2
-//! for usage errors); a round trip that changes the bytes exits with 3.
+//! for usage errors), a bug included: a panic is reported as an internal error, never as Rust's
+//! exit code 101. A round trip that changes the bytes exits with 3. No output is ever an input.
 
 mod rules;
 mod text;
@@ -192,8 +193,11 @@ fn size_parser() -> impl TypedValueParser<Value = Size> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let inputs = cli.command.inputs();
     let mut out = io::stdout().lock();
-    match run(cli.command, &mut out) {
+    let result = llamawad::catch_panic(|| inputs, || run(cli.command, &mut out))
+        .unwrap_or_else(|internal| Err(internal.into()));
+    match result {
         Ok(code) => code,
         // The reader of our output went away (`llamawad info x.wad | head`): not a failure.
         Err(e)
@@ -205,6 +209,33 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+impl Command {
+    /// The files the command reads, for the report of an internal error.
+    fn inputs(&self) -> String {
+        let paths: Vec<&Path> = match self {
+            Command::Info { level, .. } | Command::Wad2gltf { level, .. } => vec![level],
+            Command::Roundtrip { input, .. } => vec![input],
+            Command::Gltf2wad { base, input, .. } => vec![base, input],
+            Command::Probe { level, points, .. } => std::iter::once(level.as_path())
+                .chain(points.as_deref())
+                .collect(),
+            Command::Floors { level, compare, .. } => vec![level, compare],
+            Command::Check { level, base, .. } => std::iter::once(level.as_path())
+                .chain(base.as_deref())
+                .collect(),
+            Command::Generate { .. } => vec![],
+        };
+        match paths.as_slice() {
+            [] => "no input".to_string(),
+            paths => paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" and "),
         }
     }
 }
@@ -292,19 +323,27 @@ fn wad2gltf(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCod
             )
         }
     };
+    let bin_path = output.with_extension("bin");
+    let written: &[&Path] = if is_glb {
+        &[output]
+    } else {
+        &[output, &bin_path]
+    };
+    for path in written {
+        refuse_overwriting(path, &[(input, "the input level")])?;
+    }
     let bytes = read_bytes(input)?;
     let level = parse(input, &bytes)?;
     let gltf = llamawad::gltf::wad_to_gltf(&level, llamawad::gltf::Source::of(&bytes))?;
     if is_glb {
         llamawad::write_atomically(output, &gltf.to_glb())?;
     } else {
-        let bin_path = output.with_extension("bin");
         let bin_name = bin_path
             .file_name()
             .expect("a path with an extension has a file name")
             .to_string_lossy();
-        llamawad::write_atomically(&bin_path, &gltf.bin)?;
-        llamawad::write_atomically(output, &gltf.to_gltf_json(&bin_name))?;
+        let json = gltf.to_gltf_json(&bin_name);
+        llamawad::write_files_atomically(&[(&bin_path, &gltf.bin), (output, &json)])?;
     }
     writeln!(
         out,
@@ -329,18 +368,18 @@ fn gltf2wad(
     json: bool,
     out: &mut impl Write,
 ) -> Result<ExitCode> {
-    if same_file(base, output) {
-        return Err(format!(
-            "{} is the base level; gltf2wad never overwrites its base, give another OUT",
-            output.display()
-        )
-        .into());
-    }
+    refuse_overwriting(
+        output,
+        &[(base, "the base level"), (input, "the input glTF")],
+    )?;
     let base_bytes = read_bytes(base)?;
     let level = parse(base, &base_bytes)?;
     let gltf_bytes = read_bytes(input)?;
     let doc = llamawad::gltf::Document::from_slice(&gltf_bytes, input.parent())
         .map_err(|e| format!("{}: {e}", input.display()))?;
+    for file in &doc.files {
+        refuse_overwriting(output, &[(file, "a buffer of the input glTF")])?;
+    }
     let (written, report) = llamawad::gltf::gltf_to_wad(&level, &base_bytes, &doc, options)
         .map_err(|e| format!("{}: {e}", input.display()))?;
     let bytes = written.to_bytes().map_err(WadError::from)?;
@@ -360,13 +399,7 @@ fn gltf2wad(
 }
 
 fn roundtrip(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCode> {
-    if same_file(input, output) {
-        return Err(format!(
-            "{} is the input file; roundtrip never overwrites its input, give another OUT",
-            output.display()
-        )
-        .into());
-    }
+    refuse_overwriting(output, &[(input, "the input file")])?;
     let original = read_bytes(input)?;
     let written = parse(input, &original)?
         .to_bytes()
@@ -394,10 +427,24 @@ fn roundtrip(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCo
     }
 }
 
-/// Whether two paths name the same existing file. Canonical paths see through `.`/`..` and
-/// symlinks; a path that does not exist yet cannot be the input.
+/// Refuses to write `output` when it is one of `inputs` (each with what it is to the command),
+/// before anything is written.
+fn refuse_overwriting(output: &Path, inputs: &[(&Path, &str)]) -> Result<()> {
+    match inputs.iter().find(|(input, _)| same_file(input, output)) {
+        Some((_, role)) => Err(format!(
+            "{} is {role}, which is never overwritten: give another output",
+            output.display()
+        )
+        .into()),
+        None => Ok(()),
+    }
+}
+
+/// Whether two paths name the same existing file, by identity (device and inode, or volume and
+/// file index): other spellings, symbolic and hard links are seen through; a path that does not
+/// exist yet is no input.
 fn same_file(a: &Path, b: &Path) -> bool {
-    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+    same_file::is_same_file(a, b).unwrap_or(false)
 }
 
 fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
@@ -436,6 +483,8 @@ mod tests {
         assert!(!same_file(&file, &dir.join("b.wad")));
         std::fs::write(dir.join("b.wad"), b"x").unwrap();
         assert!(!same_file(&file, &dir.join("b.wad")));
+        std::fs::hard_link(&file, dir.join("hard.wad")).unwrap();
+        assert!(same_file(&file, &dir.join("hard.wad")));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

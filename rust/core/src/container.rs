@@ -8,7 +8,7 @@
 use serde::Serialize;
 use std::fmt;
 
-use crate::error::ParseError;
+use crate::error::{Location, ParseError};
 
 /// A chunk tag as the notes spell it (`TRAK`); stored reversed in the file (`KART`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,6 +107,10 @@ pub struct RawWad<'a> {
     pub trailing: &'a [u8],
 }
 
+/// A chunk header whose size runs past the end of the file: where it is, its tag, the payload
+/// bytes it claims and those that are left.
+type Overrun = (usize, Tag, u64, u64);
+
 const ALIGNMENTS: [u32; 3] = [1, 2, 4];
 
 /// Splits a file into chunks, detecting the container convention.
@@ -133,7 +137,7 @@ pub fn split(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
 
     // Candidates in order of preference; the first that tiles the file with no bytes left over
     // wins. Otherwise the one with the fewest left over, as long as it found a chunk at all.
-    let mut best: Option<RawWad> = None;
+    let mut best: Option<(RawWad, Option<Overrun>)> = None;
     for size_includes_header in [false, true] {
         for alignment in ALIGNMENTS {
             let convention = Convention {
@@ -141,7 +145,7 @@ pub fn split(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
                 size_includes_header,
                 alignment,
             };
-            let wad = walk(data, convention);
+            let (wad, overrun) = walk(data, convention);
             if wad.chunks.is_empty() {
                 continue;
             }
@@ -150,24 +154,40 @@ pub fn split(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
             }
             if best
                 .as_ref()
-                .is_none_or(|b| wad.trailing.len() < b.trailing.len())
+                .is_none_or(|(b, _)| wad.trailing.len() < b.trailing.len())
             {
-                best = Some(wad);
+                best = Some((wad, overrun));
             }
         }
     }
-    best.ok_or_else(|| ParseError::NotAWad {
-        reason: "no chunk header found after the length field".to_string(),
-    })
+    match best {
+        // Bytes after the last chunk are kept, but not a chunk cut short: that is a damaged
+        // file, not a shorter level.
+        Some((_, Some((at, tag, needed, available)))) => Err(ParseError::Truncated {
+            at: Location {
+                chunk: tag.name(),
+                offset: at as u64,
+            },
+            what: format!("the {tag} chunk's payload"),
+            needed,
+            available,
+        }),
+        Some((wad, None)) => Ok(wad),
+        None => Err(ParseError::NotAWad {
+            reason: "no chunk header found after the length field".to_string(),
+        }),
+    }
 }
 
-fn walk(data: &[u8], convention: Convention) -> RawWad<'_> {
+/// The chunks of a file under one convention, up to the first bytes that are not a whole chunk.
+fn walk(data: &[u8], convention: Convention) -> (RawWad<'_>, Option<Overrun>) {
     let mut chunks: Vec<RawChunk> = Vec::new();
     let align = convention.alignment as usize;
     // `end` is where the last chunk's payload ends; padding only counts as padding when another
     // chunk follows it, otherwise it belongs to the trailing bytes.
     let mut end = 4usize;
     let mut pos = 4usize;
+    let mut overrun = None;
     while let Some(header) = data.get(pos..pos + 8) {
         let tag = Tag::from_file_bytes(header[0..4].try_into().expect("4 bytes"));
         let size = u32::from_le_bytes(header[4..8].try_into().expect("4 bytes")) as usize;
@@ -184,6 +204,7 @@ fn walk(data: &[u8], convention: Convention) -> RawWad<'_> {
         };
         let start = pos + 8;
         let Some(payload_end) = start.checked_add(payload_len).filter(|&e| e <= data.len()) else {
+            overrun = Some((start, tag, payload_len as u64, (data.len() - start) as u64));
             break;
         };
         if let Some(previous) = chunks.last_mut() {
@@ -198,11 +219,14 @@ fn walk(data: &[u8], convention: Convention) -> RawWad<'_> {
         end = payload_end;
         pos = end.next_multiple_of(align);
     }
-    RawWad {
-        convention,
-        chunks,
-        trailing: &data[end..],
-    }
+    (
+        RawWad {
+            convention,
+            chunks,
+            trailing: &data[end..],
+        },
+        overrun,
+    )
 }
 
 /// A chunk to be written: the tag, its payload and the padding found after it when it was read.

@@ -100,3 +100,53 @@ pub enum WadError {
         source: std::io::Error,
     },
 }
+
+/// A panic caught where a program calls into this library: a bug, reported as an error that names
+/// the input instead of ending the program (a panic must never take Blender down).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("internal error, please report: {input}: {message}")]
+pub struct InternalError {
+    /// What was being read, for the report (a file name, or what the bytes were).
+    pub input: String,
+    /// The panic's message.
+    pub message: String,
+}
+
+/// Runs `f`, turning a panic in it into an [`InternalError`] naming `input`.
+pub fn catch_panic<T>(
+    input: impl FnOnce() -> String,
+    f: impl FnOnce() -> T,
+) -> Result<T, InternalError> {
+    // Nothing `f` touches is used after a panic: its state is dropped with the error.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_string());
+        InternalError {
+            input: input(),
+            message,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_an_error_naming_the_input() {
+        let caught = catch_panic(
+            || "level.wad".to_string(),
+            || -> u32 { panic!("index {} out of range", 7) },
+        );
+        assert_eq!(
+            caught.unwrap_err().to_string(),
+            "internal error, please report: level.wad: index 7 out of range"
+        );
+        let caught = catch_panic(|| "x".to_string(), || -> u32 { std::panic::panic_any(3u8) });
+        assert_eq!(caught.unwrap_err().message, "a panic without a message");
+        assert_eq!(catch_panic(|| unreachable!(), || 5), Ok(5));
+    }
+}

@@ -16,15 +16,23 @@ pub mod level;
 pub mod raw;
 mod reader;
 
-pub use error::{BuildError, ParseError, WadError};
+pub use error::{catch_panic, BuildError, InternalError, ParseError, WadError};
 pub use level::Level;
 
-/// Reads a whole file; the error names the file.
+/// Reads a whole regular file; the error names the file. Anything else is refused before it is
+/// opened: a device never ends (`/dev/zero`), and opening a pipe waits for a writer.
 pub fn read_bytes(path: &std::path::Path) -> Result<Vec<u8>, WadError> {
-    std::fs::read(path).map_err(|source| WadError::Io {
+    let io = |source| WadError::Io {
         path: path.display().to_string(),
         source,
-    })
+    };
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a folder, device or pipe is never read)",
+        )));
+    }
+    std::fs::read(path).map_err(io)
 }
 
 /// Reads a level WAD from disk.
@@ -35,6 +43,44 @@ pub fn read_level(path: &std::path::Path) -> Result<Level, WadError> {
 /// Writes bytes next to `path` and renames them into place, so that a failed write never leaves a
 /// half-written file.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), WadError> {
+    write_files_atomically(&[(path, bytes)])
+}
+
+/// Writes every file next to its path and renames them into place only once all are written:
+/// a failed write leaves neither a half-written file nor a temporary one. A run that is killed
+/// may leave its temporary file (`.NAME.llamawad-PID.tmp`); the next write of NAME removes it.
+pub fn write_files_atomically(files: &[(&std::path::Path, &[u8])]) -> Result<(), WadError> {
+    let mut temporaries: Vec<std::path::PathBuf> = Vec::new();
+    let remove_all = |temporaries: &[std::path::PathBuf]| {
+        for tmp in temporaries {
+            let _ = std::fs::remove_file(tmp);
+        }
+    };
+    for &(path, bytes) in files {
+        match write_temporary(path, bytes) {
+            Ok(tmp) => temporaries.push(tmp),
+            Err(e) => {
+                remove_all(&temporaries);
+                return Err(e);
+            }
+        }
+    }
+    for (i, (tmp, &(path, _))) in temporaries.iter().zip(files).enumerate() {
+        if let Err(source) = std::fs::rename(tmp, path) {
+            remove_all(&temporaries[i..]);
+            return Err(WadError::Io {
+                path: path.display().to_string(),
+                source,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` into a new temporary file beside `path`, after removing those a killed run
+/// left for the same path; removes it again when the write fails.
+fn write_temporary(path: &std::path::Path, bytes: &[u8]) -> Result<std::path::PathBuf, WadError> {
+    use std::io::Write;
     let io = |source| WadError::Io {
         path: path.display().to_string(),
         source,
@@ -56,10 +102,26 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), WadE
             "the file is read-only: not replaced",
         )));
     }
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
+    let prefix = format!(".{file_name}.llamawad-");
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(&prefix) && name.ends_with(".tmp") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    let tmp = dir.join(format!("{prefix}{}.tmp", std::process::id()));
+    // `create_new`: never writes through a link or into a file someone else just made.
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(io)?;
+    if let Err(e) = file.write_all(bytes).and_then(|()| file.flush()) {
+        drop(file);
         let _ = std::fs::remove_file(&tmp);
-        io(e)
-    })
+        return Err(io(e));
+    }
+    Ok(tmp)
 }

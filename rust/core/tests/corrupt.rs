@@ -145,3 +145,98 @@ fn errors_name_the_chunk_and_the_offset() {
     );
     assert!(msg.contains("tiles says 1000000 entries"), "{msg}");
 }
+
+/// Found by the fuzzer (parse_wad): a second WFPC chunk, longer than the flags, was written back
+/// as the first chunk's four bytes.
+#[test]
+fn a_second_wfpc_chunk_is_kept_as_it_is() {
+    let (_, mut bytes) = fixtures().remove(0);
+    let wad = container::split(&bytes).unwrap();
+    assert!(wad.trailing.is_empty() && wad.convention == container::Convention::DEFAULT);
+    bytes.extend_from_slice(b"CPFW");
+    bytes.extend_from_slice(&12u32.to_le_bytes());
+    bytes.extend_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    let len = bytes.len() as u32;
+    bytes[..4].copy_from_slice(&len.to_le_bytes());
+    let level = Level::parse(&bytes).unwrap();
+    assert_eq!(level.to_bytes().unwrap(), bytes);
+}
+
+/// A chunk whose size runs past the end of the file is a damaged file, not a shorter level that
+/// keeps the rest as trailing bytes.
+#[test]
+fn a_chunk_past_the_end_of_the_file_is_refused() {
+    let (_, mut bytes) = fixtures().remove(0);
+    let wad = container::split(&bytes).unwrap();
+    let last = wad.chunks.last().unwrap();
+    let (at, tag) = (last.offset as usize - 4, last.tag);
+    let claimed = bytes.len() as u32;
+    bytes[at..at + 4].copy_from_slice(&claimed.to_le_bytes());
+    let msg = Level::parse(&bytes).unwrap_err().to_string();
+    assert!(
+        msg.starts_with(&format!(
+            "{tag} chunk, byte {:#x}: the {tag} chunk's payload needs {claimed} bytes",
+            at + 4
+        )),
+        "{msg}"
+    );
+}
+
+/// Page sides beyond 4096 (an RLE16 page's placeholder was once allocated at its stated size)
+/// and pages of no pixels are refused by the parser, naming the page.
+#[test]
+fn page_sides_are_checked_before_anything_is_allocated() {
+    let (_, bytes) = fixtures().remove(0);
+    let level = Level::parse(&bytes).unwrap();
+    let text = level.text().unwrap();
+    assert!(!text.pages.is_empty());
+    for (flags, width, height, words) in [
+        (
+            0x80u32,
+            100_000u32,
+            100_000u32,
+            "page 0: width: expected 1 to 4096 pixels (pages are 256×256), found 100000",
+        ),
+        (
+            0x80,
+            256,
+            5000,
+            "page 0: height: expected 1 to 4096 pixels (pages are 256×256), found 5000",
+        ),
+        (
+            1,
+            0,
+            256,
+            "page 0: width: expected 1 to 4096 pixels (pages are 256×256), found 0",
+        ),
+    ] {
+        let mut damaged = bytes.clone();
+        let at = page_header(&bytes);
+        damaged[at..at + 4].copy_from_slice(&flags.to_le_bytes());
+        damaged[at + 4..at + 8].copy_from_slice(&width.to_le_bytes());
+        damaged[at + 8..at + 12].copy_from_slice(&height.to_le_bytes());
+        let msg = Level::parse(&damaged).unwrap_err().to_string();
+        assert!(
+            msg.starts_with("TEXT chunk") && msg.contains(words),
+            "{msg}"
+        );
+    }
+}
+
+/// Where the first page's header (flags, width, height) starts in a fixture.
+fn page_header(bytes: &[u8]) -> usize {
+    let wad = container::split(bytes).unwrap();
+    let text = wad
+        .chunks
+        .iter()
+        .find(|c| c.tag == container::Tag::TEXT)
+        .unwrap();
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let mut at = text.offset as usize;
+    let palettes = u32_at(at);
+    at += 4;
+    for _ in 0..palettes {
+        at += 8 + 3 * u32_at(at + 4);
+    }
+    at + 4
+}

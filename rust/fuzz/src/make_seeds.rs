@@ -1,31 +1,37 @@
-//! Writes the fuzzer's seed corpus: generated tiny levels with their texture pages shrunk to 8×8,
-//! so that the seeds are a few kilobytes and every mutation lands in level structure rather than
-//! in pixels.
+//! Writes the fuzzers' seed corpora from the level fixtures (pages shrunk to 8×8): the WADs for
+//! `parse_wad` and `wad_to_gltf`, their glTFs as GLBs for `gltf_to_wad_glb` and as JSON with a
+//! buffer for `gltf_to_wad_gltf`.
 
-use llamawad::generate::{generate, Size};
+use std::path::Path;
+
+use llamawad::gltf::{wad_to_gltf, Source};
+use llamawad::Level;
 
 fn main() {
-    let dir = std::env::args()
+    let root = std::env::args()
         .nth(1)
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/parse_wad").to_string());
-    std::fs::create_dir_all(&dir).expect("create the corpus folder");
-    for seed in 1..=5 {
-        let mut level = generate(seed, Size::Tiny);
-        if let Some(text) = level.text_mut() {
-            for page in &mut text.pages {
-                let bytes_per_pixel = page.data.len() / (page.width as usize * page.height as usize).max(1);
-                if bytes_per_pixel > 0 {
-                    page.width = 8;
-                    page.height = 8;
-                    page.data.truncate(64 * bytes_per_pixel);
-                } else {
-                    page.data.truncate(64);
-                }
-            }
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/corpus").to_string());
+    let root = Path::new(&root);
+    for (name, bytes) in llamawad_fuzz::shrunk_fixtures() {
+        let level = Level::parse(&bytes).expect("a shrunk fixture parses");
+        let gltf = wad_to_gltf(&level, Source::of(&bytes)).expect("a fixture converts");
+        let json = gltf.to_gltf_json("level.bin");
+        let seeds = [
+            ("parse_wad", format!("{name}.wad"), bytes.clone()),
+            ("wad_to_gltf", format!("{name}.wad"), bytes.clone()),
+            ("gltf_to_wad_glb", format!("{name}.glb"), gltf.to_glb()),
+            (
+                "gltf_to_wad_gltf",
+                format!("{name}.gltf+bin"),
+                llamawad_fuzz::join_gltf_input(&json, &gltf.bin),
+            ),
+        ];
+        for (target, file, data) in seeds {
+            let dir = root.join(target);
+            std::fs::create_dir_all(&dir).expect("create a corpus folder");
+            let path = dir.join(file);
+            std::fs::write(&path, &data).expect("write a seed");
+            println!("{}: {} bytes", path.display(), data.len());
         }
-        let bytes = level.to_bytes().expect("a generated level can be written");
-        let path = format!("{dir}/tiny-{seed}.wad");
-        std::fs::write(&path, &bytes).expect("write a seed");
-        println!("{path}: {} bytes", bytes.len());
     }
 }

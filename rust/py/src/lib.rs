@@ -5,7 +5,9 @@
 //! Blender's UI and other Python threads keep running), and turns every error of the WAD layer
 //! into the one exception `llamawad.WadError`, whose message is the Rust error's message. A glTF
 //! the way back refuses raises its subclass `llamawad.ImportRefused`, which also names the node
-//! and faces at fault.
+//! and faces at fault. A panic (a bug) raises `WadError` too, "internal error, please report",
+//! naming the input: never pyo3's `PanicException`, a BaseException Blender's operators would
+//! not catch.
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -66,6 +68,26 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
             }
         }
     }
+}
+
+/// `py.detach(f)`: runs the core's work with the GIL released, and turns a panic in it into
+/// `WadError` naming `input` (what was being read).
+fn detach<T: Send>(
+    py: Python<'_>,
+    input: impl FnOnce() -> String + Send,
+    f: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    py.detach(|| llamawad::catch_panic(input, f))
+        .map_err(|e| WadError::new_err(e.to_string()))
+}
+
+/// Bytes given to an entry point, named for an internal error's report.
+fn bytes_input(what: &str, data: &[u8]) -> String {
+    format!(
+        "{what} of {} bytes (CRC-32 {:08x})",
+        data.len(),
+        Source::of(data).crc32
+    )
 }
 
 fn wad_error(e: impl Into<CoreError>) -> PyErr {
@@ -150,9 +172,12 @@ mod _native {
     /// Raises WadError if the bytes are not a level this project can read.
     #[pyfunction]
     fn parse_info<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyAny>> {
-        let json = py
-            .detach(|| Level::parse(&data).map(|level| info_json(&level, data.len())))
-            .map_err(wad_error)?;
+        let json = detach(
+            py,
+            || bytes_input("a level", &data),
+            || Level::parse(&data).map(|level| info_json(&level, data.len())),
+        )?
+        .map_err(wad_error)?;
         json_to_python(py, &json)
     }
 
@@ -161,13 +186,16 @@ mod _native {
     /// Reads a level WAD from disk and returns its summary, like parse_info.
     #[pyfunction]
     fn info_file(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>> {
-        let json = py
-            .detach(|| {
+        let json = detach(
+            py,
+            || path.display().to_string(),
+            || {
                 let data = llamawad::read_bytes(&path)?;
                 let level = Level::parse(&data)?;
                 Ok::<_, CoreError>(info_json(&level, data.len()))
-            })
-            .map_err(wad_error)?;
+            },
+        )?
+        .map_err(wad_error)?;
         json_to_python(py, &json)
     }
 
@@ -177,9 +205,12 @@ mod _native {
     /// byte-identical to the input.
     #[pyfunction]
     fn roundtrip<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = py
-            .detach(|| Ok::<_, CoreError>(Level::parse(&data)?.to_bytes()?))
-            .map_err(wad_error)?;
+        let bytes = detach(
+            py,
+            || bytes_input("a level", &data),
+            || Ok::<_, CoreError>(Level::parse(&data)?.to_bytes()?),
+        )?
+        .map_err(wad_error)?;
         Ok(PyBytes::new(py, &bytes))
     }
 
@@ -190,9 +221,12 @@ mod _native {
     #[pyfunction]
     fn generate<'py>(py: Python<'py>, seed: u64, size: &str) -> PyResult<Bound<'py, PyBytes>> {
         let size: Size = size.parse().map_err(PyValueError::new_err)?;
-        let bytes = py
-            .detach(|| llamawad::generate::generate(seed, size).to_bytes())
-            .map_err(wad_error)?;
+        let bytes = detach(
+            py,
+            || format!("generate(seed {seed}, size {size})"),
+            || llamawad::generate::generate(seed, size).to_bytes(),
+        )?
+        .map_err(wad_error)?;
         Ok(PyBytes::new(py, &bytes))
     }
 
@@ -206,9 +240,12 @@ mod _native {
         py: Python<'py>,
         data: Cow<'_, [u8]>,
     ) -> PyResult<(Bound<'py, PyBytes>, Vec<String>)> {
-        let (glb, warnings) = py
-            .detach(|| convert(&data).map(|gltf| (gltf.to_glb(), gltf.warnings)))
-            .map_err(WadError::new_err)?;
+        let (glb, warnings) = detach(
+            py,
+            || bytes_input("a level", &data),
+            || convert(&data).map(|gltf| (gltf.to_glb(), gltf.warnings)),
+        )?
+        .map_err(WadError::new_err)?;
         Ok((PyBytes::new(py, &glb), warnings))
     }
 
@@ -222,13 +259,16 @@ mod _native {
         py: Python<'py>,
         data: Cow<'_, [u8]>,
     ) -> PyResult<(String, Bound<'py, PyBytes>, Vec<String>)> {
-        let (json, gltf) = py
-            .detach(|| {
+        let (json, gltf) = detach(
+            py,
+            || bytes_input("a level", &data),
+            || {
                 let gltf = convert(&data)?;
                 let json = gltf.root.to_string().expect("a glTF document serialises");
                 Ok::<_, String>((json, gltf))
-            })
-            .map_err(WadError::new_err)?;
+            },
+        )?
+        .map_err(WadError::new_err)?;
         Ok((json, PyBytes::new(py, &gltf.bin), gltf.warnings))
     }
 
@@ -244,8 +284,10 @@ mod _native {
         level: Cow<'_, [u8]>,
         points: Vec<(f64, f64, f64)>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let json = py
-            .detach(|| {
+        let json = detach(
+            py,
+            || bytes_input("a level", &level),
+            || {
                 let level = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
                 let world = World::of(&level).ok_or("the level has no MAP or TRAK chunk")?;
                 let probes: Vec<_> = points
@@ -253,8 +295,9 @@ mod _native {
                     .map(|&(x, y, z)| world.probe(x, y, z))
                     .collect();
                 Ok::<_, String>(serde_json::to_string(&probes).expect("probes are plain data"))
-            })
-            .map_err(WadError::new_err)?;
+            },
+        )?
+        .map_err(WadError::new_err)?;
         json_to_python(py, &json)
     }
 
@@ -272,8 +315,16 @@ mod _native {
         points: usize,
         seed: u64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let json = py
-            .detach(|| {
+        let json = detach(
+            py,
+            || {
+                format!(
+                    "{} and {}",
+                    bytes_input("a level", &a),
+                    bytes_input("a level", &b)
+                )
+            },
+            || {
                 let parse = |d: &[u8]| Level::parse(d).map_err(|e| CoreError::from(e).to_string());
                 let (a, b) = (parse(&a)?, parse(&b)?);
                 let (Some(wa), Some(wb)) = (World::of(&a), World::of(&b)) else {
@@ -283,8 +334,9 @@ mod _native {
                 let points = random_points(map.width, map.height, points, seed);
                 let c = compare_floors(&wa, &wb, &points);
                 Ok(serde_json::to_string(&c).expect("plain data"))
-            })
-            .map_err(WadError::new_err)?;
+            },
+        )?
+        .map_err(WadError::new_err)?;
         json_to_python(py, &json)
     }
 
@@ -302,16 +354,19 @@ mod _native {
         level: Cow<'_, [u8]>,
         base: Option<Cow<'_, [u8]>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let json = py
-            .detach(|| {
+        let json = detach(
+            py,
+            || bytes_input("a level", &level),
+            || {
                 let level = Level::parse(&level)?;
                 let report = match &base {
                     Some(b) => llamawad::game::check_against(&level, &Level::parse(b)?),
                     None => llamawad::game::check(&level),
                 };
                 Ok::<_, CoreError>(serde_json::to_string(&report).expect("plain data"))
-            })
-            .map_err(wad_error)?;
+            },
+        )?
+        .map_err(wad_error)?;
         json_to_python(py, &json)
     }
 
@@ -321,11 +376,15 @@ mod _native {
     /// model concerns. Raises WadError if the level cannot be read or has no MAP chunk.
     #[pyfunction]
     fn tile_models(py: Python<'_>, level: Cow<'_, [u8]>) -> PyResult<Vec<u32>> {
-        py.detach(|| {
-            let level = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
-            let map = level.map().ok_or("the level has no MAP chunk")?;
-            Ok::<_, String>(map.tiles.iter().map(|t| t.model_index).collect())
-        })
+        detach(
+            py,
+            || bytes_input("a level", &level),
+            || {
+                let level = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+                let map = level.map().ok_or("the level has no MAP chunk")?;
+                Ok::<_, String>(map.tiles.iter().map(|t| t.model_index).collect())
+            },
+        )?
         .map_err(WadError::new_err)
     }
 
@@ -341,16 +400,19 @@ mod _native {
         level: Cow<'_, [u8]>,
         polygons: Vec<(usize, usize)>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let json = py
-            .detach(|| {
+        let json = detach(
+            py,
+            || bytes_input("a level", &level),
+            || {
                 let level = Level::parse(&level)?;
                 let outlines: Vec<String> = polygons
                     .iter()
                     .map(|&(t, p)| polygon_outline(&level, t, p).unwrap_or_else(|| "null".into()))
                     .collect();
                 Ok::<_, CoreError>(format!("[{}]", outlines.join(",")))
-            })
-            .map_err(wad_error)?;
+            },
+        )?
+        .map_err(wad_error)?;
         json_to_python(py, &json)
     }
 
@@ -377,21 +439,25 @@ mod _native {
             )));
         }
         let entries: Vec<TextureEntry> = entries.iter().map(EntryItem::entry).collect();
-        Ok(py.detach(|| {
-            let mut uvs = Vec::with_capacity(textures.len() * 6);
-            let mut has = Vec::with_capacity(textures.len());
-            for (&texture, &flags) in textures.iter().zip(&flags) {
-                let entry = usize::try_from(texture).ok().and_then(|t| entries.get(t));
-                let rectangle = entry.filter(|e| !e.is_flat_colour());
-                let corners = rectangle.map_or([[0.0; 2]; 3], |e| uv::face_uvs(e, flags));
-                // The glTF keeps a face's first corner and swaps the other two (export.rs).
-                for k in [0, 2, 1] {
-                    uvs.extend_from_slice(&corners[k]);
+        detach(
+            py,
+            || format!("{} faces", textures.len()),
+            || {
+                let mut uvs = Vec::with_capacity(textures.len() * 6);
+                let mut has = Vec::with_capacity(textures.len());
+                for (&texture, &flags) in textures.iter().zip(&flags) {
+                    let entry = usize::try_from(texture).ok().and_then(|t| entries.get(t));
+                    let rectangle = entry.filter(|e| !e.is_flat_colour());
+                    let corners = rectangle.map_or([[0.0; 2]; 3], |e| uv::face_uvs(e, flags));
+                    // The glTF keeps a face's first corner and swaps the other two (export.rs).
+                    for k in [0, 2, 1] {
+                        uvs.extend_from_slice(&corners[k]);
+                    }
+                    has.push(rectangle.is_some());
                 }
-                has.push(rectangle.is_some());
-            }
-            (uvs, has)
-        }))
+                (uvs, has)
+            },
+        )
     }
 
     /// shown_colours(raw: list[int], flags: list[int] | None = None) -> list[float]
@@ -411,20 +477,24 @@ mod _native {
                 flags.len()
             )));
         }
-        Ok(py.detach(|| {
-            let table = export::srgb_to_linear_table();
-            raw.iter()
-                .zip(&flags)
-                .flat_map(|(&c, &f)| {
-                    let [r, g, b, _] = c.to_le_bytes();
-                    if f & face_flags::IGNORE_COLOURS != 0 {
-                        [1.0; 4]
-                    } else {
-                        export::displayed_colour(&[r, g, b, 0], &table)
-                    }
-                })
-                .collect()
-        }))
+        detach(
+            py,
+            || format!("{} colours", raw.len()),
+            || {
+                let table = export::srgb_to_linear_table();
+                raw.iter()
+                    .zip(&flags)
+                    .flat_map(|(&c, &f)| {
+                        let [r, g, b, _] = c.to_le_bytes();
+                        if f & face_flags::IGNORE_COLOURS != 0 {
+                            [1.0; 4]
+                        } else {
+                            export::displayed_colour(&[r, g, b, 0], &table)
+                        }
+                    })
+                    .collect()
+            },
+        )
     }
 
     #[pymodule_export]
@@ -451,7 +521,14 @@ mod _native {
         snap_uvs: bool,
         generate_collision: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
-        let result = py.detach(|| {
+        let input = || {
+            format!(
+                "{} against {}",
+                bytes_input("a glTF", &gltf),
+                bytes_input("a base level", &base)
+            )
+        };
+        let result = detach(py, input, || {
             let other = |e: String| ImportFailure::Other(e);
             let level =
                 Level::parse(&base).map_err(|e| other(format!("base: {}", CoreError::from(e))))?;
@@ -469,7 +546,7 @@ mod _native {
                 .map_err(|e| other(CoreError::from(e).to_string()))?;
             let report = serde_json::to_string(&report).expect("the change report is plain data");
             Ok::<_, ImportFailure>((bytes, report))
-        });
+        })?;
         let (bytes, report) = result.map_err(|f| import_failure(py, f))?;
         Ok((PyBytes::new(py, &bytes), json_to_python(py, &report)?))
     }

@@ -14,8 +14,8 @@ use crate::game::cells::{coordinate_in_cell, loader_col_row};
 use crate::game::space::to_local;
 use crate::gltf::fit::Fitter;
 use crate::gltf::import::{
-    build_model, encode, given_polygons, per_triangle, placement, recut_new_quads, ChangeReport,
-    GivenPolygon, ImportError, ModelSource,
+    build_model, encode, face_flags, given_polygons, node_triangles, per_triangle, placement,
+    recut_new_quads, ChangeReport, GivenPolygon, ImportError, ModelSource,
 };
 use crate::gltf::read::{Document, Triangles};
 use crate::level::{Level, Model, Tile};
@@ -90,14 +90,10 @@ fn world_triangles(
     doc: &Document,
     node: &gltf::Node,
     world: &Mat4,
+    grid: (u32, u32),
     name: &str,
 ) -> Result<Triangles, ImportError> {
-    let Some(mesh) = node.mesh() else {
-        return Ok(Triangles::default());
-    };
-    let mut tris = doc
-        .triangles(&mesh)
-        .map_err(|e| ImportError::node(name, e.0))?;
+    let mut tris = node_triangles(doc, node, world, grid, name)?;
     for p in &mut tris.positions {
         *p = world.transform_point3(*p);
     }
@@ -166,7 +162,7 @@ pub fn add_new_geometry(
     let mut rotations = Vec::with_capacity(meshes.len());
     for (mesh_index, mesh) in meshes.iter().enumerate() {
         let name = super::import::node_name(&mesh.node);
-        let tris = world_triangles(doc, &mesh.node, &mesh.world, &name)?;
+        let tris = world_triangles(doc, &mesh.node, &mesh.world, (width, height), &name)?;
         let tris = recut_new_quads(&tris, fitter).unwrap_or(tris);
         // Its tiles turn as the mesh does, so that its faces and polygons keep their own frame
         // (and a re-tiled level its planes); a scaled or tilted mesh is baked into unturned tiles.
@@ -193,7 +189,7 @@ pub fn add_new_geometry(
                 .or_default()
                 .push(t);
         }
-        let flags = per_triangle(&tris, "FLAGS");
+        let flags = face_flags(&tris, &name)?;
         let anchor = Anchor(mesh.world.w_axis.truncate());
         // A mesh with faces over its own origin's cell (a tile's node), or collision alone, keeps
         // its collision at its origin; one drawn away from its origin (another tool's, at the
@@ -208,10 +204,7 @@ pub fn add_new_geometry(
             for (band, ts) in bands {
                 let slot = anchor.slot(cell, band, mesh_index);
                 let local = subset(&tris, &ts, slot.origin(), rotation);
-                let local_flags: Vec<Option<u16>> = ts
-                    .iter()
-                    .map(|&t| flags[t].and_then(|f| u16::try_from(f).ok()))
-                    .collect();
+                let local_flags: Vec<Option<u16>> = ts.iter().map(|&t| flags[t]).collect();
                 let textures = per_triangle(&local, "TEXTURE");
                 let source = ModelSource {
                     tris: &local,
@@ -235,7 +228,7 @@ pub fn add_new_geometry(
 
         let polygons = match &mesh.collision {
             Some((node, world)) => {
-                let tris = world_triangles(doc, node, world, &node_name_of(node))?;
+                let tris = world_triangles(doc, node, world, (width, height), &node_name_of(node))?;
                 let corners: Vec<[Vec3; 3]> =
                     (0..tris.count()).map(|t| corners_of(&tris, t)).collect();
                 given_polygons(&tris, &corners, "POLYGON")

@@ -4,7 +4,7 @@
 
 use image::{ImageEncoder, RgbaImage};
 
-use crate::level::text::{PageKind, Text};
+use crate::level::text::{PageKind, Text, MAX_PAGE_SIDE};
 
 /// One ABGR1555 pixel (R = bits 0–4) as RGBA8; 0 is transparent.
 pub fn abgr1555_to_rgba(p: u16) -> [u8; 4] {
@@ -28,6 +28,27 @@ pub fn decode_page(text: &Text, index: usize) -> PageImage {
     let page = &text.pages[index];
     let (w, h) = (page.width, page.height);
     let pixels = w as usize * h as usize;
+    let bytes_per_pixel = match page.kind() {
+        PageKind::Direct16 => Some(2),
+        PageKind::Indexed8 => Some(1),
+        PageKind::Rle16 => None,
+    };
+    // The parser guarantees this for pages read from a file; a page built in memory may break it,
+    // and an image is never allocated for more pixels than the page's bytes hold.
+    let holds_its_pixels = (1..=MAX_PAGE_SIDE).contains(&w)
+        && (1..=MAX_PAGE_SIDE).contains(&h)
+        && bytes_per_pixel.is_none_or(|n| page.data.len() == n * pixels);
+    if !holds_its_pixels {
+        return PageImage {
+            image: placeholder(),
+            has_transparency: false,
+            note: Some(format!(
+                "page {index} ({w}×{h}, {} bytes) does not hold its pixels: shown as a magenta \
+                 placeholder, its bytes are kept unchanged",
+                page.data.len()
+            )),
+        };
+    }
     let from_abgr = |values: &mut dyn Iterator<Item = u16>| {
         let mut image = RgbaImage::new(w, h);
         for (dst, p) in image.pixels_mut().zip(values) {
@@ -49,7 +70,8 @@ pub fn decode_page(text: &Text, index: usize) -> PageImage {
                 .first()
                 .map(|p| p.colours.as_slice())
                 .unwrap_or(&[]);
-            let mut it = page.data[..pixels]
+            let mut it = page
+                .data
                 .iter()
                 .map(|&i| palette.get(i as usize).copied().unwrap_or(0));
             let note = format!(
@@ -59,7 +81,7 @@ pub fn decode_page(text: &Text, index: usize) -> PageImage {
             (from_abgr(&mut it), Some(note))
         }
         PageKind::Rle16 => (
-            placeholder(w, h),
+            placeholder(),
             Some(format!(
                 "page {index} is RLE16-compressed, a format the notes do not document: shown as a \
                  magenta placeholder, its bytes are kept unchanged"
@@ -74,9 +96,10 @@ pub fn decode_page(text: &Text, index: usize) -> PageImage {
     }
 }
 
-/// Magenta and black squares: unmistakably not a real texture.
-fn placeholder(w: u32, h: u32) -> RgbaImage {
-    RgbaImage::from_fn(w.max(1), h.max(1), |x, y| {
+/// Magenta and black squares: unmistakably not a real texture. Always 256×256, a page's size
+/// in the game (texture coordinates are fractions of the page, whatever its size says).
+fn placeholder() -> RgbaImage {
+    RgbaImage::from_fn(256, 256, |x, y| {
         if ((x / 16) + (y / 16)) % 2 == 0 {
             image::Rgba([255, 0, 255, 255])
         } else {

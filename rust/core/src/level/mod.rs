@@ -135,11 +135,16 @@ impl Level {
 
         let mut chunks = Vec::with_capacity(raw.chunks.len());
         let mut trak_slot = trak;
+        let mut wfpc_slot = wfpc;
         for c in &raw.chunks {
             let tag_name = c.tag.name();
             let mut r = Reader::new(c.payload, c.offset, &tag_name);
             let body = match c.tag {
-                Tag::WFPC => ChunkBody::Flags(wfpc.expect("parsed above")),
+                Tag::WFPC => match wfpc_slot.take() {
+                    Some(flags) => ChunkBody::Flags(flags),
+                    // A second WFPC chunk is not a level the notes describe: keep it verbatim.
+                    None => ChunkBody::Raw(c.payload.to_vec()),
+                },
                 Tag::TRAK => match trak_slot.take() {
                     Some(t) => ChunkBody::Trak(t),
                     // A second TRAK chunk is not a level the notes describe: keep it verbatim.

@@ -27,6 +27,10 @@ pub enum PageKind {
     Indexed8,
 }
 
+/// The largest page side read: the notes are certain that pages are 256×256, and a side is
+/// checked before anything is allocated for the page's image.
+pub const MAX_PAGE_SIDE: u32 = 4096;
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Page {
     pub flags: u32,
@@ -93,8 +97,22 @@ impl Text {
         for i in 0..count {
             let what = format!("page {i}");
             let flags = r.u32(&what)?;
-            let width = r.u32(&what)?;
-            let height = r.u32(&what)?;
+            let mut side = |name: &str| {
+                let at = r.position();
+                let value = r.u32(&what)?;
+                if (1..=MAX_PAGE_SIDE).contains(&value) {
+                    Ok(value)
+                } else {
+                    Err(r.bad_value(
+                        at,
+                        format!("{what}: {name}"),
+                        format!("1 to {MAX_PAGE_SIDE} pixels (pages are 256×256)"),
+                        value,
+                    ))
+                }
+            };
+            let width = side("width")?;
+            let height = side("height")?;
             let mut page = Page {
                 flags,
                 width,

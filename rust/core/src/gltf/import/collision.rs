@@ -9,7 +9,7 @@ use super::{per_triangle, ChangeReport, ImportError};
 use crate::geometry::{
     decode_collision_polygon, encode_collision_polygon, COLLISION_FACING_DOWN, COLLISION_QUAD,
 };
-use crate::gltf::read::{Document, Triangles};
+use crate::gltf::read::Triangles;
 use crate::level::Model;
 use crate::raw::CollisionPolygon;
 
@@ -160,29 +160,22 @@ pub(crate) fn given_polygons(
     out
 }
 
-/// The collision of a tile from its collision node, or None when it equals the base model's.
-#[allow(clippy::too_many_arguments)]
+/// The collision of a tile from its collision node's triangles, or None when it equals the base
+/// model's.
 pub(super) fn collision_from_node(
-    doc: &Document,
-    node: &gltf::Node,
+    tris: &Triangles,
     node_world: &Mat4,
     tile_world: &Mat4,
     base: &Model,
     name: &str,
     report: &mut ChangeReport,
 ) -> Result<Option<[Vec<CollisionPolygon>; 3]>, ImportError> {
-    let tris = match node.mesh() {
-        Some(mesh) => doc
-            .triangles(&mesh)
-            .map_err(|e| ImportError::node(name, e.0))?,
-        None => Triangles::default(),
-    };
     // Collision corners in the tile's frame, game space (= file space).
     let to_tile = tile_world.inverse() * *node_world;
-    let polygon_attr = per_triangle(&tris, "POLYGON");
-    let material_attr = per_triangle(&tris, "MATERIAL");
-    let kind_attr = per_triangle(&tris, "KIND");
-    let group_attr = per_triangle(&tris, "GROUP");
+    let polygon_attr = per_triangle(tris, "POLYGON");
+    let material_attr = per_triangle(tris, "MATERIAL");
+    let kind_attr = per_triangle(tris, "KIND");
+    let group_attr = per_triangle(tris, "GROUP");
     let base_polygons: Vec<(usize, CollisionPolygon)> = base
         .collision
         .iter()

@@ -17,7 +17,8 @@ use crate::game::{Problem, Severity};
 use crate::gltf::export::Source;
 use crate::gltf::fit::{FitReport, Fitter};
 use crate::gltf::new_geometry::{add_new_geometry, NewMesh};
-use crate::gltf::read::{extras_json, number, Document, Triangles};
+pub(crate) use crate::gltf::read::node_name;
+use crate::gltf::read::{extras_json, number, Document, ReadError, Triangles};
 use crate::level::{Level, Model};
 
 mod collision;
@@ -34,6 +35,10 @@ pub(crate) use model::{build_model, recut_new_quads, ModelSource};
 /// arithmetic stays far below).
 const POSITION_TOLERANCE: f32 = 1e-4;
 const BOX_MARGIN: f32 = 1.0 / 128.0;
+/// How far beyond the grid's edges a position may lie (x and z), and how far up or down (y), in
+/// units: farther is no place in a level, where f32 arithmetic also stops being exact enough.
+const REACH: f32 = 16.0;
+const MAX_HEIGHT: f32 = 1024.0;
 
 #[derive(Debug, Clone, Copy)]
 pub struct ImportOptions {
@@ -189,6 +194,11 @@ impl ImportError {
             sources: sources.to_vec(),
         }
     }
+
+    /// A node's mesh that cannot be read, with the faces at fault where the reader names them.
+    pub(crate) fn read(node: &str, e: ReadError) -> ImportError {
+        ImportError::faces(node, e.faces, e.message)
+    }
 }
 
 /// Our role and index in a node's extras, however a tool spelled the numbers.
@@ -213,13 +223,6 @@ fn role(node: &gltf::Node) -> Option<Role> {
 pub(crate) fn raw_node_name(node: &gltf::Node) -> String {
     node.name()
         .map_or_else(|| format!("node {}", node.index()), str::to_string)
-}
-
-pub(crate) fn node_name(node: &gltf::Node) -> String {
-    match node.name() {
-        Some(n) => format!("node '{n}'"),
-        None => format!("node {}", node.index()),
-    }
 }
 
 /// A tile's placement from its node's world transform: export-space position and rotation.
@@ -260,6 +263,69 @@ pub(crate) fn per_triangle(tris: &Triangles, name: &str) -> Vec<Option<i64>> {
         Some(values) => (0..tris.count()).map(|t| integer(values[3 * t])).collect(),
         None => vec![None; tris.count()],
     }
+}
+
+/// Each triangle's face flags (`_FLAGS`), refusing values that are not 16-bit integers.
+pub(crate) fn face_flags(tris: &Triangles, name: &str) -> Result<Vec<Option<u16>>, ImportError> {
+    let Some(values) = tris.scalar("FLAGS") else {
+        return Ok(vec![None; tris.count()]);
+    };
+    let flag = |t: usize| integer(values[3 * t]).and_then(|f| u16::try_from(f).ok());
+    // NaN marks a primitive without the attribute, not a value.
+    let bad: Vec<usize> = (0..tris.count())
+        .filter(|&t| !values[3 * t].is_nan() && flag(t).is_none())
+        .collect();
+    match bad.first() {
+        None => Ok((0..tris.count()).map(flag).collect()),
+        Some(&t) => Err(ImportError::faces(
+            name,
+            bad,
+            format!(
+                "_FLAGS {} is not a 16-bit integer (0 to 65535)",
+                values[3 * t]
+            ),
+        )),
+    }
+}
+
+/// A node's triangles (none without a mesh), refusing any corner that lies, after `world`,
+/// beyond the reach of a `grid` (width, height) level.
+pub(crate) fn node_triangles(
+    doc: &Document,
+    node: &gltf::Node,
+    world: &Mat4,
+    grid: (u32, u32),
+    name: &str,
+) -> Result<Triangles, ImportError> {
+    let Some(mesh) = node.mesh() else {
+        return Ok(Triangles::default());
+    };
+    let tris = doc
+        .triangles(&mesh)
+        .map_err(|e| ImportError::read(name, e))?;
+    let (w, h) = (grid.0 as f32, grid.1 as f32);
+    let within = |p: Vec3| {
+        let p = world.transform_point3(p);
+        (-REACH..=w + REACH).contains(&p.x)
+            && (-REACH..=h + REACH).contains(&p.z)
+            && (-MAX_HEIGHT..=MAX_HEIGHT).contains(&p.y)
+    };
+    let beyond: Vec<usize> = (0..tris.count())
+        .filter(|&t| !(0..3).all(|k| within(tris.positions[3 * t + k])))
+        .collect();
+    if beyond.is_empty() {
+        return Ok(tris);
+    }
+    Err(ImportError::faces(
+        name,
+        beyond,
+        format!(
+            "reach beyond the level: every corner must lie within {REACH} units of the {}×{} grid \
+             (x and z from −{REACH} to the grid's size + {REACH}) and within {MAX_HEIGHT} units \
+             up or down",
+            grid.0, grid.1
+        ),
+    ))
 }
 
 /// The nodes of a glTF sorted by what they are to the level.
@@ -435,23 +501,15 @@ impl Conversion<'_> {
             ));
         }
 
-        let tris = match node.mesh() {
-            Some(mesh) => doc
-                .triangles(&mesh)
-                .map_err(|e| ImportError::node(&name, e.0))?,
-            None => Triangles::default(),
-        };
-        let flags: Vec<Option<u16>> = per_triangle(&tris, "FLAGS")
-            .into_iter()
-            .map(|f| f.and_then(|f| u16::try_from(f).ok()))
-            .collect();
+        let grid = (base_map.width, base_map.height);
+        let tris = node_triangles(doc, node, &world, grid, &name)?;
+        let flags = face_flags(&tris, &name)?;
         let textures = per_triangle(&tris, "TEXTURE");
         let geometry_same =
             matches_model(&tris, base_model, &flags, &textures, &self.fitter.entries);
         let collision = match collision_node {
             Some((cnode, cworld)) => collision_from_node(
-                doc,
-                cnode,
+                &node_triangles(doc, cnode, cworld, grid, &name)?,
                 cworld,
                 &world,
                 base_model,
@@ -812,7 +870,7 @@ fn apply_zones(
     let name = node_name(node);
     let tris = doc
         .triangles(&mesh)
-        .map_err(|e| ImportError::node(&name, e.0))?;
+        .map_err(|e| ImportError::read(&name, e))?;
     let cells = per_triangle(&tris, "CELL");
     let zones = per_triangle(&tris, "ZONE");
     let map = level.map_mut().expect("checked by the caller");

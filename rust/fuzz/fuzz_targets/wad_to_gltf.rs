@@ -1,0 +1,18 @@
+//! Any bytes as a level converted to glTF, and the glTF read and converted back against it:
+//! a typed error or a result, never a panic, a hang or a huge allocation.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(level) = llamawad::Level::parse(data) else {
+        return;
+    };
+    let Ok(gltf) = llamawad::gltf::wad_to_gltf(&level, llamawad::gltf::Source::of(data)) else {
+        return;
+    };
+    let glb = gltf.to_glb();
+    if let Ok(doc) = llamawad::gltf::Document::from_slice(&glb, None) {
+        let _ = llamawad::gltf::gltf_to_wad(&level, data, &doc, Default::default());
+    }
+});

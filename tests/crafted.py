@@ -1,0 +1,534 @@
+"""Crafted files from strangers: one per defect class of a damaged or hostile input, each with the
+error it must give. Made deterministically from the committed fixture tests/fixtures/tiny-1.wad
+(and its glTF, as llamawad.wad_to_gltf writes it), so the corpus costs nothing on disk.
+
+    python tests/crafted.py FOLDER     # writes the corpus into FOLDER and lists it
+
+Each case is a folder: a glTF case holds `base.wad` and `in.glb` or `in/level.gltf` (with whatever
+sits beside it: buffers, links, a pipe); a WAD case `in.wad`; an overwrite case the files of a
+command whose output is one of its inputs. `Case.cli` is the command, `Case.python` the call of the
+Python module (None where the module writes nothing), and the expectations: the CLI's exit status
+and words of its message, the Python exception class, and for a refused glTF the node and faces.
+"""
+
+import base64
+import copy
+import json
+import os
+import struct
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+BASE = REPO / "tests" / "fixtures" / "tiny-1.wad"
+FLOAT, UBYTE, USHORT, UINT = 5126, 5121, 5123, 5125
+
+
+@dataclass
+class Case:
+    name: str
+    folder: Path
+    # Arguments of scripts/llamawad, relative to `folder` (run there); OUT is what must not appear.
+    cli: list[str]
+    out: str
+    # ("gltf_to_wad", data, directory) or ("wad_to_glb", data): what the Python module is given.
+    python: tuple | None
+    words: list[str]
+    exit_status: int = 1
+    exception: str = "WadError"
+    # For a refusal (ImportRefused): the node named, and the faces when the fault is in faces.
+    node: str | None = None
+    faces: list[int] | None = None
+    # Files of the case that must be exactly as they were afterwards (inputs never overwritten).
+    inputs: list[str] = field(default_factory=list)
+
+
+class Gltf:
+    """The base level's glTF as JSON and one binary buffer, edited like another tool would."""
+
+    def __init__(self, document: dict, binary: bytes):
+        self.json = document
+        self.bin = bytearray(binary)
+
+    def copy(self) -> "Gltf":
+        return Gltf(copy.deepcopy(self.json), bytes(self.bin))
+
+    def add(self, values, component=FLOAT, type_=None, count=None, **fields) -> int:
+        """A new accessor over `values` (a numpy array), in a view of its own; its index."""
+        values = np.ascontiguousarray(values)
+        self.bin += b"\0" * (-len(self.bin) % 4)
+        view = {"buffer": 0, "byteOffset": len(self.bin), "byteLength": values.nbytes}
+        self.bin += values.tobytes()
+        self.json["bufferViews"].append(view)
+        n = 1 if values.ndim == 1 else values.shape[1]
+        accessor = {
+            "bufferView": len(self.json["bufferViews"]) - 1,
+            "componentType": component,
+            "count": len(values) if count is None else count,
+            "type": type_ or {1: "SCALAR", 2: "VEC2", 3: "VEC3", 4: "VEC4"}[n],
+            **fields,
+        }
+        self.json["accessors"].append(accessor)
+        return len(self.json["accessors"]) - 1
+
+    def read(self, index: int) -> np.ndarray:
+        accessor = self.json["accessors"][index]
+        view = self.json["bufferViews"][accessor["bufferView"]]
+        n = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[accessor["type"]]
+        start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
+        values = np.frombuffer(bytes(self.bin), "<f4", accessor["count"] * n, start).copy()
+        return values if n == 1 else values.reshape(-1, n)
+
+    def tile(self) -> int:
+        """The first tile node with a mesh."""
+        return next(
+            i
+            for i, n in enumerate(self.json["nodes"])
+            if (n.get("extras") or {}).get("llamawad") == "tile" and "mesh" in n
+        )
+
+    def primitive(self, node: int) -> dict:
+        """Primitive 0 of a mesh only `node` uses (a copy of its mesh)."""
+        mesh = copy.deepcopy(self.json["meshes"][self.json["nodes"][node]["mesh"]])
+        self.json["meshes"].append(mesh)
+        self.json["nodes"][node]["mesh"] = len(self.json["meshes"]) - 1
+        return mesh["primitives"][0]
+
+    def label(self, node: int) -> str:
+        return f"node '{self.json['nodes'][node]['name']}'"
+
+    def json_bytes(self) -> bytes:
+        self.json["buffers"][0]["byteLength"] = len(self.bin)
+        return json.dumps(self.json).encode()
+
+    def glb(self) -> bytes:
+        text = self.json_bytes()
+        text += b" " * (-len(text) % 4)
+        binary = bytes(self.bin) + b"\0" * (-len(self.bin) % 4)
+        return glb_bytes([(b"JSON", text), (b"BIN\0", binary)])
+
+
+def glb_bytes(chunks, length=None) -> bytes:
+    body = b"".join(struct.pack("<I4s", len(data), kind) + data for kind, data in chunks)
+    total = 12 + len(body) if length is None else length
+    return struct.pack("<4sII", b"glTF", 2, total) + body
+
+
+def base_gltf(wad: bytes) -> Gltf:
+    import llamawad
+
+    text, binary, _ = llamawad.wad_to_gltf(wad)
+    return Gltf(json.loads(text), binary)
+
+
+# ---------------------------------------------------------------------------------------------
+# The cases. Each maker gets a fresh copy of the base glTF and returns the edited document (or
+# GLB bytes), the words its error must contain and, for a refusal, the node and faces.
+
+
+def glb_cases(g: Gltf):
+    """GLB containers that lie about their lengths."""
+    good = g.glb()
+    yield "glb-header-length-short", good[:8] + struct.pack("<I", len(good) - 4) + good[12:], ["header says"]
+    yield "glb-header-length-long", good[:8] + struct.pack("<I", len(good) + 100) + good[12:], ["header says"]
+    json_len = struct.unpack_from("<I", good, 12)[0]
+    past = good[:12] + struct.pack("<I", json_len + 10_000_000) + good[16:]
+    yield "glb-chunk-past-end", past, ["chunk at byte 12 says", "only"]
+    yield "glb-version-1", good[:4] + struct.pack("<I", 1) + good[8:], ["version 1"]
+    yield "glb-bin-chunk-first", glb_bytes([(b"BIN\0", b"\0" * 8), (b"JSON", b"{}  ")]), ["first chunk is not JSON"]
+    yield "glb-header-cut-short", b"glTF\x02\x00\x00", ["header is cut short"]
+
+
+def index_cases(g: Gltf):
+    """Indices that point at nothing: refused before anything follows them."""
+    t = g.tile()
+
+    def edit(f):
+        c = g.copy()
+        f(c)
+        return c
+
+    yield "position-accessor-9999", edit(lambda c: c.primitive(t)["attributes"].update(POSITION=9999)), [
+        "POSITION names accessor 9999"
+    ]
+    yield "child-index-9999", edit(lambda c: c.json["nodes"][t].setdefault("children", []).append(9999)), [
+        "not a valid glTF",
+        "children",
+    ]
+    yield "scene-node-9999", edit(lambda c: c.json["scenes"][0]["nodes"].append(9999)), ["not a valid glTF", "scenes"]
+    yield "mesh-index-9999", edit(lambda c: c.json["nodes"][t].update(mesh=9999)), ["not a valid glTF", "mesh"]
+    yield "view-index-9999", edit(lambda c: c.json["accessors"][0].update(bufferView=9999)), [
+        "not a valid glTF",
+        "bufferView",
+    ]
+    yield "buffer-index-9999", edit(lambda c: c.json["bufferViews"][0].update(buffer=9999)), ["not a valid glTF", "buffer"]
+    yield "material-index-9999", edit(lambda c: c.primitive(t).update(material=9999)), ["not a valid glTF", "material"]
+    yield "image-index-9999", edit(lambda c: c.json["textures"][0].update(source=9999)), ["not a valid glTF", "source"]
+    yield "indices-index-9999", edit(lambda c: c.primitive(t).update(indices=9999)), ["not a valid glTF", "indices"]
+
+    def without_view(c):
+        # An accessor without data is zeros; 10^12 of them were once allocated.
+        p = c.primitive(t)
+        p["indices"] = c.add(np.array([0, 1, 2], "u1"), component=UBYTE)
+        p["attributes"]["POSITION"] = c.add(np.zeros((1, 3), "<f4"), count=10**12, min=[0, 0, 0], max=[0, 0, 0])
+        del c.json["accessors"][-1]["bufferView"]
+
+    yield "position-without-view-10^12", edit(without_view), ["bufferView: Missing data"]
+    big = {"byteLength": 2**31, "uri": "data:application/octet-stream;base64,AAAA"}
+    yield "buffers-over-1-gib", edit(lambda c: c.json["buffers"].append(big)), ["more than 1073741824 bytes in all"]
+
+
+def node_graph_cases(g: Gltf):
+    """Node graphs that are not a forest, too deep, or with transforms that are not numbers."""
+    t = g.tile()
+    parent = next(i for i, n in enumerate(g.json["nodes"]) if t in n.get("children", []))
+    c = g.copy()
+    c.json["nodes"][t].setdefault("children", []).append(parent)
+    yield "node-cycle", c, ["its own ancestor"]
+    c = g.copy()
+    c.json["nodes"][t].setdefault("children", []).append(t)
+    yield "node-own-child", c, ["is its own child"]
+    c = g.copy()
+    other = g.tile() + 2
+    c.json["nodes"][other].setdefault("children", []).append(t)
+    yield "node-two-parents", c, ["is a child of both", g.label(t)]
+    c = g.copy()
+    c.json["nodes"][parent]["children"].append(t)
+    yield "node-listed-twice", c, ["listed twice among the children"]
+    c = g.copy()
+    chain = len(c.json["nodes"])
+    c.json["nodes"] += [{"name": f"link {k}", "children": [chain + k + 1]} for k in range(99)] + [{"name": "link 99"}]
+    c.json["scenes"][0]["nodes"].append(chain)
+    yield "node-chain-100-deep", c, ["nested 65 nodes deep", "at most 64"]
+    c = g.copy()
+    c.json["scenes"][0]["nodes"].append(t)
+    yield "scene-root-is-a-child", c, ["is a root of scene 0 but a child of"]
+    c = g.copy()
+    c.json["nodes"][t]["translation"] = [1e39, 0, 0]
+    yield "transform-infinite", c, [g.label(t), "not made of finite numbers"]
+    c = g.copy()
+    c.json["nodes"][parent]["scale"] = [1e30, 1e30, 1e30]
+    c.json["nodes"][t]["scale"] = [1e30, 1e30, 1e30]
+    yield "transform-overflows", c, ["not made of finite numbers"]
+
+
+def accessor_cases(g: Gltf):
+    """Accessors whose ranges lie, and attributes of types the mapping does not use."""
+    t = g.tile()
+    mesh = g.json["meshes"][g.json["nodes"][t]["mesh"]]
+    attributes = mesh["primitives"][0]["attributes"]
+    position = attributes["POSITION"]
+
+    c = g.copy()
+    c.json["accessors"][position]["count"] = 2**20
+    yield "accessor-count-2^20", c, ["reaches past the end"]
+    c = g.copy()
+    c.json["accessors"][position]["byteOffset"] = 2**64 - 4
+    yield "accessor-offset-2^64", c, ["reaches past the end"]
+    c = g.copy()
+    c.json["bufferViews"][c.json["accessors"][position]["bufferView"]]["byteLength"] = 2**40
+    yield "view-past-buffer", c, ["reaches past the end"]
+    c = g.copy()
+    c.json["bufferViews"][c.json["accessors"][position]["bufferView"]]["byteStride"] = 4
+    yield "stride-overlaps", c, ["overlap"]
+    c = g.copy()
+    c.json["accessors"][position]["sparse"] = {
+        "count": 1,
+        "indices": {"bufferView": 0, "componentType": UBYTE},
+        "values": {"bufferView": 0},
+    }
+    yield "accessor-sparse", c, ["sparse"]
+    c = g.copy()
+    p = c.primitive(t)
+    p["indices"] = c.add(np.zeros(3, "<u4"), component=UINT, count=3 * 2**20 + 3)
+    yield "mesh-over-2^20-triangles", c, ["more than 1048576 triangles"]
+    c = g.copy()
+    p = c.primitive(t)
+    # 20,000 primitives of one triangle each over the same 4,000 vertices: 80 million elements.
+    p["attributes"] = {"POSITION": c.add(np.zeros((4000, 3), "<f4"), min=[0, 0, 0], max=[0, 0, 0])}
+    p["indices"] = c.add(np.array([0, 1, 2], "u1"), component=UBYTE)
+    c.json["meshes"][c.json["nodes"][t]["mesh"]]["primitives"] = [p] * 20_000
+    yield "accessor-elements-read-80-million", c, ["more than 67108864 elements read"]
+
+    def retyped(name, values, **kw):
+        c = g.copy()
+        p = c.primitive(t)
+        p["attributes"][name] = c.add(values, **kw)
+        return c
+
+    n = g.json["accessors"][position]["count"]
+    yield "position-vec2", retyped("POSITION", np.zeros((n, 2), "<f4"), min=[0, 0, 0], max=[0, 0, 0]), [
+        "POSITION",
+        "is VEC2 FLOAT; it must be VEC3 FLOAT",
+    ]
+    yield "position-unsigned-short", retyped(
+        "POSITION", np.zeros((n, 3), "<u2"), component=USHORT, min=[0, 0, 0], max=[0, 0, 0]
+    ), ["is VEC3 UNSIGNED_SHORT"]
+    yield "colour-scalar", retyped("COLOR_0", np.ones(n, "<f4")), ["COLOR_0", "is SCALAR FLOAT"]
+    yield "uv-vec3", retyped("TEXCOORD_0", np.zeros((n, 3), "<f4")), ["TEXCOORD_0", "is VEC3 FLOAT"]
+    yield "flags-vec2", retyped("_FLAGS", np.zeros((n, 2), "<f4")), ["_FLAGS", "is VEC2 FLOAT"]
+    yield "normal-ubyte", retyped("NORMAL", np.zeros((n, 3), "u1"), component=UBYTE), ["NORMAL", "UNSIGNED_BYTE"]
+    yield "colour-fewer-elements", retyped("COLOR_0", np.ones((n - 3, 4), "<f4")), ["COLOR_0 has", "POSITION"]
+    c = g.copy()
+    p = c.primitive(t)
+    p["indices"] = c.add(np.arange(n, dtype="<f4"))
+    yield "indices-float", c, ["indices", "is SCALAR FLOAT"]
+    c = g.copy()
+    p = c.primitive(t)
+    p["indices"] = c.add(np.array([0, 1, n + 5], "<u2"), component=USHORT)
+    yield "index-past-vertices", c, ["not whole triangles"]
+
+
+def value_cases(g: Gltf):
+    """Values that are no numbers or lie out of reach: refused naming the node and the faces."""
+    t = g.tile()
+    attributes = g.json["meshes"][g.json["nodes"][t]["mesh"]]["primitives"][0]["attributes"]
+
+    def changed(name, vertex, value, words, faces=(0,)):
+        c = g.copy()
+        p = c.primitive(t)
+        values = c.read(attributes[name])
+        values[vertex] = value
+        old = c.json["accessors"][attributes[name]]
+        bounds = {k: old[k] for k in ("min", "max") if k in old}
+        p["attributes"][name] = c.add(values, **bounds)
+        return c, words, g.label(t), list(faces)
+
+    yield ("position-nan", *changed("POSITION", 4, [np.nan, 0, 0], ["POSITION", "not finite"], [1]))
+    yield ("position-infinite", *changed("POSITION", 0, [np.inf, 0, 0], ["POSITION", "not finite"]))
+    yield ("position-1e30", *changed("POSITION", 0, [1e30, 0, 0], ["reach beyond the level"]))
+    yield ("position-far-below", *changed("POSITION", 7, [0, -5000, 0], ["reach beyond the level"], [2]))
+    yield ("colour-infinite", *changed("COLOR_0", 0, [np.inf, 1, 1, 1], ["COLOR_0", "not finite"]))
+    yield ("uv-nan", *changed("TEXCOORD_0", 3, [np.nan, 0], ["TEXCOORD_0", "not finite"], [1]))
+    yield ("normal-nan", *changed("NORMAL", 0, [np.nan, 1, 0], ["NORMAL", "not finite"]))
+    yield ("flags-70000", *changed("_FLAGS", 0, 70000, ["_FLAGS 70000 is not a 16-bit integer"]))
+
+
+def uri_cases(g: Gltf):
+    """Buffer URIs of a .gltf that leave its folder or name something no buffer can be. Each yields
+    the URI, the words, and what to put around the folder (`in/`): files, links, a pipe."""
+    n = len(g.bin)
+
+    def outside(case):
+        (case / "outside.bin").write_bytes(bytes(n))
+
+    def fifo(case):
+        os.mkfifo(case / "in" / "level.bin")
+
+    def link_out(case):
+        outside(case)
+        os.symlink("../outside.bin", case / "in" / "level.bin")
+
+    def folder(case):
+        (case / "in" / "sub").mkdir()
+
+    def short(case):
+        (case / "in" / "level.bin").write_bytes(bytes(16))
+
+    yield "uri-parent", "../outside.bin", ["leaves the .gltf's folder"], outside
+    yield "uri-percent-parent", "%2E%2E/outside.bin", ["leaves the .gltf's folder"], outside
+    yield "uri-absolute", "/etc/passwd", ["absolute path"], None
+    yield "uri-dev-zero", "/dev/zero", ["absolute path"], None
+    yield "uri-file-scheme", "file:///etc/passwd", ["scheme"], None
+    yield "uri-backslash", "..\\outside.bin", ["backslash"], outside
+    yield "uri-percent-ff", "%FF.bin", ["not UTF-8"], None
+    yield "uri-fifo", "level.bin", ["not a regular file"], fifo
+    yield "uri-symlink-out", "level.bin", ["through a symbolic link"], link_out
+    yield "uri-folder", "sub", ["not a regular file"], folder
+    yield "uri-file-too-short", "level.bin", ["has 16 bytes, fewer than"], short
+    short_data = "data:application/octet-stream;base64," + base64.b64encode(bytes(12)).decode()
+    yield "uri-data-too-short", short_data, ["fewer than"], None
+
+
+def wad_cases(wad: bytes):
+    """Level WADs whose counts lie: refused by the parser before anything is allocated."""
+    import llamawad
+
+    chunks, at = [], 4
+    while at + 8 <= len(wad):
+        size = struct.unpack_from("<I", wad, at + 4)[0]
+        chunks.append((wad[at : at + 4][::-1].decode(), at, size))
+        at += 8 + size
+    last_tag, last_at, _ = chunks[-1]
+    past = bytearray(wad)
+    struct.pack_into("<I", past, last_at + 4, len(wad))
+    yield "wad-chunk-past-end", bytes(past), [f"{last_tag.strip()} chunk", "payload needs"]
+
+    info = llamawad.parse_info(wad)
+    assert info, "the base parses"
+    text_at = next(a for t, a, _ in chunks if t == "TEXT") + 8
+    # TEXT: palettes (u32 header, u32 n, n u16, n u8 each), then pages {flags, w, h, data}.
+    pos = text_at
+    palettes = struct.unpack_from("<I", wad, pos)[0]
+    pos += 4
+    for _ in range(palettes):
+        n = struct.unpack_from("<I", wad, pos + 4)[0]
+        pos += 8 + 3 * n
+    pages_at = pos + 4
+
+    # Page 0 (16-bit, w·h·2 bytes of pixels) becomes an RLE16 page of 100000×100000 with 16
+    # compressed bytes: a page the parser read, whose placeholder image was once that size.
+    flags, w, h = struct.unpack_from("<III", wad, pages_at)
+    assert flags != 0 and not flags & 0x80, "page 0 is a 16-bit page"
+    rle_page = struct.pack("<IIII", 0x80, 100_000, 100_000, 16) + bytes(16)
+    def with_page_0(page: bytes) -> bytes:
+        out = bytearray(wad[:pages_at] + page + wad[pages_at + 12 + 2 * w * h :])
+        text_size = struct.unpack_from("<I", wad, text_at - 4)[0]
+        struct.pack_into("<I", out, text_at - 4, text_size + len(out) - len(wad))
+        struct.pack_into("<I", out, 0, len(out))
+        return bytes(out)
+
+    yield "wad-rle16-page-100000-wide", with_page_0(rle_page), ["page 0: width", "1 to 4096"]
+    # A 16-bit page of 0×256 pixels, which holds no bytes: its image once failed to encode.
+    empty = struct.pack("<III", flags, 0, 256)
+    yield "wad-page-width-0", with_page_0(empty), ["page 0: width", "found 0"]
+
+
+def build(root: Path) -> list[Case]:
+    """Writes every case into a folder of its own under `root`; the cases, in a fixed order."""
+    wad = BASE.read_bytes()
+    g = base_gltf(wad)
+    cases: list[Case] = []
+
+    def folder(name: str) -> Path:
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "base.wad").write_bytes(wad)
+        return path
+
+    def glb_case(name, data, words, node=None, faces=None):
+        path = folder(name)
+        (path / "in.glb").write_bytes(data)
+        refused = node is not None
+        cases.append(
+            Case(
+                name,
+                path,
+                ["gltf2wad", "--base", "base.wad", "in.glb", "out.wad"],
+                "out.wad",
+                ("gltf_to_wad", data, None),
+                words + ([node] if refused else []),
+                exception="ImportRefused" if refused else "WadError",
+                node=node,
+                faces=faces,
+                inputs=["base.wad", "in.glb"],
+            )
+        )
+
+    for name, data, words in glb_cases(g.copy()):
+        glb_case(name, data, words)
+    for maker in (index_cases, node_graph_cases, accessor_cases):
+        for name, edited, words in maker(g):
+            # Faults inside one mesh's data are refusals of its node; the rest, unreadable files.
+            node = g.label(g.tile()) if maker is accessor_cases else None
+            glb_case(name, edited.glb(), words, node=node)
+    for name, edited, words, node, faces in value_cases(g):
+        glb_case(name, edited.glb(), words, node=node, faces=faces)
+
+    for name, uri, words, around in uri_cases(g):
+        path = folder(name)
+        (path / "in").mkdir()
+        c = g.copy()
+        c.json["buffers"][0]["uri"] = uri
+        text = c.json_bytes()
+        (path / "in" / "level.gltf").write_bytes(text)
+        if around is not None:
+            around(path)
+        cases.append(
+            Case(
+                name,
+                path,
+                ["gltf2wad", "--base", "base.wad", "in/level.gltf", "out.wad"],
+                "out.wad",
+                ("gltf_to_wad", text, path / "in"),
+                ["buffer 0"] + words,
+                inputs=["base.wad", "in/level.gltf"],
+            )
+        )
+
+    for name, data, words in wad_cases(wad):
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "in.wad").write_bytes(data)
+        cases.append(
+            Case(name, path, ["wad2gltf", "in.wad", "out.glb"], "out.glb", ("wad_to_glb", data), words, inputs=["in.wad"])
+        )
+
+    cases += overwrite_cases(root, wad, g)
+    return cases
+
+
+def overwrite_cases(root: Path, wad: bytes, g: Gltf) -> list[Case]:
+    """Commands whose output is one of their inputs, by another name or a link: refused before
+    anything is written (the input keeps its bytes)."""
+    out = []
+
+    def case(name, cli, target, inputs, words, setup):
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "level.wad").write_bytes(wad)
+        setup(path)
+        out.append(Case(name, path, cli, target, None, words, inputs=inputs))
+
+    def gltf_beside(path):
+        c = g.copy()
+        c.json["buffers"][0]["uri"] = "level.bin"
+        (path / "level.gltf").write_bytes(c.json_bytes())
+        (path / "level.bin").write_bytes(bytes(c.bin))
+        (path / "level.glb").write_bytes(g.glb())
+
+    nothing = lambda path: None  # noqa: E731
+    case("overwrite-roundtrip-same-name", ["roundtrip", "level.wad", "./level.wad"], None, ["level.wad"], ["is the input file"], nothing)
+    case(
+        "overwrite-roundtrip-hard-link",
+        ["roundtrip", "level.wad", "other.wad"],
+        None,
+        ["level.wad"],
+        ["is the input file"],
+        lambda p: os.link(p / "level.wad", p / "other.wad"),
+    )
+    case(
+        "overwrite-wad2gltf-glb-link",
+        ["wad2gltf", "level.wad", "out.glb"],
+        None,
+        ["level.wad"],
+        ["is the input level"],
+        lambda p: os.symlink("level.wad", p / "out.glb"),
+    )
+    case(
+        "overwrite-wad2gltf-same-name",
+        ["wad2gltf", "level.glb", "level.glb"],
+        None,
+        ["level.glb"],
+        ["is the input level"],
+        lambda p: (p / "level.glb").write_bytes(wad),
+    )
+    case(
+        "overwrite-wad2gltf-bin",
+        ["wad2gltf", "level.bin", "level.gltf"],
+        "level.gltf",
+        ["level.bin"],
+        ["level.bin is the input level"],
+        lambda p: (p / "level.bin").write_bytes(wad),
+    )
+    case("overwrite-gltf2wad-base", ["gltf2wad", "--base", "level.wad", "level.glb", "level.wad"], None, ["level.wad", "level.glb"], ["is the base level"], gltf_beside)
+    case("overwrite-gltf2wad-input", ["gltf2wad", "--base", "level.wad", "level.glb", "level.glb"], None, ["level.wad", "level.glb"], ["is the input glTF"], gltf_beside)
+    case(
+        "overwrite-gltf2wad-buffer",
+        ["gltf2wad", "--base", "level.wad", "level.gltf", "level.bin"],
+        None,
+        ["level.wad", "level.gltf", "level.bin"],
+        ["is a buffer of the input glTF"],
+        gltf_beside,
+    )
+    return out
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO))
+    target = Path(sys.argv[1])
+    for c in build(target):
+        print(f"{c.name}: llamawad {' '.join(c.cli)} -> exit {c.exit_status}, {c.exception}: {c.words}")
