@@ -66,7 +66,9 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
         wad, report = llamawad.gltf_to_wad(base, gathered.glb, force=force)
     except llamawad.ImportRefused as e:
         message = str(e)
-        obj, faces = gathered.culprit(getattr(e, "node", None), list(getattr(e, "faces", None) or []), message)
+        obj, faces = gathered.culprit(
+            getattr(e, "node", None), list(getattr(e, "faces", None) or []), message, list(getattr(e, "source_faces", None) or [])
+        )
         name = obj.name if obj is not None else ""
         listed = [dict(p) for p in getattr(e, "problems", None) or []]
         if listed and name:

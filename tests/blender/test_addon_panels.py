@@ -179,14 +179,19 @@ def test_level_panel(level):
     assert buttons(log, "llamawad.check_level") and buttons(log, "export_scene.llamawad")
     assert bpy.ops.llamawad.check_level() == {"FINISHED"}
     log = draw("LLAMAWAD_PT_level")
+    # A generated level keeps every rule: nothing to list (the list itself: test_addon_check).
+    assert len(bpy.context.scene.llamawad.problems) == 0
+    assert "No problems found" in labels(log)
+    assert not [args for kind, args in log if kind == "list"]
+    # Broken on purpose (a tile outside the grid): the list, with the summary above it.
+    tile = next(o for o in bpy.context.scene.objects if o.get("llamawad") == "tile")
+    tile.location.x = -5.0
+    assert bpy.ops.llamawad.check_level() == {"FINISHED"}
+    log = draw("LLAMAWAD_PT_level")
     problems = bpy.context.scene.llamawad.problems
-    # The generated level's own problems are listed as in the base already; no new ones.
-    assert "New: 0 errors, 0 warnings; in the base already: " + str(len(problems)) in labels(log)
-    assert all(p.pre_existing for p in problems)
-    if problems:
-        assert [args for kind, args in log if kind == "list"][0][:3] == ("LLAMAWAD_UL_problems", "", bpy.context.scene.llamawad)
-    else:
-        assert "No problems found" in labels(log)
+    assert len(problems) >= 1 and problems[0].error and not problems[0].pre_existing
+    assert "New: 1 error, 0 warnings; in the base already: 0" in labels(log)
+    assert [args for kind, args in log if kind == "list"][0][:3] == ("LLAMAWAD_UL_problems", "", bpy.context.scene.llamawad)
 
 
 def test_floor_probe_panel(level):

@@ -57,9 +57,9 @@ class Gathered:
     node_names: dict[str, int] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
 
-    def culprit(self, node: str | None, faces: list[int], message: str = "") -> tuple[bpy.types.Object | None, list[int]]:
+    def culprit(self, node: str | None, faces: list[int], message: str = "", source_faces: list[int] | None = None) -> tuple[bpy.types.Object | None, list[int]]:
         """The object and Blender faces a refusal names (its node as "node 'NAME'", "node N" or
-        the plain name; faces as triangle numbers)."""
+        the plain name; faces as triangle numbers, or as Blender's faces in ``source_faces``)."""
         if not node:
             return None, []
         index = None
@@ -79,6 +79,8 @@ class Gathered:
             if child is not None:
                 obj = child
                 index = next((i for i, o in self.node_objects.items() if o == child), index)
+        if source_faces:
+            return obj, sorted(set(source_faces))
         table = self.face_of_triangle.get(index)
         if table is None:
             return obj, []
@@ -157,6 +159,9 @@ def render_arrays(mesh) -> MeshArrays:
     co = _get(mesh.vertices, "co", np.float32, 3)
     attrs: dict[str, np.ndarray] = {"POSITION": space.blender_to_file(co[corner_vertex])}
     corner_face = np.repeat(tri_face, 3)
+    # The Blender face of every corner: the way back cuts quads along the diagonal the game can
+    # show their UVs along, and names faces the artist sees.
+    attrs["_SOURCE_FACE"] = corner_face.astype(np.float32)
     for name, key in (("wad_flags", "_FLAGS"), ("wad_texture", "_TEXTURE"), ("wad_face", "_FACE")):
         values = _int_values(mesh, name, "FACE")
         if values is not None:
@@ -214,6 +219,7 @@ def collision_arrays(mesh) -> MeshArrays:
     polygon = _int_values(mesh, "wad_polygon", "FACE")
     polygon = np.full(len(mesh.polygons), -1, np.int32) if polygon is None else _first_keeps(polygon.astype(np.int32))
     attrs["_POLYGON"] = polygon[corner_face].astype(np.float32)
+    attrs["_SOURCE_FACE"] = corner_face.astype(np.float32)
     return MeshArrays([("collision", attrs)], tri_face)
 
 

@@ -41,7 +41,9 @@ pyo3::create_exception!(
      None) and `faces` (its triangles at fault, in the order the node's mesh lists them) say \
      what to select; `problems` lists the game's rules the level would break (dicts as \
      `check` gives them), empty when the glTF itself is at fault, and `sources` the \
-     (tile, glTF node name) pairs of the conversion, which trace a problem's tile to its node."
+     (tile, glTF node name) pairs of the conversion, which trace a problem's tile to its node; \
+     `source_faces` names `faces` as the faces of the tool that wrote the glTF where its \
+     triangles carry `_SOURCE_FACE` (Blender's faces, for the add-on)."
 );
 
 /// Why `gltf_to_wad` failed: a refusal of the glTF (with its culprit), or any other error.
@@ -56,12 +58,17 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
         ImportFailure::Refused(e) => {
             let err = ImportRefused::new_err(e.to_string());
             let value = err.value(py);
-            let problems = serde_json::to_string(&e.problems).expect("problems are plain data");
+            let (problems, sources) = e
+                .broken
+                .map(|b| (b.problems, b.sources))
+                .unwrap_or_default();
+            let problems = serde_json::to_string(&problems).expect("problems are plain data");
             let culprit = value
                 .setattr("node", e.node)
                 .and_then(|()| value.setattr("faces", e.faces))
                 .and_then(|()| value.setattr("problems", json_to_python(py, &problems)?))
-                .and_then(|()| value.setattr("sources", e.sources));
+                .and_then(|()| value.setattr("sources", sources))
+                .and_then(|()| value.setattr("source_faces", e.source_faces));
             match culprit {
                 Ok(()) => err,
                 Err(e) => e,

@@ -10,5 +10,5 @@ pub mod texture;
 pub mod uv;
 
 pub use export::{wad_to_gltf, Gltf, GltfExportError, Source};
-pub use import::{gltf_to_wad, ChangeReport, ImportError, ImportOptions};
+pub use import::{gltf_to_wad, BrokenRules, ChangeReport, ImportError, ImportOptions};
 pub use read::Document;

@@ -214,7 +214,8 @@ pub fn add_new_geometry(
                     base: None,
                     frames: 1,
                 };
-                let built = build_model(source, fitter, report)?;
+                let built =
+                    build_model(source, fitter, report).map_err(|e| e.in_source_faces(&local))?;
                 let colours = built.colours;
                 tiles.insert(
                     slot,
@@ -226,12 +227,22 @@ pub fn add_new_geometry(
             }
         }
 
-        let polygons = match &mesh.collision {
-            Some((node, world)) => {
-                let tris = world_triangles(doc, node, world, (width, height), &node_name_of(node))?;
+        // The polygons, and the triangles their face numbers count.
+        let given = match &mesh.collision {
+            Some((node, world)) => Some(world_triangles(
+                doc,
+                node,
+                world,
+                (width, height),
+                &node_name_of(node),
+            )?),
+            None => None,
+        };
+        let polygons = match &given {
+            Some(ctris) => {
                 let corners: Vec<[Vec3; 3]> =
-                    (0..tris.count()).map(|t| corners_of(&tris, t)).collect();
-                given_polygons(&tris, &corners, "POLYGON")
+                    (0..ctris.count()).map(|t| corners_of(ctris, t)).collect();
+                given_polygons(ctris, &corners, "POLYGON")
             }
             None if generate_collision => {
                 report.collision_generated.push(name.clone());
@@ -250,7 +261,8 @@ pub fn add_new_geometry(
             (width, height),
             (mesh_index, anchor, around, rotation),
             &name,
-        )?;
+        )
+        .map_err(|e| e.in_source_faces(given.as_ref().unwrap_or(&tris)))?;
     }
 
     let map = level.map_mut().expect("checked above");

@@ -120,11 +120,20 @@ pub struct ImportError {
     /// Triangle indices in the node's mesh, in the order the glTF lists them.
     pub faces: Vec<usize>,
     pub message: String,
-    /// When the level would break the game's rules: every new error of `game::check`, with its
-    /// culprit (the first one is the message).
+    /// `faces` as the faces of the tool that wrote the glTF (`_SOURCE_FACE`: Blender's faces,
+    /// which the artist sees), when the triangles carry them.
+    pub source_faces: Vec<usize>,
+    /// When the level would break the game's rules rather than the glTF being at fault.
+    pub broken: Option<Box<BrokenRules>>,
+}
+
+/// The game's rules a converted level would break.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokenRules {
+    /// Every new error of `game::check`, with its culprit (the first one is the message).
     pub problems: Vec<Problem>,
-    /// With `problems`: the report's (tile, glTF node) pairs, so that each problem's tile can be
-    /// traced to the node it came from.
+    /// The report's (tile, glTF node) pairs, so that each problem's tile can be traced to the
+    /// node it came from.
     pub sources: Vec<(usize, String)>,
 }
 
@@ -155,9 +164,26 @@ impl ImportError {
             node: None,
             faces: Vec::new(),
             message: message.into(),
-            problems: Vec::new(),
-            sources: Vec::new(),
+            source_faces: Vec::new(),
+            broken: None,
         }
+    }
+
+    /// The faces named as the faces of the tool that wrote `tris` (whose triangles `faces`
+    /// counts), where they say which.
+    pub(crate) fn in_source_faces(mut self, tris: &Triangles) -> ImportError {
+        if let (Some(source), true) = (tris.scalar("SOURCE_FACE"), self.source_faces.is_empty()) {
+            let mut faces: Vec<usize> = self
+                .faces
+                .iter()
+                .filter_map(|&t| source.get(3 * t).copied().and_then(integer))
+                .filter_map(|f| usize::try_from(f).ok())
+                .collect();
+            faces.sort_unstable();
+            faces.dedup();
+            self.source_faces = faces;
+        }
+        self
     }
 
     pub(crate) fn node(node: &str, message: impl Into<String>) -> ImportError {
@@ -190,8 +216,11 @@ impl ImportError {
             node,
             faces: Vec::new(),
             message: format!("{}{more}", first.message),
-            problems: errors,
-            sources: sources.to_vec(),
+            source_faces: Vec::new(),
+            broken: Some(Box::new(BrokenRules {
+                problems: errors,
+                sources: sources.to_vec(),
+            })),
         }
     }
 
@@ -325,7 +354,8 @@ pub(crate) fn node_triangles(
              up or down",
             grid.0, grid.1
         ),
-    ))
+    )
+    .in_source_faces(&tris))
 }
 
 /// The nodes of a glTF sorted by what they are to the level.
@@ -508,14 +538,11 @@ impl Conversion<'_> {
         let geometry_same =
             matches_model(&tris, base_model, &flags, &textures, &self.fitter.entries);
         let collision = match collision_node {
-            Some((cnode, cworld)) => collision_from_node(
-                &node_triangles(doc, cnode, cworld, grid, &name)?,
-                cworld,
-                &world,
-                base_model,
-                &name,
-                &mut self.report,
-            )?,
+            Some((cnode, cworld)) => {
+                let ctris = node_triangles(doc, cnode, cworld, grid, &name)?;
+                collision_from_node(&ctris, cworld, &world, base_model, &name, &mut self.report)
+                    .map_err(|e| e.in_source_faces(&ctris))?
+            }
             // A copy (Blender's Shift D, Alt D) comes without the tile's collision object: it keeps
             // its model's collision. The tile itself without one had it deleted.
             None if base_model.collision_count() > 0 && !copy => {
@@ -568,7 +595,8 @@ impl Conversion<'_> {
                 base: Some(base_model),
                 frames,
             };
-            let built = build_model(source, &mut self.fitter, &mut self.report)?;
+            let built = build_model(source, &mut self.fitter, &mut self.report)
+                .map_err(|e| e.in_source_faces(&tris))?;
             let mut model = built.model;
             model.collision = collision.unwrap_or_else(|| base_model.collision.clone());
             (self.add_model(base_tile.model_index, model), built.colours)
