@@ -66,16 +66,14 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
         wad, report = llamawad.gltf_to_wad(base, gathered.glb, force=force)
     except llamawad.ImportRefused as e:
         message = str(e)
-        obj, faces = gathered.culprit(
-            getattr(e, "node", None), list(getattr(e, "faces", None) or []), message, list(getattr(e, "source_faces", None) or [])
-        )
+        obj, faces = gathered.culprit(e.object, list(e.faces), e.code, list(e.source_faces))
         name = obj.name if obj is not None else ""
-        listed = [dict(p) for p in getattr(e, "problems", None) or []]
+        listed = [dict(p) for p in e.problems]
         if listed and name:
             # The refusal names the node of its first problem's tile: that tile is this object,
             # whatever number the conversion gave it.
             listed[0]["node_object"] = name
-        raise Refusal(message, name, faces, listed, gathered.notes, list(getattr(e, "sources", None) or [])) from None
+        raise Refusal(message, name, faces, listed, gathered.notes, list(e.sources)) from None
     except llamawad.WadError as e:
         raise Refusal(str(e), notes=gathered.notes) from None
     return Converted(wad, report, gathered)

@@ -202,6 +202,19 @@ def degenerate_collision(g: Glb, entries: int):
     return name, faces, [f"collision polygon {quad}", "do not enclose an area"]
 
 
+# The refusal's code, which tools read instead of its message.
+CODES = {
+    "too_many_vertices": "vertex-limit",
+    "too_many_faces": "face-limit",
+    "far_collision": "collision-polygon",
+    "outside_the_grid": "tile-outside-grid",
+    "turned_about_x": "tile-tilted",
+    "turned_about_z": "tile-tilted",
+    "texture_out_of_range": "texture-entry",
+    "non_planar_collision": "collision-polygon",
+    "degenerate_collision": "collision-polygon",
+}
+
 REFUSALS = [
     too_many_vertices,
     too_many_faces,
@@ -227,6 +240,8 @@ def test_a_refusal_names_its_culprit_and_writes_nothing(refusal, small, run_cli,
         llamawad.gltf_to_wad(wad, edited)
     e = refused.value
     assert e.node == f"node '{node}'", str(e)
+    assert (e.object, e.code) == (node, CODES[refusal.__name__]), str(e)
+    assert e.problems == [] and e.tile is None
     if faces is not None:
         assert e.faces == faces, str(e)
     assert isinstance(e.faces, list) and all(isinstance(f, int) for f in e.faces)
@@ -257,6 +272,7 @@ def test_a_gltf_of_another_level_is_refused_unless_forced(small, run_cli, tmp_pa
     with pytest.raises(llamawad.ImportRefused, match="another level") as refused:
         llamawad.gltf_to_wad(other, glb)
     assert refused.value.node is None and refused.value.faces == []
+    assert (refused.value.code, refused.value.object) == ("other-level", None)
     written, report = llamawad.gltf_to_wad(other, glb, force=True)
     assert written == wad, "the glTF's zone table wins"
     assert any("forced" in w for w in report["warnings"])

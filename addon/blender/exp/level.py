@@ -24,7 +24,6 @@ their bytes.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import bpy
@@ -37,6 +36,8 @@ from .. import scene as level_scene
 from ..imp import materials as mats
 
 COLOUR = mats.COLOUR_ATTRIBUTE
+# Refusals (ImportRefused.code) of a tile's collision mesh.
+COLLISION_REFUSALS = ("collision-material", "collision-polygon")
 
 
 @dataclass(frozen=True)
@@ -57,24 +58,21 @@ class Gathered:
     node_names: dict[str, int] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
 
-    def culprit(self, node: str | None, faces: list[int], message: str = "", source_faces: list[int] | None = None) -> tuple[bpy.types.Object | None, list[int]]:
-        """The object and Blender faces a refusal names (its node as "node 'NAME'", "node N" or
-        the plain name; faces as triangle numbers, or as Blender's faces in ``source_faces``)."""
-        if not node:
+    def culprit(self, object_name: str | None, faces: list[int], code: str = "", source_faces: list[int] | None = None) -> tuple[bpy.types.Object | None, list[int]]:
+        """The object and Blender faces a refusal names: its ``object`` (the node's name, which is
+        the object's, or "node N" for a node without one), and its faces as Blender's
+        (``source_faces``) or as triangle numbers (``faces``)."""
+        if not object_name:
             return None, []
-        index = None
-        m = re.fullmatch(r"node '(.*)'", node, re.S)
-        if m:
-            index = self.node_names.get(m.group(1))
-        elif re.fullmatch(r"node \d+", node):
-            index = int(node.split()[1])
-        else:
-            index = self.node_names.get(node)
+        index = self.node_names.get(object_name)
+        number = object_name.removeprefix("node ")
+        if index is None and number.isdigit():
+            index = int(number)
         obj = self.node_objects.get(index)
         if obj is None:
             return None, []
-        # A tile's collision problems name the tile but count the collision mesh's triangles.
-        if "collision" in message.lower() and level_scene.role(obj) == "tile":
+        # A tile's collision refusals name the tile but count the collision mesh's faces.
+        if code in COLLISION_REFUSALS and level_scene.role(obj) == "tile":
             child = level_scene.collision_of(obj)
             if child is not None:
                 obj = child

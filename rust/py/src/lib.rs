@@ -37,13 +37,15 @@ pyo3::create_exception!(
     llamawad,
     ImportRefused,
     WadError,
-    "The glTF cannot become a level. Besides the message, `node` (the glTF node at fault, or \
-     None) and `faces` (its triangles at fault, in the order the node's mesh lists them) say \
-     what to select; `problems` lists the game's rules the level would break (dicts as \
-     `check` gives them), empty when the glTF itself is at fault, and `sources` the \
-     (tile, glTF node name) pairs of the conversion, which trace a problem's tile to its node; \
-     `source_faces` names `faces` as the faces of the tool that wrote the glTF where its \
-     triangles carry `_SOURCE_FACE` (Blender's faces, for the add-on)."
+    "The glTF cannot become a level. Besides the message, the fields say what to select and \
+     why, never to be parsed from the message: `code` (short and stable: `no-uvs`, \
+     `no-material`, `uvs-not-rectangle`, `tile-outside-grid`, `game-rules`, …), `object` (the \
+     glTF node's name, the Blender object, or None) and `node` (\"node 'NAME'\"), `faces` (its \
+     triangles at fault, in the order the node's mesh lists them) and `source_faces` (the same \
+     as the faces of the tool that wrote the glTF, where its triangles carry `_SOURCE_FACE`: \
+     Blender's faces); for the game's rules (`game-rules`) `problems` (dicts as `check` gives \
+     them), `sources` (the (tile, glTF node name) pairs of the conversion) and the first \
+     problem's `tile`, `polygon` and `cell` [x, z]."
 );
 
 /// Why `gltf_to_wad` failed: a refusal of the glTF (with its culprit), or any other error.
@@ -58,17 +60,30 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
         ImportFailure::Refused(e) => {
             let err = ImportRefused::new_err(e.to_string());
             let value = err.value(py);
+            let object = e.object().map(str::to_string);
             let (problems, sources) = e
                 .broken
                 .map(|b| (b.problems, b.sources))
                 .unwrap_or_default();
+            // Where the first broken rule is, in the game's terms.
+            let first = problems.first();
+            let (tile, polygon, cell) = (
+                first.and_then(|p| p.tile),
+                first.and_then(|p| p.polygon),
+                first.and_then(|p| p.cell),
+            );
             let problems = serde_json::to_string(&problems).expect("problems are plain data");
             let culprit = value
-                .setattr("node", e.node)
+                .setattr("code", e.code)
+                .and_then(|()| value.setattr("node", e.node))
+                .and_then(|()| value.setattr("object", object))
                 .and_then(|()| value.setattr("faces", e.faces))
+                .and_then(|()| value.setattr("source_faces", e.source_faces))
+                .and_then(|()| value.setattr("tile", tile))
+                .and_then(|()| value.setattr("polygon", polygon))
+                .and_then(|()| value.setattr("cell", cell))
                 .and_then(|()| value.setattr("problems", json_to_python(py, &problems)?))
-                .and_then(|()| value.setattr("sources", sources))
-                .and_then(|()| value.setattr("source_faces", e.source_faces));
+                .and_then(|()| value.setattr("sources", sources));
             match culprit {
                 Ok(()) => err,
                 Err(e) => e,

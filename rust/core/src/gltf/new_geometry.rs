@@ -153,9 +153,9 @@ pub fn add_new_geometry(
     generate_collision: bool,
     report: &mut ChangeReport,
 ) -> Result<(), ImportError> {
-    let map = level
-        .map()
-        .ok_or_else(|| ImportError::level("the base level has no MAP chunk"))?;
+    let map = level.map().ok_or_else(|| {
+        ImportError::level("the base level has no MAP chunk").code("base-incomplete")
+    })?;
     let (width, height) = (map.width, map.height);
     let mut tiles: BTreeMap<Slot, NewTile> = BTreeMap::new();
 
@@ -182,7 +182,8 @@ pub fn add_new_geometry(
                     &name,
                     vec![t],
                     "has a corner that is not a finite number",
-                ));
+                )
+                .code("not-finite"));
             }
             by_cell
                 .entry(nearest_cell(c, width, height))
@@ -355,7 +356,8 @@ fn home_collision(
                 name,
                 polygon.tris.clone(),
                 "has a corner that is not a finite number",
-            ));
+            )
+            .code("not-finite"));
         }
         let within = |slot: &Slot| {
             corners

@@ -251,7 +251,8 @@ pub(super) fn collision_from_node(
                     name,
                     ts.clone(),
                     format!("collision material {material} is not 0 to 255"),
-                ));
+                )
+                .code("collision-material"));
             }
             if poly != *base_poly || new_group != *group {
                 changed += 1;
@@ -328,7 +329,8 @@ pub(crate) fn encode(
             name,
             tris.to_vec(),
             format!("collision material {material} is not 0 to 255"),
-        ));
+        )
+        .code("collision-material"));
     };
     let mut poly = encode_collision_polygon(corners, material).map_err(|e| {
         ImportError::faces(
@@ -336,6 +338,7 @@ pub(crate) fn encode(
             tris.to_vec(),
             format!("collision polygon {polygon}: {e}"),
         )
+        .code("collision-polygon")
     })?;
     // Keep the type bits the notes do not explain; quad and facing-down follow the shape.
     let known = COLLISION_QUAD | COLLISION_FACING_DOWN;

@@ -120,6 +120,9 @@ pub struct ImportError {
     /// Triangle indices in the node's mesh, in the order the glTF lists them.
     pub faces: Vec<usize>,
     pub message: String,
+    /// What kind of refusal, short and stable (`no-uvs`, `tile-outside-grid`, `game-rules`, …):
+    /// for tools, never parsed from the message.
+    pub code: &'static str,
     /// `faces` as the faces of the tool that wrote the glTF (`_SOURCE_FACE`: Blender's faces,
     /// which the artist sees), when the triangles carry them.
     pub source_faces: Vec<usize>,
@@ -164,9 +167,26 @@ impl ImportError {
             node: None,
             faces: Vec::new(),
             message: message.into(),
+            code: "refused",
             source_faces: Vec::new(),
             broken: None,
         }
+    }
+
+    pub(crate) fn code(mut self, code: &'static str) -> ImportError {
+        self.code = code;
+        self
+    }
+
+    /// The node's name as the tool that wrote it gave it (its object), without the quoting of
+    /// `node`.
+    pub fn object(&self) -> Option<&str> {
+        let node = self.node.as_deref()?;
+        Some(
+            node.strip_prefix("node '")
+                .and_then(|n| n.strip_suffix('\''))
+                .unwrap_or(node),
+        )
     }
 
     /// The faces named as the faces of the tool that wrote `tris` (whose triangles `faces`
@@ -216,6 +236,7 @@ impl ImportError {
             node,
             faces: Vec::new(),
             message: format!("{}{more}", first.message),
+            code: "game-rules",
             source_faces: Vec::new(),
             broken: Some(Box::new(BrokenRules {
                 problems: errors,
@@ -226,7 +247,7 @@ impl ImportError {
 
     /// A node's mesh that cannot be read, with the faces at fault where the reader names them.
     pub(crate) fn read(node: &str, e: ReadError) -> ImportError {
-        ImportError::faces(node, e.faces, e.message)
+        ImportError::faces(node, e.faces, e.message).code("unreadable")
     }
 }
 
@@ -263,14 +284,16 @@ pub(crate) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), Imp
             format!(
                 "is scaled by {scale}; tiles cannot be scaled: apply the scale to the mesh, then export again"
             ),
-        ));
+        )
+    .code("tile-scaled"));
     }
     let up = rotation * Vec3::Y;
     if (up - Vec3::Y).abs().max_element() > 1e-3 {
         return Err(ImportError::node(
             name,
             "is turned about x or z; the game turns tiles about the vertical axis only: clear that rotation",
-        ));
+        )
+    .code("tile-tilted"));
     }
     let x_axis = rotation * Vec3::X;
     let angle = (-x_axis.z).atan2(x_axis.x);
@@ -313,7 +336,8 @@ pub(crate) fn face_flags(tris: &Triangles, name: &str) -> Result<Vec<Option<u16>
                 "_FLAGS {} is not a 16-bit integer (0 to 65535)",
                 values[3 * t]
             ),
-        )),
+        )
+        .code("attribute-value")),
     }
 }
 
@@ -355,6 +379,7 @@ pub(crate) fn node_triangles(
             grid.0, grid.1
         ),
     )
+    .code("beyond-grid")
     .in_source_faces(&tris))
 }
 
@@ -418,7 +443,8 @@ fn sort_nodes<'a>(doc: &'a Document, tile_count: usize) -> Result<Nodes<'a>, Imp
                 return Err(ImportError::node(
                     &node_name(node),
                     format!("names a tile the base level does not have ({tile_count} tiles)"),
-                ));
+                )
+                .code("unknown-tile"));
             }
             ("collision", _) => {
                 if let Some(&parent) = parents.get(&node.index()) {
@@ -528,7 +554,8 @@ impl Conversion<'_> {
                     "stands at x {:.2}, z {:.2}, outside the {w}×{h} grid; move it inside (0 ≤ x < {w}, 0 ≤ z < {h})",
                     position[0], -position[2]
                 ),
-            ));
+            )
+    .code("tile-outside-grid"));
         }
 
         let grid = (base_map.width, base_map.height);
@@ -648,12 +675,12 @@ pub fn gltf_to_wad(
 ) -> Result<(Level, ChangeReport), ImportError> {
     let mut report = ChangeReport::default();
     check_source(base, base_bytes, doc, options, &mut report)?;
-    let base_trak = base
-        .trak()
-        .ok_or_else(|| ImportError::level("the base level has no TRAK chunk"))?;
-    let base_map = base
-        .map()
-        .ok_or_else(|| ImportError::level("the base level has no MAP chunk"))?;
+    let base_trak = base.trak().ok_or_else(|| {
+        ImportError::level("the base level has no TRAK chunk").code("base-incomplete")
+    })?;
+    let base_map = base.map().ok_or_else(|| {
+        ImportError::level("the base level has no MAP chunk").code("base-incomplete")
+    })?;
     let nodes = sort_nodes(doc, base_map.tiles.len())?;
     let mut c = Conversion {
         base,
@@ -703,6 +730,7 @@ pub fn gltf_to_wad(
             ImportError::level(
                 "faces need new texture entries, but the base level has no TEXT chunk",
             )
+            .code("base-incomplete")
         })?;
         text.entries.extend_from_slice(&appended);
     }
@@ -817,6 +845,7 @@ fn cover(base: &Level, level: &mut Level, report: &mut ChangeReport) -> Result<(
         ImportError::level(format!(
             "{e}: keep the tile's collision within about 8 units of its origin"
         ))
+        .code("collision-reach")
     })?;
     report.models_added += trak.models.len() - models_before;
     let source_of: HashMap<usize, String> = report.sources.iter().cloned().collect();
@@ -882,7 +911,8 @@ fn check_source(
     } else {
         Err(ImportError::level(format!(
             "{message}: give the level it was made from as the base, or force"
-        )))
+        ))
+        .code("other-level"))
     }
 }
 
@@ -914,11 +944,10 @@ fn apply_zones(
             continue;
         };
         if !(0..32).contains(&zone) {
-            return Err(ImportError::faces(
-                &name,
-                vec![t],
-                format!("zone {zone} is not 0 to 31"),
-            ));
+            return Err(
+                ImportError::faces(&name, vec![t], format!("zone {zone} is not 0 to 31"))
+                    .code("zone-number"),
+            );
         }
         if *slot != zone as u32 {
             *slot = zone as u32;

@@ -304,7 +304,8 @@ pub(crate) fn build_model(
                 textures[first].unwrap_or(0),
                 entries.len().saturating_sub(1)
             ),
-        ));
+        )
+        .code("texture-entry"));
     }
     let face_attr = tris.scalar("FACE");
     let vertex_attr = tris.scalar("VERTEX");
@@ -420,7 +421,8 @@ pub(crate) fn build_model(
                 "has {} vertices; a tile model can have at most {MAX_MODEL_VERTICES}: split it into smaller tiles",
                 positions.len()
             ),
-        ));
+        )
+    .code("vertex-limit"));
     }
     if faces.len() > u16::MAX as usize {
         return Err(ImportError::node(
@@ -429,7 +431,8 @@ pub(crate) fn build_model(
                 "has {} faces; a tile model can have at most 65,535",
                 faces.len()
             ),
-        ));
+        )
+        .code("face-limit"));
     }
     if degenerate > 0 {
         report.warnings.push(format!(
@@ -506,14 +509,16 @@ fn fit_entries(
             no_material,
             "have no texture entry, and no material named after a page (\"page 3 blend 0\") to \
              fit one on: give them a page's material",
-        ));
+        )
+        .code("no-material"));
     }
     if !no_uvs.is_empty() {
         return Err(ImportError::faces(
             name,
             no_uvs,
             "have no texture entry and no UVs to fit one from: unwrap them onto their page",
-        ));
+        )
+        .code("no-uvs"));
     }
     if !off.is_empty() {
         return Err(ImportError::faces(
@@ -525,7 +530,8 @@ fn fit_entries(
                  export with UVs snapped",
                 FIT_TOLERANCE
             ),
-        ));
+        )
+        .code("uvs-not-rectangle"));
     }
     Ok(rotation)
 }
