@@ -2,7 +2,8 @@
 
 use glam::Vec3;
 
-use super::{render_state, Problem, MAX_BATCH_FACES, MAX_MODEL_VERTICES, NORMAL_LENGTH_SLACK};
+use super::Problem;
+use crate::game::limits::{render_state, MAX_BATCH_FACES, MAX_MODEL_VERTICES, NORMAL_LENGTH_SLACK};
 use crate::geometry::{decode_collision_polygon, face_plane, COLLISION_QUAD};
 use crate::level::Model;
 use crate::raw::{face_flags, TextureEntry};

@@ -3,12 +3,13 @@
 
 use glam::DVec3;
 
-use super::{Problem, STRAT_POOL_BASE};
+use super::Problem;
 use crate::game::cells::tile_cell;
 use crate::game::coverage::world_polygon;
 use crate::game::floor::{
     edge_tolerance, test_polygon, World, MATERIAL_IGNORED, MATERIAL_IGNORED_ALT,
 };
+use crate::game::limits::STRAT_POOL_BASE;
 use crate::game::space::{from_fixed, to_fixed};
 use crate::level::{Level, Map, Model};
 

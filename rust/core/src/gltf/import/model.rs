@@ -7,7 +7,7 @@ use glam::Vec3;
 
 use super::colours::{corner_colours, same_colour, vertex_colours};
 use super::{integer, ChangeReport, ImportError, BOX_MARGIN, POSITION_TOLERANCE};
-use crate::game::check::MAX_MODEL_VERTICES;
+use crate::game::limits::MAX_MODEL_VERTICES;
 use crate::geometry::{bounding_box, face_plane, smooth_normals, sort_into_batches};
 use crate::gltf::fit::{
     uv_distance, with_corner_flags, Fitter, PageMaterial, FIT_TOLERANCE, SHARE_TOLERANCE,

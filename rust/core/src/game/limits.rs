@@ -1,0 +1,25 @@
+//! The engine's fixed limits and what one render batch shares (note 001 §3, §8; note 003
+//! block 12): what the check tests, and what writers keep to.
+
+use crate::raw::{Face, TextureEntry};
+
+/// At most this many vertices per model: the engine's transform buffer (0x58b0f0..0x5d15f8, 36
+/// bytes a vertex, note 001 §8).
+pub const MAX_MODEL_VERTICES: usize = 8000;
+/// Faces per render batch: flag 0x8 at the latest every 256 faces (note 001 §8).
+pub const MAX_BATCH_FACES: usize = 256;
+/// Collision normals are unit vectors ×127 (note 001 §3): a length further than this from 127
+/// tilts the engine's heights and edges (a warning; the encoder never writes one).
+pub const NORMAL_LENGTH_SLACK: f64 = 2.0;
+/// The engine allocates this many strat slots besides MAP's poolExtra (note 003, block 12).
+pub const STRAT_POOL_BASE: u64 = 30;
+
+/// The render state a face switches to: its page and the entry's blend and mode bits, and the
+/// face's special modes. Faces of one batch share it.
+pub fn render_state(face: &Face, entries: &[TextureEntry]) -> (i8, u16, u16) {
+    let entry = entries
+        .get(face.texture as usize)
+        .copied()
+        .unwrap_or_default();
+    (entry.page, entry.flags & 0x7f00, face.flags & 0x3)
+}
