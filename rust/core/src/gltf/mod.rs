@@ -4,7 +4,6 @@ mod buffer;
 pub mod export;
 pub mod fit;
 pub mod import;
-mod new_geometry;
 pub mod read;
 pub mod texture;
 pub mod uv;

@@ -5,7 +5,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use glam::{Mat4, Vec3};
 
-use super::{per_triangle, ChangeReport, ImportError};
+use super::attributes::per_triangle;
+use super::error::ImportError;
+use super::report::ChangeReport;
 use crate::geometry::{
     decode_collision_polygon, encode_collision_polygon, COLLISION_FACING_DOWN, COLLISION_QUAD,
 };
@@ -14,7 +16,7 @@ use crate::level::Model;
 use crate::raw::CollisionPolygon;
 
 /// The corners of a convex polygon given as triangles, in order around its normal.
-pub(crate) fn polygon_corners(tris: &[[Vec3; 3]]) -> Vec<Vec3> {
+pub(super) fn polygon_corners(tris: &[[Vec3; 3]]) -> Vec<Vec3> {
     let mut corners: Vec<Vec3> = Vec::new();
     let mut normal = Vec3::ZERO;
     for t in tris {
@@ -42,7 +44,7 @@ pub(crate) fn polygon_corners(tris: &[[Vec3; 3]]) -> Vec<Vec3> {
 /// Triangles (given with their corners) in groups that share edges: two triangles with two
 /// corners in common (within 1e-4) are in one group. Groups and their triangles keep the order
 /// of `ts`.
-fn edge_connected(ts: &[usize], corners: &[[Vec3; 3]]) -> Vec<Vec<usize>> {
+pub(super) fn edge_connected(ts: &[usize], corners: &[[Vec3; 3]]) -> Vec<Vec<usize>> {
     let key = |p: Vec3| (p * 1e4).round().to_array().map(|v| v as i64);
     // What every polygon of an unchanged mesh is: one triangle, or a quad's two.
     match corners {
@@ -96,7 +98,7 @@ fn edge_connected(ts: &[usize], corners: &[[Vec3; 3]]) -> Vec<Vec<usize>> {
 }
 
 /// A collision polygon as given in a mesh: its triangles, corners in order, and attributes.
-pub(crate) struct GivenPolygon {
+pub(super) struct GivenPolygon {
     pub tris: Vec<usize>,
     pub corners: Vec<Vec3>,
     pub material: i64,
@@ -108,7 +110,7 @@ pub(crate) struct GivenPolygon {
 /// (`POLYGON`, the export's; `SOURCE_FACE`, the faces of the tool that wrote it): triangles of one
 /// number that share an edge are one polygon when they make a flat convex quad (as quads are
 /// split into triangles), every other triangle is a polygon of its own.
-pub(crate) fn given_polygons(
+pub(super) fn given_polygons(
     tris: &Triangles,
     corners: &[[Vec3; 3]],
     number: &str,
@@ -316,7 +318,7 @@ pub(super) fn collision_from_node(
     Ok(Some(groups))
 }
 
-pub(crate) fn encode(
+pub(super) fn encode(
     corners: &[Vec3],
     material: i64,
     kind: i64,

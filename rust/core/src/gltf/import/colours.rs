@@ -1,7 +1,7 @@
 //! Vertex colours from the glTF: exact raw bytes where the shown colour was left alone, the
 //! shown colour halved where it was painted (the game doubles, note 003).
 
-use super::integer;
+use super::attributes::integer;
 use crate::gltf::read::Triangles;
 use crate::level::map::Rgba;
 use crate::raw::face_flags;
@@ -10,24 +10,24 @@ use crate::raw::face_flags;
 const COLOUR_TOLERANCE: f32 = 2.5 / 255.0;
 
 /// What the game shows for a raw colour byte, in 0..1 (sRGB): doubled and clamped.
-fn shown(byte: u8) -> f32 {
+pub(super) fn shown(byte: u8) -> f32 {
     (byte as f32 * 2.0).min(255.0) / 255.0
 }
 
 /// The raw byte that shows a colour (0..1, sRGB): halved, as the game doubles.
-fn halve(shown: f32) -> u8 {
+pub(super) fn halve(shown: f32) -> u8 {
     (shown * 255.0 / 2.0).round().clamp(0.0, 255.0) as u8
 }
 
 /// Whether two corners ask for the same colour: within a step of the raw bytes, what a tool
 /// storing colours as 8-bit sRGB keeps.
-pub(crate) fn same_colour(a: [u8; 3], b: [u8; 3]) -> bool {
+pub(super) fn same_colour(a: [u8; 3], b: [u8; 3]) -> bool {
     (0..3).all(|k| a[k].abs_diff(b[k]) <= 1)
 }
 
 /// Whether the corners of some vertex ask for different colours (painted per corner), which
 /// only vertices of their own can show.
-pub(crate) fn colours_differ(corners: &[CornerColour], vertex_of_corner: &[usize]) -> bool {
+pub(super) fn colours_differ(corners: &[CornerColour], vertex_of_corner: &[usize]) -> bool {
     let mut asked: std::collections::HashMap<usize, [u8; 3]> = Default::default();
     vertex_of_corner
         .iter()
@@ -38,7 +38,7 @@ pub(crate) fn colours_differ(corners: &[CornerColour], vertex_of_corner: &[usize
         })
 }
 
-fn linear_to_srgb(c: f32) -> f32 {
+pub(super) fn linear_to_srgb(c: f32) -> f32 {
     if c <= 0.0031308 {
         c * 12.92
     } else {
@@ -48,14 +48,14 @@ fn linear_to_srgb(c: f32) -> f32 {
 
 /// One corner's colour as the file carries it: the raw frames when they are there, and what the
 /// viewer shows (sRGB).
-pub(crate) struct CornerColour {
+pub(super) struct CornerColour {
     raw: Vec<Option<Rgba>>,
     shown: Option<[f32; 3]>,
     /// Faces with flag 0x4000 show white whatever their colour: they say nothing about it.
     ignored: bool,
 }
 
-pub(crate) fn corner_colours(
+pub(super) fn corner_colours(
     tris: &Triangles,
     frames: usize,
     flags: &[Option<u16>],
@@ -102,7 +102,7 @@ impl CornerColour {
     /// The colour (frame 0, RGB) the corner asks its vertex for: its raw bytes where the shown
     /// colour was left alone, else the shown colour halved; None when it says nothing (no colour,
     /// or a face that ignores colours).
-    pub(crate) fn wanted(&self) -> Option<[u8; 3]> {
+    pub(super) fn wanted(&self) -> Option<[u8; 3]> {
         if let Some(raw) = self.trusted_raw(0) {
             return Some([raw[0], raw[1], raw[2]]);
         }
@@ -128,7 +128,7 @@ impl CornerColour {
 /// Colours for a model's vertices from the corners that use them: the raw bytes where the shown
 /// colour was not changed, otherwise the shown colour halved (the game doubles). Vertices no
 /// corner speaks for keep `base` (the tile's colours when its model is unchanged).
-pub(crate) fn vertex_colours(
+pub(super) fn vertex_colours(
     corners: &[CornerColour],
     vertex_of_corner: &[usize],
     vertex_count: usize,

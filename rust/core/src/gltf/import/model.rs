@@ -5,8 +5,10 @@ use std::collections::HashMap;
 
 use glam::Vec3;
 
+use super::attributes::{integer, per_triangle};
 use super::colours::{corner_colours, same_colour, vertex_colours};
-use super::{integer, ChangeReport, ImportError, BOX_MARGIN, POSITION_TOLERANCE};
+use super::error::ImportError;
+use super::report::ChangeReport;
 use crate::game::limits::MAX_MODEL_VERTICES;
 use crate::geometry::{bounding_box, face_plane, smooth_normals, sort_into_batches};
 use crate::gltf::fit::{
@@ -18,8 +20,14 @@ use crate::level::map::Rgba;
 use crate::level::Model;
 use crate::raw::{face_flags, Face, TextureEntry, Vertex};
 
+/// How far a position may move before it counts as moved (float noise of other tools' matrix
+/// arithmetic stays far below).
+pub(super) const POSITION_TOLERANCE: f32 = 1e-4;
+/// The box around a new model's vertices (the originals' margins are 0.004–0.014).
+const BOX_MARGIN: f32 = 1.0 / 128.0;
+
 /// Export-space corners of triangle `t` (file corners 0, 2, 1 with z negated).
-fn export_corners(tris: &Triangles, t: usize) -> [Vec3; 3] {
+pub(super) fn export_corners(tris: &Triangles, t: usize) -> [Vec3; 3] {
     [0, 2, 1].map(|k| {
         let p = tris.positions[3 * t + k];
         Vec3::new(p.x, p.y, -p.z)
@@ -96,13 +104,13 @@ pub(super) fn matches_model(
 }
 
 /// A triangle's UVs in export corner order, when it has finite ones.
-fn export_uvs(tris: &Triangles, t: usize) -> Option<[[f32; 2]; 3]> {
+pub(super) fn export_uvs(tris: &Triangles, t: usize) -> Option<[[f32; 2]; 3]> {
     let uvs = FILE_CORNER.map(|k| tris.uvs.as_ref().map(|uv| uv[3 * t + k]));
     let uvs = [uvs[0]?, uvs[1]?, uvs[2]?];
     uvs.iter().flatten().all(|v| v.is_finite()).then_some(uvs)
 }
 
-fn page_material(tris: &Triangles, t: usize) -> Option<PageMaterial> {
+pub(super) fn page_material(tris: &Triangles, t: usize) -> Option<PageMaterial> {
     tris.materials[t]
         .as_deref()
         .and_then(PageMaterial::from_name)
@@ -112,7 +120,7 @@ fn page_material(tris: &Triangles, t: usize) -> Option<PageMaterial> {
 /// page no longer show the one it names (the artist drew new UVs or gave it another page). A face
 /// whose entry or corner flags differ from its base face's was given them on purpose (the Face
 /// panel): they stand, whatever its UVs say.
-fn needs_fit(
+pub(super) fn needs_fit(
     tris: &Triangles,
     t: usize,
     (flags, texture): (Option<u16>, Option<i64>),
@@ -147,9 +155,9 @@ fn needs_fit(
 
 /// New geometry's triangles with their quads cut where the game can show them (see
 /// `recut_quads`), before they are split among cells.
-pub(crate) fn recut_new_quads(tris: &Triangles, fitter: &Fitter) -> Option<Triangles> {
-    let flags = super::per_triangle(tris, "FLAGS");
-    let textures = super::per_triangle(tris, "TEXTURE");
+pub(super) fn recut_new_quads(tris: &Triangles, fitter: &Fitter) -> Option<Triangles> {
+    let flags = per_triangle(tris, "FLAGS");
+    let textures = per_triangle(tris, "TEXTURE");
     let fit: Vec<bool> = (0..tris.count())
         .map(|t| {
             let f = flags[t].and_then(|f| u16::try_from(f).ok());
@@ -161,7 +169,7 @@ pub(crate) fn recut_new_quads(tris: &Triangles, fitter: &Fitter) -> Option<Trian
 
 /// The triangles with every quad (two triangles of one `_SOURCE_FACE`, the face of the tool that
 /// wrote the glTF) that must be fitted cut along the diagonal the game can show it along.
-fn recut_quads(tris: &Triangles, fit: &[bool], fitter: &Fitter) -> Option<Triangles> {
+pub(super) fn recut_quads(tris: &Triangles, fit: &[bool], fitter: &Fitter) -> Option<Triangles> {
     let source = tris.scalar("SOURCE_FACE")?;
     let mut pairs: HashMap<i64, Vec<usize>> = HashMap::new();
     for t in (0..tris.count()).filter(|&t| fit[t]) {
@@ -218,7 +226,7 @@ fn recut_quads(tris: &Triangles, fit: &[bool], fitter: &Fitter) -> Option<Triang
 }
 
 /// Copies every per-corner value of corner `from` of `src` to corner `to` of `dst`.
-fn copy_corner(src: &Triangles, dst: &mut Triangles, from: usize, to: usize) {
+pub(super) fn copy_corner(src: &Triangles, dst: &mut Triangles, from: usize, to: usize) {
     dst.positions[to] = src.positions[from];
     if let (Some(s), Some(d)) = (&src.uvs, &mut dst.uvs) {
         d[to] = s[from];
@@ -232,14 +240,14 @@ fn copy_corner(src: &Triangles, dst: &mut Triangles, from: usize, to: usize) {
 }
 
 /// A model built from triangles, and its tile's vertex colours.
-pub(crate) struct BuiltModel {
+pub(super) struct BuiltModel {
     pub model: Model,
     /// `frames` sets of one colour per vertex.
     pub colours: Vec<Rgba>,
 }
 
 /// What a model is built from: a node's triangles with their face attributes.
-pub(crate) struct ModelSource<'a> {
+pub(super) struct ModelSource<'a> {
     pub tris: &'a Triangles,
     pub flags: &'a [Option<u16>],
     pub textures: &'a [Option<i64>],
@@ -259,7 +267,7 @@ pub(crate) struct ModelSource<'a> {
 /// corner order and vertex numbering, and vertices that share a position but were apart in the
 /// base (hard edges, colour seams) stay apart. A vertex whose corners were painted different
 /// colours becomes one vertex per colour: the game colours vertices, not corners.
-pub(crate) fn build_model(
+pub(super) fn build_model(
     source: ModelSource,
     fitter: &mut Fitter,
     report: &mut ChangeReport,
@@ -466,7 +474,7 @@ pub(crate) fn build_model(
 /// Faces that need an entry get one fitted to their UVs on their material's page: the entry, its
 /// corner flags, and how far the face's corners turn (returned per triangle). UVs the game cannot
 /// show within the fitting tolerance are refused by name, unless the fitter may snap them.
-fn fit_entries(
+pub(super) fn fit_entries(
     tris: &Triangles,
     fit: &[bool],
     flags: &mut [Option<u16>],

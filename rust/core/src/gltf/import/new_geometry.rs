@@ -10,13 +10,16 @@ use std::collections::BTreeMap;
 
 use glam::{Mat4, Vec3};
 
+use super::attributes::{face_flags, node_triangles, per_triangle};
+use super::collision::{encode, given_polygons, GivenPolygon};
+use super::error::ImportError;
+use super::model::{build_model, recut_new_quads, ModelSource};
+use super::nodes::{placement, raw_node_name, NewMesh};
+use super::report::ChangeReport;
 use crate::game::cells::{coordinate_in_cell, loader_col_row};
 use crate::game::space::to_local;
 use crate::gltf::fit::Fitter;
-use crate::gltf::import::{
-    build_model, encode, face_flags, given_polygons, node_triangles, per_triangle, placement,
-    recut_new_quads, ChangeReport, GivenPolygon, ImportError, ModelSource,
-};
+use crate::gltf::read::node_name;
 use crate::gltf::read::{Document, Triangles};
 use crate::level::{Level, Model, Tile};
 use crate::raw::CollisionPolygon;
@@ -29,17 +32,9 @@ const FLOOR_NORMAL_Y: f32 = 0.7;
 /// Faces closer to vertical than this (|normal y|) are walls.
 const WALL_NORMAL_Y: f32 = 0.3;
 
-/// A mesh node that belongs to no tile, with the collision mesh given with it (a child node whose
-/// name starts with "collision").
-pub struct NewMesh<'a> {
-    pub node: gltf::Node<'a>,
-    pub world: Mat4,
-    pub collision: Option<(gltf::Node<'a>, Mat4)>,
-}
-
 /// Where a new tile stands: its cell and origin (1/4096 units, game space).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Slot {
+pub(super) struct Slot {
     row: u32,
     col: u32,
     y: i64,
@@ -61,7 +56,7 @@ impl Slot {
 /// two of its tiles, and to the anchor, collision planes move exactly (whole 1/32 steps), so a
 /// re-tiled level keeps every plane.
 #[derive(Debug, Clone, Copy)]
-struct Anchor(Vec3);
+pub(super) struct Anchor(Vec3);
 
 /// Heights are moved in steps of 1/32, where `32·n·offset` stays a whole number.
 const HEIGHT_STEP: f32 = 1.0 / 32.0;
@@ -86,7 +81,7 @@ impl Anchor {
     }
 }
 
-fn world_triangles(
+pub(super) fn world_triangles(
     doc: &Document,
     node: &gltf::Node,
     world: &Mat4,
@@ -101,12 +96,12 @@ fn world_triangles(
 }
 
 /// A world point (file space) in the frame of a tile at `origin` turned by `rotation`.
-fn tile_local(p: Vec3, origin: Vec3, rotation: u32) -> Vec3 {
+pub(super) fn tile_local(p: Vec3, origin: Vec3, rotation: u32) -> Vec3 {
     to_local(origin.as_dvec3(), p.as_dvec3(), rotation).as_vec3()
 }
 
 /// The triangles `ts` of `tris` in the frame of a tile at `origin` turned by `rotation`.
-fn subset(tris: &Triangles, ts: &[usize], origin: Vec3, rotation: u32) -> Triangles {
+pub(super) fn subset(tris: &Triangles, ts: &[usize], origin: Vec3, rotation: u32) -> Triangles {
     let corners = |t: usize| 3 * t..3 * t + 3;
     Triangles {
         positions: ts
@@ -136,7 +131,7 @@ fn subset(tris: &Triangles, ts: &[usize], origin: Vec3, rotation: u32) -> Triang
     }
 }
 
-struct NewTile {
+pub(super) struct NewTile {
     model: Model,
     colours: Vec<[u8; 4]>,
 }
@@ -161,7 +156,7 @@ pub fn add_new_geometry(
 
     let mut rotations = Vec::with_capacity(meshes.len());
     for (mesh_index, mesh) in meshes.iter().enumerate() {
-        let name = super::import::node_name(&mesh.node);
+        let name = node_name(&mesh.node);
         let tris = world_triangles(doc, &mesh.node, &mesh.world, (width, height), &name)?;
         let tris = recut_new_quads(&tris, fitter).unwrap_or(tris);
         // Its tiles turn as the mesh does, so that its faces and polygons keep their own frame
@@ -276,10 +271,9 @@ pub fn add_new_geometry(
             model_index as u32,
         );
         placed.colours = tile.colours;
-        report.sources.push((
-            map.tiles.len(),
-            super::import::raw_node_name(&meshes[slot.mesh].node),
-        ));
+        report
+            .sources
+            .push((map.tiles.len(), raw_node_name(&meshes[slot.mesh].node)));
         report.tiles_added.push(map.tiles.len());
         map.tiles.push(placed);
         new_models.push(tile.model);
@@ -288,11 +282,11 @@ pub fn add_new_geometry(
     Ok(())
 }
 
-fn node_name_of(node: &gltf::Node) -> String {
-    super::import::node_name(node)
+pub(super) fn node_name_of(node: &gltf::Node) -> String {
+    node_name(node)
 }
 
-fn corners_of(tris: &Triangles, t: usize) -> [Vec3; 3] {
+pub(super) fn corners_of(tris: &Triangles, t: usize) -> [Vec3; 3] {
     [0, 1, 2].map(|k| tris.positions[3 * t + k])
 }
 
@@ -300,7 +294,7 @@ fn corners_of(tris: &Triangles, t: usize) -> [Vec3; 3] {
 /// from level) and walls (steep faces), each a polygon, the two triangles of one quad one polygon
 /// where they are flat and convex; the material from the faces' `_MATERIAL` (0 without).
 /// Ceilings and faces turned down are left out: the tests the game runs want floors and walls.
-fn collision_from_faces(tris: &Triangles) -> Vec<GivenPolygon> {
+pub(super) fn collision_from_faces(tris: &Triangles) -> Vec<GivenPolygon> {
     let corners: Vec<[Vec3; 3]> = (0..tris.count()).map(|t| corners_of(tris, t)).collect();
     let wanted: Vec<usize> = (0..tris.count())
         .filter(|&t| {
@@ -321,7 +315,7 @@ fn collision_from_faces(tris: &Triangles) -> Vec<GivenPolygon> {
 }
 
 /// (row, col) of the cell a point (file space) lies over, or the nearest cell inside the grid.
-fn nearest_cell(p: Vec3, width: u32, height: u32) -> (u32, u32) {
+pub(super) fn nearest_cell(p: Vec3, width: u32, height: u32) -> (u32, u32) {
     let clamp = |v: f32, n: u32| v.floor().clamp(0.0, n.saturating_sub(1) as f32) as u32;
     (clamp(p.z, height), clamp(p.x, width))
 }
@@ -334,7 +328,7 @@ const REACH: f32 = 7.5;
 /// mesh's anchor when it reaches that far (so that a re-tiled tile's polygons stay in the cell
 /// they were in, with the edge tolerance they had there), else the one of the cell its centre
 /// lies over and of its height band (a collision-only tile where the mesh has none).
-fn home_collision(
+pub(super) fn home_collision(
     polygons: &[GivenPolygon],
     tiles: &mut BTreeMap<Slot, NewTile>,
     (width, height): (u32, u32),

@@ -1,0 +1,127 @@
+//! Why a glTF cannot become a level: the refusal, with its culprit named for a tool to select.
+
+use crate::game::Problem;
+use crate::gltf::read::ReadError;
+
+/// Why a glTF cannot become a level. Names the node and the faces at fault so that a tool can
+/// select them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", culprit(.node, .faces))]
+pub struct ImportError {
+    pub node: Option<String>,
+    /// Triangle indices in the node's mesh, in the order the glTF lists them.
+    pub faces: Vec<usize>,
+    pub message: String,
+    /// What kind of refusal, short and stable (`no-uvs`, `tile-outside-grid`, `game-rules`, …):
+    /// for tools, never parsed from the message.
+    pub code: &'static str,
+    /// `faces` as the faces of the tool that wrote the glTF (`_SOURCE_FACE`: Blender's faces,
+    /// which the artist sees), when the triangles carry them.
+    pub source_faces: Vec<usize>,
+    /// When the level would break the game's rules rather than the glTF being at fault.
+    pub broken: Option<Box<BrokenRules>>,
+}
+
+/// The game's rules a converted level would break.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokenRules {
+    /// Every new error of `game::check`, with its culprit (the first one is the message).
+    pub problems: Vec<Problem>,
+    /// The report's (tile, glTF node) pairs, so that each problem's tile can be traced to the
+    /// node it came from.
+    pub sources: Vec<(usize, String)>,
+}
+
+pub(super) fn culprit(node: &Option<String>, faces: &[usize]) -> String {
+    let mut out = String::new();
+    if let Some(n) = node {
+        out.push_str(&format!("{n}: "));
+    }
+    match faces.len() {
+        0 => {}
+        1 => out.push_str(&format!("face {}: ", faces[0])),
+        n if n <= 8 => out.push_str(&format!(
+            "faces {}: ",
+            faces
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        n => out.push_str(&format!("{n} faces (first {}): ", faces[0])),
+    }
+    out
+}
+
+impl ImportError {
+    pub(super) fn level(message: impl Into<String>) -> ImportError {
+        ImportError {
+            node: None,
+            faces: Vec::new(),
+            message: message.into(),
+            code: "refused",
+            source_faces: Vec::new(),
+            broken: None,
+        }
+    }
+
+    pub(super) fn code(mut self, code: &'static str) -> ImportError {
+        self.code = code;
+        self
+    }
+
+    /// The node's name as the tool that wrote it gave it (its object), without the quoting of
+    /// `node`.
+    pub fn object(&self) -> Option<&str> {
+        let node = self.node.as_deref()?;
+        Some(
+            node.strip_prefix("node '")
+                .and_then(|n| n.strip_suffix('\''))
+                .unwrap_or(node),
+        )
+    }
+
+    pub(super) fn node(node: &str, message: impl Into<String>) -> ImportError {
+        ImportError {
+            node: Some(node.to_string()),
+            ..ImportError::level(message)
+        }
+    }
+
+    pub(super) fn faces(node: &str, faces: Vec<usize>, message: impl Into<String>) -> ImportError {
+        ImportError {
+            faces,
+            ..ImportError::node(node, message)
+        }
+    }
+
+    /// The level breaks the game's rules: the errors, the first naming the node its tile came
+    /// from.
+    pub(super) fn rules(errors: Vec<Problem>, sources: &[(usize, String)]) -> ImportError {
+        let first = &errors[0];
+        let node = first
+            .tile
+            .and_then(|t| sources.iter().find(|(s, _)| *s == t))
+            .map(|(_, name)| format!("node '{name}'"));
+        let more = match errors.len() {
+            1 => String::new(),
+            n => format!(" (and {} more errors)", n - 1),
+        };
+        ImportError {
+            node,
+            faces: Vec::new(),
+            message: format!("{}{more}", first.message),
+            code: "game-rules",
+            source_faces: Vec::new(),
+            broken: Some(Box::new(BrokenRules {
+                problems: errors,
+                sources: sources.to_vec(),
+            })),
+        }
+    }
+
+    /// A node's mesh that cannot be read, with the faces at fault where the reader names them.
+    pub(super) fn read(node: &str, e: ReadError) -> ImportError {
+        ImportError::faces(node, e.faces, e.message).code("unreadable")
+    }
+}

@@ -1,0 +1,170 @@
+//! The nodes of a glTF sorted by what they are to the level: tiles (and their copies), their
+//! collision, the zones, and meshes that belong to no tile (new geometry).
+
+use std::collections::HashMap;
+
+use glam::{Mat4, Vec3};
+
+use super::error::ImportError;
+use crate::gltf::read::{extras_json, node_name, number, Document};
+
+/// A mesh node that belongs to no tile, with the collision mesh given with it (a child node whose
+/// name starts with "collision").
+pub struct NewMesh<'a> {
+    pub node: gltf::Node<'a>,
+    pub world: Mat4,
+    pub collision: Option<(gltf::Node<'a>, Mat4)>,
+}
+
+/// Our role and index in a node's extras, however a tool spelled the numbers.
+pub(super) struct Role {
+    kind: String,
+    index: Option<usize>,
+}
+
+pub(super) fn role(node: &gltf::Node) -> Option<Role> {
+    let extras = extras_json(node.extras())?;
+    let kind = extras.get("llamawad")?.as_str()?.to_string();
+    let index = ["tile", "strat", "object_model"]
+        .iter()
+        .find_map(|k| extras.get(*k))
+        .and_then(number)
+        .filter(|v| *v >= 0.0 && v.fract() == 0.0)
+        .map(|v| v as usize);
+    Some(Role { kind, index })
+}
+
+/// A node's name as the tool that wrote it gave it (Blender: the object's name).
+pub(super) fn raw_node_name(node: &gltf::Node) -> String {
+    node.name()
+        .map_or_else(|| format!("node {}", node.index()), str::to_string)
+}
+
+/// A tile's placement from its node's world transform: export-space position and rotation.
+pub(super) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), ImportError> {
+    let (scale, rotation, translation) = world.to_scale_rotation_translation();
+    if (scale - Vec3::ONE).abs().max_element() > 1e-3 {
+        return Err(ImportError::node(
+            name,
+            format!(
+                "is scaled by {scale}; tiles cannot be scaled: apply the scale to the mesh, then export again"
+            ),
+        )
+    .code("tile-scaled"));
+    }
+    let up = rotation * Vec3::Y;
+    if (up - Vec3::Y).abs().max_element() > 1e-3 {
+        return Err(ImportError::node(
+            name,
+            "is turned about x or z; the game turns tiles about the vertical axis only: clear that rotation",
+        )
+    .code("tile-tilted"));
+    }
+    let x_axis = rotation * Vec3::X;
+    let angle = (-x_axis.z).atan2(x_axis.x);
+    let steps = (angle / std::f32::consts::TAU * 4096.0).round() as i64;
+    Ok((
+        [translation.x, translation.y, -translation.z],
+        steps.rem_euclid(4096) as u32,
+    ))
+}
+
+/// The nodes of a glTF sorted by what they are to the level.
+pub(super) struct Nodes<'a> {
+    /// Tile nodes in document order, the first node of each tile.
+    pub(super) tiles: Vec<(usize, gltf::Node<'a>, Mat4)>,
+    /// Further nodes of a tile already claimed: copies, which become new tiles.
+    pub(super) copies: Vec<(usize, gltf::Node<'a>, Mat4)>,
+    /// Whether some node stands for each base tile.
+    pub(super) claimed: Vec<bool>,
+    /// The collision node of each tile node (by the tile node's index).
+    pub(super) collision_of: HashMap<usize, (gltf::Node<'a>, Mat4)>,
+    pub(super) zones: Option<gltf::Node<'a>>,
+    pub(super) new_meshes: Vec<NewMesh<'a>>,
+}
+
+pub(super) fn sort_nodes<'a>(
+    doc: &'a Document,
+    tile_count: usize,
+) -> Result<Nodes<'a>, ImportError> {
+    let nodes = doc.world_nodes();
+    let parents: HashMap<usize, usize> = nodes
+        .iter()
+        .flat_map(|(n, _)| n.children().map(move |c| (c.index(), n.index())))
+        .collect();
+    let mut sorted = Nodes {
+        tiles: Vec::new(),
+        copies: Vec::new(),
+        claimed: vec![false; tile_count],
+        collision_of: HashMap::new(),
+        zones: None,
+        new_meshes: Vec::new(),
+    };
+    // A child that is a collision mesh: named "collision…", or a tile's collision node of ours.
+    let collision_child = |n: &gltf::Node| {
+        n.children()
+            .any(|c| is_given_collision(&c) || role(&c).is_some_and(|r| r.kind == "collision"))
+    };
+    for (node, world) in &nodes {
+        let Some(role) = role(node) else {
+            // New geometry: a mesh, or collision alone (a node without faces whose child is
+            // collision, as a re-tiled level's water planes are).
+            let new = node.mesh().is_some() || collision_child(node);
+            if new && !is_given_collision(node) {
+                sorted.new_meshes.push(NewMesh {
+                    node: node.clone(),
+                    world: *world,
+                    collision: None,
+                });
+            }
+            continue;
+        };
+        match (role.kind.as_str(), role.index) {
+            ("tile", Some(i)) if i < tile_count => {
+                if sorted.claimed[i] {
+                    sorted.copies.push((i, node.clone(), *world));
+                } else {
+                    sorted.claimed[i] = true;
+                    sorted.tiles.push((i, node.clone(), *world));
+                }
+            }
+            ("tile", _) => {
+                return Err(ImportError::node(
+                    &node_name(node),
+                    format!("names a tile the base level does not have ({tile_count} tiles)"),
+                )
+                .code("unknown-tile"));
+            }
+            ("collision", _) => {
+                if let Some(&parent) = parents.get(&node.index()) {
+                    sorted.collision_of.insert(parent, (node.clone(), *world));
+                }
+            }
+            ("zones", _) => sorted.zones = Some(node.clone()),
+            _ => {}
+        }
+    }
+    // A new mesh's collision is a child mesh named "collision…", or the collision node a tile
+    // had before its node lost its tile (a whole level re-tiled).
+    for mesh in &mut sorted.new_meshes {
+        mesh.collision = mesh
+            .node
+            .children()
+            .find(|c| is_given_collision(c) || role(c).is_some_and(|r| r.kind == "collision"))
+            .and_then(|c| {
+                nodes
+                    .iter()
+                    .find(|(n, _)| n.index() == c.index())
+                    .map(|(n, w)| (n.clone(), *w))
+            });
+    }
+    Ok(sorted)
+}
+
+/// A mesh given as the collision of a new mesh: named "collision…", without a role of ours.
+pub(super) fn is_given_collision(node: &gltf::Node) -> bool {
+    role(node).is_none()
+        && node
+            .name()
+            .is_some_and(|n| n.to_ascii_lowercase().starts_with("collision"))
+}

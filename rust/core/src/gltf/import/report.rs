@@ -1,0 +1,77 @@
+//! What a conversion may do and what it did: the options and the change report.
+
+use serde::Serialize;
+
+use crate::gltf::fit::FitReport;
+
+/// Options of the way back.
+#[derive(Debug, Clone, Copy)]
+pub struct ImportOptions {
+    /// Convert even when the glTF says it was made from another level.
+    pub force: bool,
+    /// Give new meshes without a collision mesh of their own collision made from their faces
+    /// (floors and walls); without it such meshes have none, and a warning names each.
+    pub generate_collision: bool,
+    /// Faces whose UVs the game cannot show take the nearest layout it can (reported), instead of
+    /// refusing the glTF.
+    pub snap_uvs: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            force: false,
+            generate_collision: true,
+            snap_uvs: false,
+        }
+    }
+}
+
+/// What the conversion changed, for the user.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ChangeReport {
+    pub tiles_moved: Vec<usize>,
+    /// Tiles whose faces, face flags, texture entries or collision changed: each now has a model
+    /// of its own.
+    pub tiles_reshaped: Vec<usize>,
+    pub tiles_recoloured: Vec<usize>,
+    pub tiles_emptied: Vec<usize>,
+    pub tiles_added: Vec<usize>,
+    /// Collision-only tiles written so that the polygons of the tiles above reach every cell
+    /// they cover (`game::coverage`), in emptied slots or appended.
+    pub coverage_tiles: Vec<usize>,
+    /// Coverage tiles of edited tiles that serve no more: emptied (kept: tile numbers never
+    /// change), or removed from the end of the tile list.
+    pub coverage_freed: Vec<usize>,
+    pub coverage_removed: usize,
+    pub models_added: usize,
+    pub collision_polygons_changed: usize,
+    pub texture_entries_appended: usize,
+    pub cells_rezoned: usize,
+    pub zone_masks_changed: usize,
+    /// Faces that had no texture entry, or whose UVs or page changed, and got one fitted.
+    pub fit: FitReport,
+    /// (node, face) of faces whose UVs were snapped to a layout the game can show.
+    pub uv_snapped: Vec<(String, usize)>,
+    /// New meshes whose collision was made from their faces.
+    pub collision_generated: Vec<String>,
+    /// (tile, glTF node name) for every tile this conversion placed, changed or added, and for
+    /// each coverage tile the node of the tile it serves: where a problem of a tile comes from.
+    pub sources: Vec<(usize, String)>,
+    pub warnings: Vec<String>,
+}
+
+impl ChangeReport {
+    pub fn is_empty(&self) -> bool {
+        self.tiles_moved.is_empty()
+            && self.tiles_reshaped.is_empty()
+            && self.tiles_recoloured.is_empty()
+            && self.tiles_emptied.is_empty()
+            && self.tiles_added.is_empty()
+            && self.coverage_tiles.is_empty()
+            && self.coverage_freed.is_empty()
+            && self.models_added == 0
+            && self.cells_rezoned == 0
+            && self.zone_masks_changed == 0
+    }
+}

@@ -1,0 +1,56 @@
+//! Which level a glTF was made from: the scene's extras against the base.
+
+use super::error::ImportError;
+use super::report::{ChangeReport, ImportOptions};
+use crate::gltf::export::Source;
+use crate::gltf::read::{extras_json, number, Document};
+use crate::level::Level;
+
+/// Our extras of the document's scene.
+pub(super) fn scene_extras(doc: &Document) -> Option<serde_json::Value> {
+    doc.document.scenes().find_map(|s| {
+        extras_json(s.extras())?
+            .get("llamawad")
+            .filter(|v| v.is_object())
+            .cloned()
+    })
+}
+
+pub(super) fn check_source(
+    base: &Level,
+    base_bytes: &[u8],
+    doc: &Document,
+    options: ImportOptions,
+    report: &mut ChangeReport,
+) -> Result<(), ImportError> {
+    let Some(ours) = scene_extras(doc) else {
+        report.warnings.push(
+            "the glTF does not say which level it was made from; the base is taken as given".into(),
+        );
+        return Ok(());
+    };
+    let source = Source::of(base_bytes);
+    let size = number(&ours["source"]["size"]).map(|v| v as u64);
+    let crc = number(&ours["source"]["crc32"]).map(|v| v as u32);
+    if size == Some(source.size) && crc == Some(source.crc32) {
+        return Ok(());
+    }
+    let made_from = ours["level_name"].as_str().unwrap_or("?");
+    let message = format!(
+        "the glTF was made from another level ({made_from}, {} bytes) than the base ({}, {} bytes)",
+        size.map_or("?".to_string(), |s| s.to_string()),
+        base.name().map(|n| n.text()).unwrap_or_else(|| "?".into()),
+        source.size
+    );
+    if options.force {
+        report
+            .warnings
+            .push(format!("{message}; converted anyway (forced)"));
+        Ok(())
+    } else {
+        Err(ImportError::level(format!(
+            "{message}: give the level it was made from as the base, or force"
+        ))
+        .code("other-level"))
+    }
+}

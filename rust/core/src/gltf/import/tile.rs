@@ -1,0 +1,243 @@
+//! One tile node against its base tile: placement, geometry, collision and colours; a tile
+//! without a node, and the new models tiles get.
+
+use std::collections::HashMap;
+
+use glam::Mat4;
+
+use super::attributes::{face_flags, node_triangles, per_triangle};
+use super::collision::collision_from_node;
+use super::colours::{colours_differ, corner_colours, vertex_colours};
+use super::error::ImportError;
+use super::model::{build_model, matches_model, ModelSource, POSITION_TOLERANCE};
+use super::nodes::{placement, raw_node_name};
+use super::report::ChangeReport;
+use crate::game::cells::tile_cell;
+use crate::gltf::fit::Fitter;
+use crate::gltf::read::{node_name, Document};
+use crate::level::{Level, Model};
+
+/// The state of one conversion: the level being written and what it gains.
+pub(super) struct Conversion<'a> {
+    pub(super) base: &'a Level,
+    pub(super) level: Level,
+    /// Models appended to TRAK, numbered from `model_count`.
+    pub(super) new_models: Vec<Model>,
+    pub(super) model_count: usize,
+    /// New models made from each base model: tiles that shared a model and were edited alike
+    /// (Blender edits a mesh all its tiles share at once) share the new one.
+    pub(super) derived_from: HashMap<u32, Vec<usize>>,
+    pub(super) fitter: Fitter,
+    pub(super) report: ChangeReport,
+}
+
+impl Conversion<'_> {
+    /// Appends `model`, or finds an equal one among those made from the same base model; its
+    /// index in TRAK.
+    pub(super) fn add_model(&mut self, base_model: u32, model: Model) -> u32 {
+        let derived = self.derived_from.entry(base_model).or_default();
+        if let Some(&k) = derived.iter().find(|&&k| self.new_models[k] == model) {
+            return (self.model_count + k) as u32;
+        }
+        self.new_models.push(model);
+        self.report.models_added += 1;
+        derived.push(self.new_models.len() - 1);
+        (self.model_count + self.new_models.len() - 1) as u32
+    }
+
+    /// A tile without a node keeps its index and draws nothing (FORMAT-DECISIONS §6).
+    pub(super) fn empty_tile(&mut self, i: usize) {
+        let empty = match self
+            .new_models
+            .iter()
+            .position(|m| m.vertices.is_empty() && m.collision_count() == 0)
+        {
+            Some(k) => (self.model_count + k) as u32,
+            None => {
+                self.new_models.push(Model::default());
+                self.report.models_added += 1;
+                (self.model_count + self.new_models.len() - 1) as u32
+            }
+        };
+        let tile = &mut self.level.map_mut().expect("cloned from the base").tiles[i];
+        follow_model(tile, empty);
+        tile.model_index = empty;
+        tile.float.model = empty;
+        tile.colours.clear();
+        self.report.tiles_emptied.push(i);
+    }
+
+    /// One tile node: its placement, geometry, collision and colours against the base tile.
+    /// `copy` marks a second node of the same tile, which becomes a new tile.
+    pub(super) fn tile(
+        &mut self,
+        doc: &Document,
+        (i, node, world): &(usize, gltf::Node, Mat4),
+        collision_node: Option<&(gltf::Node, Mat4)>,
+        copy: bool,
+    ) -> Result<(), ImportError> {
+        let (i, world) = (*i, *world);
+        let name = node_name(node);
+        let base_map = self.base.map().expect("checked by gltf_to_wad");
+        let base_tile = &base_map.tiles[i];
+        let base_model = &self.base.trak().expect("checked by gltf_to_wad").models
+            [base_tile.model_index as usize];
+        let (position, rotation) = placement(&world, &name)?;
+        let mut tile = base_tile.clone();
+        let moved = (0..3)
+            .any(|k| (position[k] - base_tile.float.position[k]).abs() > POSITION_TOLERANCE)
+            || rotation != base_tile.float.rotation % 4096;
+        if moved || copy {
+            tile.set_placement(position, rotation);
+            follow_swap(&mut tile, base_tile, base_map);
+        }
+        if tile_cell(&tile, base_map.width, base_map.height).is_none() {
+            let (w, h) = (base_map.width, base_map.height);
+            return Err(ImportError::node(
+                &name,
+                format!(
+                    "stands at x {:.2}, z {:.2}, outside the {w}×{h} grid; move it inside (0 ≤ x < {w}, 0 ≤ z < {h})",
+                    position[0], -position[2]
+                ),
+            )
+    .code("tile-outside-grid"));
+        }
+
+        let grid = (base_map.width, base_map.height);
+        let tris = node_triangles(doc, node, &world, grid, &name)?;
+        let flags = face_flags(&tris, &name)?;
+        let textures = per_triangle(&tris, "TEXTURE");
+        let geometry_same =
+            matches_model(&tris, base_model, &flags, &textures, &self.fitter.entries);
+        let collision = match collision_node {
+            Some((cnode, cworld)) => {
+                let ctris = node_triangles(doc, cnode, cworld, grid, &name)?;
+                collision_from_node(&ctris, cworld, &world, base_model, &name, &mut self.report)
+                    .map_err(|e| e.in_source_faces(&ctris))?
+            }
+            // A copy (Blender's Shift D, Alt D) comes without the tile's collision object: it keeps
+            // its model's collision. The tile itself without one had it deleted.
+            None if base_model.collision_count() > 0 && !copy => {
+                self.report.collision_polygons_changed += base_model.collision_count();
+                Some(Default::default())
+            }
+            None => None,
+        };
+
+        let nv_base = base_model.vertices.len();
+        let frames = base_tile
+            .colours
+            .len()
+            .checked_div(nv_base)
+            .unwrap_or(1)
+            .max(1);
+        let corners = corner_colours(&tris, frames, &flags);
+        // Matched triangles all carry vertex indices; a model without faces has no corners.
+        let vertex_of_corner: Vec<usize> = tris
+            .scalar("VERTEX")
+            .unwrap_or(&[])
+            .iter()
+            .map(|&v| v.round() as usize)
+            .collect();
+        // Corners of one vertex painted apart need vertices of their own: a new model.
+        let geometry_same = geometry_same && !colours_differ(&corners, &vertex_of_corner);
+        let (model_index, colours) = if geometry_same {
+            let colours = vertex_colours(
+                &corners,
+                &vertex_of_corner,
+                nv_base,
+                frames,
+                Some(&base_tile.colours),
+            );
+            let model_index = match collision {
+                None => base_tile.model_index,
+                Some(groups) => {
+                    let mut model = base_model.clone();
+                    model.collision = groups;
+                    self.add_model(base_tile.model_index, model)
+                }
+            };
+            (model_index, colours)
+        } else {
+            let source = ModelSource {
+                tris: &tris,
+                flags: &flags,
+                textures: &textures,
+                name: &name,
+                base: Some(base_model),
+                frames,
+            };
+            let built = build_model(source, &mut self.fitter, &mut self.report)
+                .map_err(|e| e.in_source_faces(&tris))?;
+            let mut model = built.model;
+            model.collision = collision.unwrap_or_else(|| base_model.collision.clone());
+            (self.add_model(base_tile.model_index, model), built.colours)
+        };
+
+        let report = &mut self.report;
+        if model_index != base_tile.model_index {
+            follow_model(&mut tile, model_index);
+            tile.model_index = model_index;
+            tile.float.model = model_index;
+            if !copy {
+                report.tiles_reshaped.push(i);
+            }
+        }
+        let recoloured = colours != base_tile.colours;
+        if recoloured {
+            tile.colours = colours;
+            if model_index == base_tile.model_index && !copy {
+                report.tiles_recoloured.push(i);
+            }
+        }
+        if moved && !copy {
+            report.tiles_moved.push(i);
+        }
+        let map = self.level.map_mut().expect("cloned from the base");
+        let index = if copy {
+            // A copy of a tile is a tile of its own; a swap belongs to the original only.
+            tile.swap = None;
+            tile.swap_colours.clear();
+            tile.float.swap_flag = 0;
+            report.tiles_added.push(map.tiles.len());
+            map.tiles.push(tile);
+            map.tiles.len() - 1
+        } else {
+            map.tiles[i] = tile;
+            i
+        };
+        report.sources.push((index, raw_node_name(node)));
+        Ok(())
+    }
+}
+
+/// A swap entry names its tile's cell and height (as far as the notes say, and as every level
+/// this project writes has it): where it did, it follows the moved tile.
+pub(super) fn follow_swap(
+    tile: &mut crate::level::Tile,
+    base: &crate::level::Tile,
+    map: &crate::level::Map,
+) {
+    let (w, h) = (map.width, map.height);
+    let cells = (tile_cell(base, w, h), tile_cell(tile, w, h));
+    let y = tile.fixed.position[1] as u32;
+    let Some(swap) = tile.swap.as_mut() else {
+        return;
+    };
+    if let (Some(old), Some(new)) = cells {
+        if (swap.cell_x, swap.cell_z) == (old.col, old.row) {
+            (swap.cell_x, swap.cell_z) = (new.col, new.row);
+        }
+    }
+    if swap.y == base.fixed.position[1] as u32 {
+        swap.y = y;
+    }
+}
+
+/// A swap entry's model A is the tile's own model (what a swap back restores): where it was, it
+/// follows the tile to its new model.
+pub(super) fn follow_model(tile: &mut crate::level::Tile, model: u32) {
+    if let Some(swap) = tile.swap.as_mut().filter(|s| s.model_a == tile.model_index) {
+        swap.model_a = model;
+    }
+}
