@@ -9,6 +9,8 @@ import json
 
 import bpy
 
+from .imp.materials import KEY as MATERIAL_KEY
+
 ROLE = "llamawad"
 COLLECTIONS = (
     ("tiles", "Tiles"),
@@ -89,3 +91,16 @@ def set_collision_visible(context, visible: bool) -> None:
     lc = layer_collection(context.view_layer, coll)
     if lc is not None:
         lc.hide_viewport = False
+
+
+def remove_level(scene: bpy.types.Scene) -> None:
+    """Removes the level from the scene: its collections with every object in them (new meshes
+    in the Tiles collection too), and the meshes, level materials and page images nothing else
+    uses any more. Other objects of the scene stay."""
+    collections = [c for c in scene.collection.children_recursive if role(c)]
+    objects = {o for c in collections for o in c.all_objects}
+    meshes = {o.data for o in objects if o.type == "MESH"}
+    bpy.data.batch_remove(list(objects) + collections)
+    bpy.data.batch_remove([m for m in meshes if m.users == 0])
+    bpy.data.batch_remove([m for m in bpy.data.materials if m.get(MATERIAL_KEY) and m.users == 0])
+    bpy.data.batch_remove([i for i in bpy.data.images if role(i) == "page" and i.users == 0])
