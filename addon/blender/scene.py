@@ -71,6 +71,40 @@ def collision_of(tile: bpy.types.Object) -> bpy.types.Object | None:
     return next((c for c in tile.children if role(c) == "collision"), None)
 
 
+def in_tiles_collection(obj: bpy.types.Object, tiles_collection: bpy.types.Collection | None) -> bool:
+    if tiles_collection is None:
+        return False
+    return any(c == tiles_collection or c in tiles_collection.children_recursive for c in obj.users_collection)
+
+
+def is_given_collision(obj: bpy.types.Object) -> bool:
+    """A mesh named "collision…" without a role whose parent is a mesh without one: the collision
+    of new geometry, which export writes as its child."""
+    return (
+        obj.type == "MESH"
+        and role(obj) is None
+        and obj.name.lower().startswith("collision")
+        and obj.parent is not None
+        and role(obj.parent) is None
+    )
+
+
+def is_new_mesh(scene: bpy.types.Scene, obj: bpy.types.Object) -> bool:
+    """A mesh without a role in the Tiles collection, not a collision: new geometry, which export
+    cuts into new tiles."""
+    return (
+        obj.type == "MESH"
+        and role(obj) is None
+        and not is_given_collision(obj)
+        and in_tiles_collection(obj, level_collections(scene).get("tiles"))
+    )
+
+
+def given_collision_of(obj: bpy.types.Object) -> bpy.types.Object | None:
+    """The collision child of a new mesh."""
+    return next((c for c in obj.children if is_given_collision(c)), None)
+
+
 def layer_collection(view_layer, coll) -> bpy.types.LayerCollection | None:
     stack = [view_layer.layer_collection]
     while stack:

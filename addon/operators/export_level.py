@@ -27,6 +27,14 @@ MAX_REPORTED = 20
 MAX_TILES_REPORTED = 20
 
 
+def faces_text(faces: list[int]) -> str:
+    """Blender's face numbers, as the artist finds them (the spreadsheet, Edit Mode statistics)."""
+    if not faces:
+        return ""
+    shown = ", ".join(map(str, faces[:8])) + (" …" if len(faces) > 8 else "")
+    return f", Blender face{'s' if len(faces) != 1 else ''} {shown}"
+
+
 def write_atomically(path: str, data: bytes) -> None:
     """Writes to a temporary file beside ``path``, then renames it over ``path``: a reader never
     sees half a file, and a failure leaves no file."""
@@ -174,8 +182,7 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         item = props.problems[0]
         obj = check.select_problem(context, item)
         if obj is not None:
-            n = len(check.culprit_faces(obj, item))
-            where = f" (selected: {obj.name}" + (f", {n} face{'s' if n != 1 else ''}" if n else "") + ")"
+            where = f" (selected{' in Edit Mode' if obj.mode == 'EDIT' else ''}: {obj.name}{faces_text(check.culprit_faces(obj, item))})"
         self.report({"ERROR"}, f"Not written: {e}{where}")
         shown = listed[1:MAX_REPORTED]
         for p in shown:

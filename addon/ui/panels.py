@@ -121,7 +121,7 @@ class LLAMAWAD_PT_collision(_Panel, bpy.types.Panel):
         op.colour_by_material = True
 
         obj = context.active_object
-        if obj is not None and obj.type == "MESH" and level_scene.role(obj) == "collision":
+        if obj is not None and obj.type == "MESH" and (level_scene.role(obj) == "collision" or level_scene.is_given_collision(obj)):
             faces, material = _selection_values(obj, "wad_material")
             users = obj.data.users
             layout.label(text=f"{obj.name}" + (f" (model shared by {users} tiles)" if users > 1 else ""))
