@@ -110,7 +110,8 @@ def fit_text(fit: dict) -> str:
     if not n:
         return ""
     tolerance = float(fit.get("tolerance") or 0.0)
-    within = f" within 1/{round(1 / tolerance)} of the page" if tolerance > 0 else ""
+    # U+2044 FRACTION SLASH.
+    within = f" within 1\u2044{round(1 / tolerance)} of the page" if tolerance > 0 else ""
     out = f"{plural(n, 'face', 'faces')} got the texture entry that shows {'its' if n == 1 else 'their'} UVs{within}"
     out += f" (largest error {float(fit.get('max_error') or 0.0):.5f})"
     shared, appended = int(fit.get("entries_shared") or 0), int(fit.get("entries_appended") or 0)

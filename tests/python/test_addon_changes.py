@@ -61,7 +61,7 @@ def test_summary_and_details():
         "UVs of 2 triangles snapped"
     )
     assert changes.details(REPORT) == [
-        "5 faces got the texture entry that shows their UVs within 1/256 of the page (largest error 0.00010): "
+        "5 faces got the texture entry that shows their UVs within 1\u2044256 of the page (largest error 0.00010): "
         "3 on entries the level had, 2 entries added",
         "ramp: UVs of 2 triangles snapped to the nearest layout the game can show",
         "ramp: collision made from its floors and walls",
