@@ -150,7 +150,7 @@ def summary(report: dict) -> str:
 
 def details(report: dict) -> list[str]:
     """What the export did beyond single tiles: texture fitting, snapped UVs, collision made for
-    new meshes, and the conversion's warnings."""
+    new meshes (its warnings are the report's own ``warnings``)."""
     out = []
     fit = fit_text(report.get("fit") or {})
     if fit:

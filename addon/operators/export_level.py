@@ -139,9 +139,9 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         except OSError as e:
             self.report({"ERROR"}, f"Cannot write {target}: {e.strerror}")
             return {"CANCELLED"}
-        return self.written(context, base, converted, base_path, target)
+        return self.finish(context, base, converted, base_path, target)
 
-    def written(self, context, base: bytes, converted, base_path: str, target: str):
+    def finish(self, context, base: bytes, converted, base_path: str, target: str):
         import llamawad
 
         scene = context.scene
