@@ -1,9 +1,25 @@
 """The level state kept in the .blend: ``Scene.llamawad`` (base WAD, the level's document
-extras, the problems of the last check, the last floor probe, the last export's summary) and the
-panels' inputs."""
+extras, the problems of the last check, the last floor probe, the last export's summary and
+changes, the export options) and the panels' inputs."""
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, PointerProperty, StringProperty
+
+
+# The export options, kept by the scene so that the level check and the floor probe convert as
+# the last export did (the export operator has them too).
+SNAP_UVS = {
+    "name": "Snap UVs",
+    "description": "Faces whose UVs are no half of a texture rectangle (all the game can show) take the nearest "
+    "layout it can show, and the export reports them. Off: such faces are refused and selected",
+    "default": False,
+}
+GENERATE_COLLISION = {
+    "name": "Make collision for new meshes",
+    "description": "New meshes without a child mesh named \"collision…\" get collision from their floors and walls, "
+    "so that the llama can stand on them. Off: they get none, and the export warns about each",
+    "default": True,
+}
 
 
 def _select_problem(self, context):
@@ -13,6 +29,15 @@ def _select_problem(self, context):
         from .blender import check
 
         check.select_problem(context, problems[self.problem_index])
+
+
+def _select_change(self, context):
+    # Clicking a row of the last export's changes selects its tile (Level panel).
+    changes = self.changes
+    if 0 <= self.change_index < len(changes) and changes[self.change_index].object:
+        from .blender import faces
+
+        faces.select_culprit(context, changes[self.change_index].object, [], edit=False)
 
 
 def _show_collision(self, context):
@@ -35,6 +60,15 @@ class LLAMAWAD_PG_problem(bpy.types.PropertyGroup):
         return [int(f) for f in self.faces.split()]
 
 
+class LLAMAWAD_PG_change(bpy.types.PropertyGroup):
+    """One line of the last export's changes: a tile and what happened to it, or a figure of
+    the whole export (tile −1)."""
+
+    text: StringProperty(name="Change")
+    tile: IntProperty(name="Tile", description="The tile in the written level; −1 for the export as a whole", default=-1)
+    object: StringProperty(name="Object", description="The object the tile came from; empty when none is in the scene")
+
+
 class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
     base_path: StringProperty(
         name="Base WAD",
@@ -49,6 +83,10 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
     )
     import_warnings: StringProperty(name="Import warnings", options={"HIDDEN"})
     last_export: StringProperty(name="Last export", description="What the last export changed")
+    changes: CollectionProperty(type=LLAMAWAD_PG_change)
+    change_index: IntProperty(name="Change", default=-1, update=_select_change)
+    snap_uvs: BoolProperty(**SNAP_UVS)
+    generate_collision: BoolProperty(**GENERATE_COLLISION)
     problems: CollectionProperty(type=LLAMAWAD_PG_problem)
     problem_index: IntProperty(name="Problem", default=-1, update=_select_problem)
     check_summary: StringProperty(name="Check", description="How many problems the last check found, new and in the base already")
@@ -82,7 +120,7 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
     )
 
 
-classes = (LLAMAWAD_PG_problem, LLAMAWAD_PG_scene)
+classes = (LLAMAWAD_PG_problem, LLAMAWAD_PG_change, LLAMAWAD_PG_scene)
 
 
 def register():

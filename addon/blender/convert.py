@@ -6,11 +6,14 @@ problem it lists."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import bpy
 
 from ..common import problems as found
+from ..common import source
+from . import scene as level_scene
 from .exp.level import Gathered, Note, gather_level
 
 
@@ -42,19 +45,27 @@ class Converted:
     gathered: Gathered
 
 
-def read_base(scene, base_path: str = "") -> bytes:
+def read_base(scene, base_path: str = "", force: bool = False) -> bytes:
+    """The base WAD's bytes. Unless ``force``, refused when they are not the level the scene was
+    made from (its level document's ``source``), saying which file and why."""
     path = bpy.path.abspath(base_path or scene.llamawad.base_path)
     if not path:
         raise Refusal("No base WAD: import a level first, or give the level the scene was made from as the base")
     try:
         with open(path, "rb") as f:
-            return f.read()
+            data = f.read()
     except OSError as e:
         raise Refusal(f"Cannot read the base WAD {path}: {e.strerror}") from None
+    made_from = level_scene.level_document(scene).get("source")
+    if not force and not source.same_source(made_from, data):
+        raise Refusal(source.other_level_message(os.path.basename(path), made_from, data))
+    return data
 
 
 def convert(context, base: bytes, force: bool = False) -> Converted:
-    """The scene as WAD bytes against ``base``, with the change report. Raises Refusal."""
+    """The scene as WAD bytes against ``base``, with the change report. Raises Refusal. Snapping
+    UVs and making collision for new meshes follow the scene's export options (those of the last
+    export), so that the level check and the floor probe see what export writes."""
     import llamawad
 
     from ..operators._edit import object_mode
@@ -63,7 +74,14 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
     with object_mode(context):
         gathered = gather_level(context)
     try:
-        wad, report = llamawad.gltf_to_wad(base, gathered.glb, force=force)
+        options = context.scene.llamawad
+        wad, report = llamawad.gltf_to_wad(
+            base,
+            gathered.glb,
+            force=force,
+            snap_uvs=options.snap_uvs,
+            generate_collision=options.generate_collision,
+        )
     except llamawad.ImportRefused as e:
         message = str(e)
         obj, faces = gathered.culprit(e.object, list(e.faces), e.code, list(e.source_faces))

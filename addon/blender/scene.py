@@ -9,6 +9,8 @@ import json
 
 import bpy
 
+from .imp.materials import KEY as MATERIAL_KEY
+
 ROLE = "llamawad"
 COLLECTIONS = (
     ("tiles", "Tiles"),
@@ -69,6 +71,40 @@ def collision_of(tile: bpy.types.Object) -> bpy.types.Object | None:
     return next((c for c in tile.children if role(c) == "collision"), None)
 
 
+def in_tiles_collection(obj: bpy.types.Object, tiles_collection: bpy.types.Collection | None) -> bool:
+    if tiles_collection is None:
+        return False
+    return any(c == tiles_collection or c in tiles_collection.children_recursive for c in obj.users_collection)
+
+
+def is_given_collision(obj: bpy.types.Object) -> bool:
+    """A mesh named "collision…" without a role whose parent is a mesh without one: the collision
+    of new geometry, which export writes as its child."""
+    return (
+        obj.type == "MESH"
+        and role(obj) is None
+        and obj.name.lower().startswith("collision")
+        and obj.parent is not None
+        and role(obj.parent) is None
+    )
+
+
+def is_new_mesh(scene: bpy.types.Scene, obj: bpy.types.Object) -> bool:
+    """A mesh without a role in the Tiles collection, not a collision: new geometry, which export
+    cuts into new tiles."""
+    return (
+        obj.type == "MESH"
+        and role(obj) is None
+        and not is_given_collision(obj)
+        and in_tiles_collection(obj, level_collections(scene).get("tiles"))
+    )
+
+
+def given_collision_of(obj: bpy.types.Object) -> bpy.types.Object | None:
+    """The collision child of a new mesh."""
+    return next((c for c in obj.children if is_given_collision(c)), None)
+
+
 def layer_collection(view_layer, coll) -> bpy.types.LayerCollection | None:
     stack = [view_layer.layer_collection]
     while stack:
@@ -89,3 +125,16 @@ def set_collision_visible(context, visible: bool) -> None:
     lc = layer_collection(context.view_layer, coll)
     if lc is not None:
         lc.hide_viewport = False
+
+
+def remove_level(scene: bpy.types.Scene) -> None:
+    """Removes the level from the scene: its collections with every object in them (new meshes
+    in the Tiles collection too), and the meshes, level materials and page images nothing else
+    uses any more. Other objects of the scene stay."""
+    collections = [c for c in scene.collection.children_recursive if role(c)]
+    objects = {o for c in collections for o in c.all_objects}
+    meshes = {o.data for o in objects if o.type == "MESH"}
+    bpy.data.batch_remove(list(objects) + collections)
+    bpy.data.batch_remove([m for m in meshes if m.users == 0])
+    bpy.data.batch_remove([m for m in bpy.data.materials if m.get(MATERIAL_KEY) and m.users == 0])
+    bpy.data.batch_remove([i for i in bpy.data.images if role(i) == "page" and i.users == 0])

@@ -50,13 +50,13 @@ class LLAMAWAD_OT_collision_material_set(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return bool(_edit.candidate_objects(context, {"collision"}))
+        return bool(collision_objects(context))
 
     def execute(self, context):
         with _edit.object_mode(context):
             count = 0
             done = set()
-            for obj in _edit.candidate_objects(context, {"collision"}):
+            for obj in collision_objects(context):
                 faces = _edit.selected_faces(obj)
                 if not len(faces):
                     continue
@@ -90,14 +90,14 @@ class LLAMAWAD_OT_collision_select_material(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return bool(_edit.candidate_objects(context, {"collision"}))
+        return bool(collision_objects(context))
 
     def execute(self, context):
         from ..blender import faces as face_tools
 
         with _edit.object_mode(context):
             n = 0
-            for obj in _edit.candidate_objects(context, {"collision"}):
+            for obj in collision_objects(context):
                 picked = np.nonzero(_edit.face_ints(obj.data, "wad_material", -1) == self.material)[0]
                 face_tools.select_faces(obj, picked)
                 n += len(picked)
@@ -137,8 +137,10 @@ class LLAMAWAD_OT_collision_show(bpy.types.Operator):
 
 
 class LLAMAWAD_OT_collision_from_faces(bpy.types.Operator):
-    """Make collision from the selected render faces of the edited tiles: one collision polygon per
-    face, with the material chosen in the panel, added to each tile's own collision"""
+    """Make collision from the selected render faces of the edited tiles and new meshes: one
+    collision polygon per face (a flat convex quad stays a quad), with the material chosen in the
+    panel, added to each tile's own collision; a new mesh gets a child mesh named "collision…",
+    which export takes as its collision"""
 
     bl_idname = "llamawad.collision_from_faces"
     bl_label = "Collision from Faces"
@@ -148,22 +150,33 @@ class LLAMAWAD_OT_collision_from_faces(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return bool(_edit.candidate_objects(context, {"tile"}))
+        return bool(render_objects(context))
 
     def execute(self, context):
         scene = context.scene
         with _edit.object_mode(context):
             made = 0
-            for tile in _edit.candidate_objects(context, {"tile"}):
-                faces = _edit.selected_faces(tile)
+            for obj in render_objects(context):
+                faces = _edit.selected_faces(obj)
                 if not len(faces):
                     continue
-                made += add_collision(scene, tile, faces, self.material)
+                made += add_collision(scene, obj, faces, self.material)
         if not made:
-            self.report({"ERROR"}, _edit.no_faces_message("render faces of a tile"))
+            self.report({"ERROR"}, _edit.no_faces_message("render faces of a tile or a new mesh"))
             return {"CANCELLED"}
         self.report({"INFO"}, f"{made} collision polygon{'s' if made != 1 else ''} made")
         return {"FINISHED"}
+
+
+def render_objects(context) -> list:
+    """The edited or selected tiles and new meshes."""
+    scene = context.scene
+    return [o for o in _edit.candidate_objects(context, {"tile", None}) if level_scene.role(o) == "tile" or level_scene.is_new_mesh(scene, o)]
+
+
+def collision_objects(context) -> list:
+    """The edited or selected collision meshes: tiles' and new meshes'."""
+    return [o for o in _edit.candidate_objects(context, {"collision", None}) if level_scene.role(o) == "collision" or level_scene.is_given_collision(o)]
 
 
 def collision_name(tile: int) -> str:
@@ -172,31 +185,47 @@ def collision_name(tile: int) -> str:
     return collision_object_name(tile)
 
 
-def add_collision(scene, tile, faces: np.ndarray, material: int) -> int:
-    """Appends the render faces ``faces`` of ``tile`` to its collision mesh (made when it has
-    none) as new polygons (``wad_polygon`` −1)."""
-    src = tile.data
+def _new_collision_object(scene, owner):
+    """An empty collision object for ``owner`` at its origin: a tile's (role ``collision``, the
+    tile's numbers) or a new mesh's (its child named "collision…"). In the level's Collision
+    collection: shown with the rest of the collision, never rendered."""
+    is_tile = level_scene.role(owner) == "tile"
+    mesh = bpy.data.meshes.new(f"{owner.name} · collision")
+    if is_tile:
+        collision = bpy.data.objects.new(collision_name(int(owner.get("tile", 0))), mesh)
+        collision["llamawad"] = "collision"
+        collision["tile"] = owner.get("tile", 0)
+        collision["model"] = owner.get("model", 0)
+    else:
+        collision = bpy.data.objects.new(f"collision · {owner.name}", mesh)
+    collision.parent = owner
+    coll = level_scene.level_collections(scene).get("collision") or scene.collection
+    coll.objects.link(collision)
+    collision_material = next((m for m in bpy.data.materials if m.get(mats.KEY) == "collision"), None)
+    if collision_material is not None:
+        mesh.materials.append(collision_material)
+    return collision
+
+
+def add_collision(scene, owner, faces: np.ndarray, material: int) -> int:
+    """Appends the render faces ``faces`` of a tile or new mesh ``owner`` to its collision mesh
+    (made when it has none) as new polygons: on a tile ``wad_polygon`` −1 (no polygon of the
+    base), on a new mesh a number of their own each."""
+    src = owner.data
     loops, face_of_loop = _edit.loops_of_faces(src, faces)
     loop_vertex = _edit.get(src.loops, "vertex_index", np.int64)
     co = _edit.get(src.vertices, "co", np.float32, 3)
     totals = _edit.get(src.polygons, "loop_total", np.int64)[faces]
 
-    collision = level_scene.collision_of(tile)
+    is_tile = level_scene.role(owner) == "tile"
+    collision = level_scene.collision_of(owner) if is_tile else level_scene.given_collision_of(owner)
     if collision is None:
-        mesh = bpy.data.meshes.new(f"{tile.name} · collision")
-        collision = bpy.data.objects.new(collision_name(int(tile.get("tile", 0))), mesh)
-        collision["llamawad"] = "collision"
-        collision["tile"] = tile.get("tile", 0)
-        collision["model"] = tile.get("model", 0)
-        collision.parent = tile
-        coll = level_scene.level_collections(scene).get("collision") or scene.collection
-        coll.objects.link(collision)
-        collision_material = next((m for m in bpy.data.materials if m.get(mats.KEY) == "collision"), None)
-        if collision_material is not None:
-            mesh.materials.append(collision_material)
+        collision = _new_collision_object(scene, owner)
     else:
         _edit.make_single_user(collision)
-    # Collision corners are in the tile's frame; the collision object sits at the tile's origin.
+    # Numbers for a new mesh's polygons: each face a polygon of its own.
+    number = -1 if is_tile else int(_edit.face_ints(collision.data, "wad_polygon", -1).max(initial=-1)) + 1
+    # Collision corners are in the owner's frame; the collision object sits at its origin.
     local = collision.matrix_parent_inverse @ collision.matrix_basis
     to_collision = local.inverted()
     bm = bmesh.new()
@@ -214,10 +243,12 @@ def add_collision(scene, tile, faces: np.ndarray, material: int) -> int:
             face = bm.faces.new(verts)
         except ValueError:
             continue
-        face[layers["wad_polygon"]] = -1
+        face[layers["wad_polygon"]] = number
         face[layers["wad_material"]] = material
         face[layers["wad_kind"]] = 0
         face[layers["wad_group"]] = 0
+        if not is_tile:
+            number += 1
         made += 1
     bmesh.ops.remove_doubles(bm, verts=new_verts, dist=1e-6)
     bm.to_mesh(collision.data)

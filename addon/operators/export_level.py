@@ -1,7 +1,9 @@
 """File › Export › Emperor's New Groove level (.wad): the scene converted against the base
 (blender/convert.py) and written. The conversion runs the game's rules over what it is about to
 write: errors refuse it (nothing written, every problem listed in the Level panel, the first
-culprit selected), warnings are reported."""
+culprit selected in edit mode), warnings are reported. What changed is reported tile by tile, kept
+for the Level panel and shown in a popup (blender/written.py). Written over its base, the scene
+is made the level as written, the base of the next export."""
 
 from __future__ import annotations
 
@@ -12,45 +14,25 @@ import bpy
 from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
-from ..blender import check
+from ..blender import check, written
 from ..blender import scene as level_scene
 from ..blender.convert import Refusal, convert, read_base
+from ..common import changes as words
+from ..properties import GENERATE_COLLISION, SNAP_UVS
 
 # Problems of a refusal reported one by one; all of them are in the Level panel.
 MAX_REPORTED = 20
 
-REPORT_LISTS = (
-    ("tiles_moved", "moved"),
-    ("tiles_reshaped", "reshaped"),
-    ("tiles_recoloured", "recoloured"),
-    ("tiles_emptied", "emptied"),
-    ("tiles_added", "added"),
-)
+# Tiles whose changes are reported one by one; all of them are in the Level panel's list.
+MAX_TILES_REPORTED = 20
 
 
-def describe_changes(report: dict) -> str:
-    parts = []
-    for key, verb in REPORT_LISTS:
-        tiles = report.get(key) or []
-        if tiles:
-            shown = ", ".join(str(t) for t in tiles[:8]) + (" …" if len(tiles) > 8 else "")
-            parts.append(f"{len(tiles)} tile{'s' if len(tiles) != 1 else ''} {verb} ({shown})")
-    counts = (
-        ("collision_polygons_changed", "collision polygon", "changed"),
-        ("texture_entries_appended", "texture entr", "added"),
-        ("cells_rezoned", "cell", "rezoned"),
-        ("zone_masks_changed", "zone mask", "changed"),
-        ("models_added", "model", "added"),
-    )
-    for key, noun, verb in counts:
-        n = report.get(key) or 0
-        if n:
-            plural = ("ies" if noun.endswith("entr") else "s") if n != 1 else ("y" if noun.endswith("entr") else "")
-            parts.append(f"{n} {noun}{plural} {verb}")
-    fit = report.get("fit") or {}
-    if fit.get("faces_fitted"):
-        parts.append(f"{fit['faces_fitted']} faces got texture entries fitted to their UVs")
-    return "; ".join(parts) if parts else "no changes: identical to the base"
+def faces_text(faces: list[int]) -> str:
+    """Blender's face numbers, as the artist finds them (the spreadsheet, Edit Mode statistics)."""
+    if not faces:
+        return ""
+    shown = ", ".join(map(str, faces[:8])) + (" …" if len(faces) > 8 else "")
+    return f", Blender face{'s' if len(faces) != 1 else ''} {shown}"
 
 
 def write_atomically(path: str, data: bytes) -> None:
@@ -106,10 +88,16 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         "checksum differ)",
         default=False,
     )
+    snap_uvs: BoolProperty(**SNAP_UVS)
+    generate_collision: BoolProperty(**GENERATE_COLLISION)
 
     def invoke(self, context, event):
+        props = context.scene.llamawad
+        # The options the scene's last export used (the level check converts with them too).
+        self.snap_uvs = props.snap_uvs
+        self.generate_collision = props.generate_collision
         if not self.base_path:
-            self.base_path = context.scene.llamawad.base_path
+            self.base_path = props.base_path
         if not self.filepath and self.base_path:
             stem = os.path.splitext(bpy.path.abspath(self.base_path))[0]
             self.filepath = stem + "-edited.wad"
@@ -120,6 +108,8 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         layout.prop(self, "base_path")
         layout.prop(self, "overwrite_base")
         layout.prop(self, "force")
+        layout.prop(self, "snap_uvs")
+        layout.prop(self, "generate_collision")
 
     def execute(self, context):
         scene = context.scene
@@ -137,22 +127,51 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
                 f"{os.path.basename(target)} is the base level: choose another file, or tick 'Overwrite the base' to replace it",
             )
             return {"CANCELLED"}
+        scene.llamawad.snap_uvs = self.snap_uvs
+        scene.llamawad.generate_collision = self.generate_collision
         try:
-            base = read_base(scene, base_path)
+            base = read_base(scene, base_path, force=self.force)
             converted = convert(context, base, force=self.force)
         except Refusal as e:
             return self.refused(context, e)
-        report = converted.report
         try:
             write_atomically(target, converted.wad)
         except OSError as e:
             self.report({"ERROR"}, f"Cannot write {target}: {e.strerror}")
             return {"CANCELLED"}
-        summary = describe_changes(report)
-        scene.llamawad.last_export = f"{os.path.basename(target)}: {summary}"
-        for note in [n.message for n in converted.gathered.notes] + list(report.get("warnings") or []):
+        return self.finish(context, base, converted, base_path, target)
+
+    def finish(self, context, base: bytes, converted, base_path: str, target: str):
+        import llamawad
+
+        scene = context.scene
+        report = converted.report
+        notes = [n.message for n in converted.gathered.notes] + list(report.get("warnings") or [])
+        overwritten = bool(base_path) and same_file(target, base_path)
+        if overwritten:
+            # The file the scene was made from is gone: the scene becomes what was written, so
+            # that the next export starts from it (its new tiles and models, its texture
+            # entries, its checksum).
+            written.reload(context, converted.wad, target)
+        summary = words.summary(report)
+        rows = written.store_changes(scene, report, llamawad.tile_models(base), llamawad.tile_models(converted.wad), notes, overwritten)
+        if overwritten:
+            scene.llamawad.last_export = f"{os.path.basename(target)}, written over its base: {summary}"
+            message = f"Wrote {target} over its base; the scene now holds the level as written, the base of the next export: {summary}"
+        else:
+            scene.llamawad.last_export = f"{os.path.basename(target)} (base {os.path.basename(base_path)}): {summary}"
+            message = f"Wrote {target} against the base {base_path}: {summary}"
+        for r in rows[:MAX_TILES_REPORTED]:
+            self.report({"INFO"}, r.text())
+        if len(rows) > MAX_TILES_REPORTED:
+            self.report({"INFO"}, f"… {len(rows) - MAX_TILES_REPORTED} more tiles in the Level panel's list of changes")
+        for line in words.details(report):
+            self.report({"INFO"}, line)
+        for note in notes:
             self.report({"WARNING"}, note)
-        self.report({"INFO"}, f"Wrote {target}: {summary}")
+        self.report({"INFO"}, message)
+        if not bpy.app.background and context.window is not None and len(scene.llamawad.changes):
+            bpy.ops.llamawad.export_changes("INVOKE_DEFAULT")
         return {"FINISHED"}
 
     def refused(self, context, e: Refusal):
@@ -163,8 +182,7 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         item = props.problems[0]
         obj = check.select_problem(context, item)
         if obj is not None:
-            n = len(check.culprit_faces(obj, item))
-            where = f" (selected: {obj.name}" + (f", {n} face{'s' if n != 1 else ''}" if n else "") + ")"
+            where = f" (selected{' in Edit Mode' if obj.mode == 'EDIT' else ''}: {obj.name}{faces_text(check.culprit_faces(obj, item))})"
         self.report({"ERROR"}, f"Not written: {e}{where}")
         shown = listed[1:MAX_REPORTED]
         for p in shown:

@@ -1,4 +1,5 @@
-"""Level panel operators: the level check and selecting a problem's culprit."""
+"""Level panel operators: the level check, selecting a problem's culprit, and what the last
+export changed."""
 
 from __future__ import annotations
 
@@ -64,4 +65,41 @@ class LLAMAWAD_OT_problem_select(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (LLAMAWAD_OT_check_level, LLAMAWAD_OT_problem_select)
+class LLAMAWAD_OT_export_changes(bpy.types.Operator):
+    """What the last export changed, tile by tile: tiles moved, reshaped (UVs, material, flags,
+    collision), recoloured, added, emptied, collision-only tiles, models split off shared ones,
+    texture entries fitted and added, collision made for new meshes, and its warnings"""
+
+    bl_idname = "llamawad.export_changes"
+    bl_label = "What the Export Changed"
+    bl_options = {"REGISTER"}
+
+    # Rows the popup shows; the Level panel's list has them all.
+    SHOWN = 40
+
+    @classmethod
+    def poll(cls, context):
+        return level_scene.has_level(context.scene)
+
+    def invoke(self, context, event):
+        return context.window_manager.invoke_popup(self, width=700)
+
+    def draw(self, context):
+        props = context.scene.llamawad
+        layout = self.layout
+        layout.label(text=f"Last export: {props.last_export or 'none yet'}", icon="EXPORT")
+        col = layout.column(align=True)
+        for item in props.changes[: self.SHOWN]:
+            col.label(text=item.text, icon="BLANK1" if item.tile < 0 else "MESH_DATA")
+        if len(props.changes) > self.SHOWN:
+            col.label(text=f"… {len(props.changes) - self.SHOWN} more in the Level panel's list")
+
+    def execute(self, context):
+        props = context.scene.llamawad
+        self.report({"INFO"}, f"Last export: {props.last_export or 'none yet'}")
+        for item in props.changes:
+            self.report({"INFO"}, item.text)
+        return {"FINISHED"}
+
+
+classes = (LLAMAWAD_OT_check_level, LLAMAWAD_OT_problem_select, LLAMAWAD_OT_export_changes)

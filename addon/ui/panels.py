@@ -121,7 +121,7 @@ class LLAMAWAD_PT_collision(_Panel, bpy.types.Panel):
         op.colour_by_material = True
 
         obj = context.active_object
-        if obj is not None and obj.type == "MESH" and level_scene.role(obj) == "collision":
+        if obj is not None and obj.type == "MESH" and (level_scene.role(obj) == "collision" or level_scene.is_given_collision(obj)):
             faces, material = _selection_values(obj, "wad_material")
             users = obj.data.users
             layout.label(text=f"{obj.name}" + (f" (model shared by {users} tiles)" if users > 1 else ""))
@@ -215,6 +215,14 @@ class LLAMAWAD_UL_problems(bpy.types.UIList):
             row.operator("llamawad.problem_select", text="", icon="RESTRICT_SELECT_OFF", emboss=False).index = index
 
 
+class LLAMAWAD_UL_changes(bpy.types.UIList):
+    """What the last export changed, tile by tile, then its figures and warnings. Clicking a
+    tile's row selects its object."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
+        layout.label(text=item.text, icon="MESH_DATA" if item.object else "BLANK1")
+
+
 class LLAMAWAD_PT_level(_Panel, bpy.types.Panel):
     bl_label = "Level"
     bl_idname = "LLAMAWAD_PT_level"
@@ -238,7 +246,11 @@ class LLAMAWAD_PT_level(_Panel, bpy.types.Panel):
             col.label(text=f"Strats: {len(strats.objects)}")
         layout.prop(props, "base_path")
         if props.last_export:
-            layout.label(text=f"Last export: {props.last_export}", icon="CHECKMARK")
+            row = layout.row()
+            row.label(text=f"Last export: {props.last_export}", icon="CHECKMARK")
+            if props.changes:
+                row.operator("llamawad.export_changes", text="", icon="TEXT")
+                layout.template_list("LLAMAWAD_UL_changes", "", props, "changes", props, "change_index", rows=4)
         for warning in filter(None, props.import_warnings.split("\n")):
             layout.label(text=warning, icon="ERROR")
         layout.operator("llamawad.check_level", icon="VIEWZOOM")
@@ -291,6 +303,7 @@ classes = (
     LLAMAWAD_PT_zones,
     LLAMAWAD_PT_zone_matrix,
     LLAMAWAD_UL_problems,
+    LLAMAWAD_UL_changes,
 )
 
 

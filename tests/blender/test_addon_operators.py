@@ -365,12 +365,13 @@ OPERATORS = [
     "llamawad.zones_show",
     "llamawad.check_level",
     "llamawad.problem_select",
+    "llamawad.export_changes",
     "llamawad.floor_probe",
     "llamawad.floor_probe_click",
     "llamawad.floor_probe_clear",
 ]
 # These only look at the level: no undo step.
-LOOKING = {"llamawad.check_level", "llamawad.floor_probe", "llamawad.floor_probe_click", "llamawad.floor_probe_clear"}
+LOOKING = {"llamawad.check_level", "llamawad.export_changes", "llamawad.floor_probe", "llamawad.floor_probe_click", "llamawad.floor_probe_clear"}
 
 
 @pytest.mark.parametrize("name", OPERATORS)

@@ -206,3 +206,24 @@ def test_floor_probe_panel(level):
     assert "Probed the scene" in text
     assert any(t.startswith("Floor: height ") for t in text)
     assert buttons(log, "llamawad.floor_probe_clear")
+
+
+def test_level_panel_lists_the_last_exports_changes(level, tmp_path):
+    tile = addon_support.tile_object(6)
+    tile.location.x += 1.0
+    assert bpy.ops.export_scene.llamawad(filepath=str(tmp_path / "out.wad")) == {"FINISHED"}
+    props = bpy.context.scene.llamawad
+    log = draw("LLAMAWAD_PT_level")
+    assert any(t.startswith("Last export: out.wad (base small-2.wad): ") and "1 tile moved" in t for t in labels(log))
+    assert [args for kind, args in log if kind == "list"][0][:4] == ("LLAMAWAD_UL_changes", "", props, "changes")
+    assert buttons(log, "llamawad.export_changes")
+    row = next(i for i, c in enumerate(props.changes) if c.tile == 6)
+    assert props.changes[row].text.startswith("tile 6: moved or turned") and props.changes[row].object == tile.name
+    # Clicking the row selects the tile.
+    addon_support.select_faces(addon_support.tile_object(2), [])
+    props.change_index = row
+    assert bpy.context.active_object == tile and [o.name for o in bpy.context.selected_objects] == [tile.name]
+    # The popup shows the same rows.
+    popup = SimpleNamespace(layout=Layout(log := []), SHOWN=bpy.types.LLAMAWAD_OT_export_changes.SHOWN)
+    bpy.types.LLAMAWAD_OT_export_changes.draw(popup, bpy.context)
+    assert [c.text for c in props.changes] == labels(log)[1:]

@@ -294,12 +294,6 @@ def canonical_tile_name(obj) -> str:
     return f"tile {obj.get('tile', 0):04} · model {obj.get('model', 0)}"
 
 
-def _in_tiles_collection(obj, tiles_collection) -> bool:
-    if tiles_collection is None:
-        return False
-    return any(c == tiles_collection or c in tiles_collection.children_recursive for c in obj.users_collection)
-
-
 def gather_level(context) -> Gathered:
     """The scene's level as our glTF (GLB bytes), with what a refusal's node and face numbers
     point at."""
@@ -323,11 +317,11 @@ def gather_level(context) -> Gathered:
             collisions.append(obj)
         elif role == "zones" and obj.type == "MESH":
             zones = obj
-        elif role is None and obj.type == "MESH" and _in_tiles_collection(obj, tiles_collection):
-            if obj.parent is not None and level_scene.role(obj.parent) is None and obj.name.lower().startswith("collision"):
+        elif role is None and obj.type == "MESH" and level_scene.in_tiles_collection(obj, tiles_collection):
+            if level_scene.is_given_collision(obj):
                 continue  # a new mesh's given collision, written as its child
             new_meshes.append(obj)
-        elif role is None and obj.type == "MESH":
+        elif role is None and obj.type == "MESH" and not level_scene.is_given_collision(obj):
             out.notes.append(Note(obj.name, f"{obj.name}: not in the Tiles collection, so not part of the level; move it there to add it"))
     tiles.sort(key=lambda o: (int(o.get("tile", 0)), o.name != canonical_tile_name(o), o.name))
 
@@ -372,7 +366,7 @@ def gather_level(context) -> Gathered:
         node = add_node(obj, _placement(world_matrix(obj)), render_arrays)
         tile_nodes.append(node)
         for child in obj.children:
-            if child.type == "MESH" and child.name.lower().startswith("collision"):
+            if level_scene.is_given_collision(child):
                 local = child.matrix_parent_inverse @ child.matrix_basis
                 fields = {} if _is_identity(local) else {"matrix": space.matrix_to_file(local)}
                 b.add_child(node, add_node(child, fields, collision_arrays))

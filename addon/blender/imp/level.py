@@ -632,6 +632,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     props.import_warnings = "\n".join(summary.warnings)
     props.problems.clear()
     props.last_export = ""
+    props.changes.clear()
     report(1.0)
     summary.seconds = time.perf_counter() - started
     return summary

@@ -1,0 +1,161 @@
+"""What an export changed, in words an artist reads: the change report of
+``llamawad.gltf_to_wad`` (rust/core/src/gltf/import/mod.rs, ``ChangeReport``) tile by tile, and
+the conversion's overall figures. Pure Python: which tile changed how is the Rust core's to say;
+this only puts it into rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Report lists of tile numbers: (key, the word for the summary's count, what it means for one
+# of its tiles).
+TILE_LISTS = (
+    ("tiles_added", "added", "new"),
+    ("tiles_moved", "moved", "moved or turned"),
+    ("tiles_reshaped", "reshaped", "faces changed (UVs, material, flags or collision)"),
+    ("tiles_recoloured", "recoloured", "vertex colours changed"),
+    ("tiles_emptied", "emptied", "emptied: nothing in the scene stands for it any more (it keeps its number, drawing nothing)"),
+    ("coverage_tiles", "collision-only", "collision only"),
+    ("coverage_freed", "collision-only freed", "collision only, no longer needed: emptied"),
+)
+
+# Report counts: (key, singular, plural, verb).
+COUNTS = (
+    ("models_added", "model", "models", "added"),
+    ("texture_entries_appended", "texture entry", "texture entries", "added"),
+    ("collision_polygons_changed", "collision polygon", "collision polygons", "changed"),
+    ("cells_rezoned", "cell", "cells", "rezoned"),
+    ("zone_masks_changed", "zone mask", "zone masks", "changed"),
+)
+
+UNCHANGED = "no changes: identical to the base"
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+@dataclass
+class TileChange:
+    """One tile of the written level and what the export did to it. ``source`` is the glTF node
+    (the Blender object) it came from, empty when the report names none."""
+
+    tile: int
+    source: str = ""
+    changes: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        return f"tile {self.tile}: " + "; ".join(self.changes)
+
+
+def object_name(node: str) -> str:
+    """The Blender object a report's node name stands for: the report names some nodes as the
+    glTF node's name, others as "node 'NAME'"."""
+    if node.startswith("node '") and node.endswith("'"):
+        return node[len("node '") : -1]
+    return node
+
+
+def sources(report: dict) -> dict[int, str]:
+    """Tile → the node it came from (for a collision-only tile: the node of the tile it serves)."""
+    return {int(tile): str(node) for tile, node in report.get("sources") or []}
+
+
+def tile_changes(report: dict, models_before: list[int] | None = None, models_after: list[int] | None = None) -> list[TileChange]:
+    """Every tile the report names, in tile order, with what changed. With the tiles' models
+    before and after (``llamawad.tile_models`` of the base and of the written level), a tile of
+    the base that got another model says so: a model split off one its tiles shared, or a model
+    of its own."""
+    made_from = sources(report)
+    generated = {object_name(n) for n in report.get("collision_generated") or []}
+    rows: dict[int, TileChange] = {}
+
+    def row(tile: int) -> TileChange:
+        if tile not in rows:
+            rows[tile] = TileChange(tile, made_from.get(tile, ""))
+        return rows[tile]
+
+    for key, _, meaning in TILE_LISTS:
+        for tile in report.get(key) or []:
+            tile = int(tile)
+            r = row(tile)
+            if key == "tiles_added" and r.source:
+                r.changes.append(f"new, from {r.source}")
+            elif key == "coverage_tiles" and r.source:
+                r.changes.append(f"collision only: enters the collision of {r.source} into its cell")
+            else:
+                r.changes.append(meaning)
+    for tile, r in rows.items():
+        if r.source in generated and tile in (report.get("tiles_added") or []):
+            r.changes.append("collision made from its floors and walls")
+    if models_before is not None and models_after is not None:
+        users: dict[int, int] = {}
+        for m in models_before:
+            users[m] = users.get(m, 0) + 1
+        for tile, (old, new) in enumerate(zip(models_before, models_after)):
+            if old == new:
+                continue
+            if users[old] > 1:
+                others = users[old] - 1
+                note = f"model {new} split off model {old}, which its {plural(others, 'other tile', 'other tiles')} keep"
+            else:
+                note = f"model {new} instead of model {old}"
+            row(tile).changes.append(note)
+    return [rows[t] for t in sorted(rows)]
+
+
+def fit_text(fit: dict) -> str:
+    """The texture fitting in a sentence, or "" when no face was fitted."""
+    n = int(fit.get("faces_fitted") or 0)
+    if not n:
+        return ""
+    tolerance = float(fit.get("tolerance") or 0.0)
+    # U+2044 FRACTION SLASH.
+    within = f" within 1\u2044{round(1 / tolerance)} of the page" if tolerance > 0 else ""
+    out = f"{plural(n, 'face', 'faces')} got the texture entry that shows {'its' if n == 1 else 'their'} UVs{within}"
+    out += f" (largest error {float(fit.get('max_error') or 0.0):.5f})"
+    shared, appended = int(fit.get("entries_shared") or 0), int(fit.get("entries_appended") or 0)
+    out += f": {shared} on entries the level had, {plural(appended, 'entry', 'entries')} added"
+    return out
+
+
+def snapped_text(report: dict) -> list[str]:
+    """One sentence per node whose faces' UVs were snapped to a layout the game can show."""
+    per_node: dict[str, int] = {}
+    for node, _triangle in report.get("uv_snapped") or []:
+        name = object_name(node)
+        per_node[name] = per_node.get(name, 0) + 1
+    return [f"{node}: UVs of {plural(n, 'triangle', 'triangles')} snapped to the nearest layout the game can show" for node, n in per_node.items()]
+
+
+def summary(report: dict) -> str:
+    """The export in one line: how many tiles changed how, and the counts."""
+    parts = []
+    for key, word, _ in TILE_LISTS:
+        n = len(report.get(key) or [])
+        if n:
+            parts.append(f"{plural(n, 'tile', 'tiles')} {word}")
+    for key, one, many, verb in COUNTS:
+        n = int(report.get(key) or 0)
+        if n:
+            parts.append(f"{plural(n, one, many)} {verb}")
+    generated = report.get("collision_generated") or []
+    if generated:
+        parts.append(f"collision made for {plural(len(generated), 'new mesh', 'new meshes')}")
+    snapped = len(report.get("uv_snapped") or [])
+    if snapped:
+        parts.append(f"UVs of {plural(snapped, 'triangle', 'triangles')} snapped")
+    return "; ".join(parts) if parts else UNCHANGED
+
+
+def details(report: dict) -> list[str]:
+    """What the export did beyond single tiles: texture fitting, snapped UVs, collision made for
+    new meshes (its warnings are the report's own ``warnings``)."""
+    out = []
+    fit = fit_text(report.get("fit") or {})
+    if fit:
+        out.append(fit)
+    out.extend(snapped_text(report))
+    for node in report.get("collision_generated") or []:
+        out.append(f"{object_name(node)}: collision made from its floors and walls")
+    return out

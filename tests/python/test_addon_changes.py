@@ -1,0 +1,109 @@
+"""The change report in words (addon/common/changes.py), without Blender: tile by tile, with the
+node each tile came from, models split off shared ones, the fitting's figures and the summary
+line; and the report the Rust core gives has the fields it reads."""
+
+import llamawad
+import numpy as np
+import pytest
+from addon.common import changes, source
+from gltf_edit import Glb
+
+REPORT = {
+    "tiles_moved": [3],
+    "tiles_reshaped": [3, 7],
+    "tiles_recoloured": [7],
+    "tiles_emptied": [9],
+    "tiles_added": [12, 13],
+    "coverage_tiles": [14],
+    "coverage_freed": [10],
+    "coverage_removed": 0,
+    "models_added": 3,
+    "collision_polygons_changed": 0,
+    "texture_entries_appended": 2,
+    "cells_rezoned": 0,
+    "zone_masks_changed": 0,
+    "fit": {"faces_fitted": 5, "entries_appended": 2, "entries_shared": 3, "max_error": 0.0001, "mean_error": 0.00005, "tolerance": 1 / 256},
+    "uv_snapped": [["node 'ramp'", 0], ["node 'ramp'", 1]],
+    "collision_generated": ["node 'ramp'"],
+    "sources": [[3, "tile 0003 · model 2"], [7, "tile 0007 · model 2"], [12, "ramp"], [13, "ramp"], [14, "ramp"]],
+    "warnings": [],
+}
+
+
+def test_every_tile_the_report_names_in_tile_order():
+    rows = changes.tile_changes(REPORT, models_before=[0, 1, 2, 2, 3, 4, 5, 2, 6, 7, 8, 9], models_after=[0, 1, 2, 10, 3, 4, 5, 11, 6, 7, 8, 9, 12, 13, 14])
+    assert [r.tile for r in rows] == [3, 7, 9, 10, 12, 13, 14]
+    by_tile = {r.tile: r for r in rows}
+    assert by_tile[3].source == "tile 0003 · model 2"
+    assert by_tile[3].changes == [
+        "moved or turned",
+        "faces changed (UVs, material, flags or collision)",
+        "model 10 split off model 2, which its 2 other tiles keep",
+    ]
+    assert by_tile[7].changes[1:] == ["vertex colours changed", "model 11 split off model 2, which its 2 other tiles keep"]
+    assert by_tile[9].source == "" and by_tile[9].changes[0].startswith("emptied")
+    assert by_tile[12].changes == ["new, from ramp", "collision made from its floors and walls"]
+    assert by_tile[14].changes == ["collision only: enters the collision of ramp into its cell"]
+    assert by_tile[10].changes == ["collision only, no longer needed: emptied"]
+    assert by_tile[3].text().startswith("tile 3: moved or turned; faces changed")
+
+
+def test_a_model_of_its_own_is_no_split():
+    report = {"tiles_reshaped": [1], "sources": [[1, "a"]]}
+    (row,) = changes.tile_changes(report, [4, 5], [4, 6])
+    assert row.changes[-1] == "model 6 instead of model 5"
+
+
+def test_summary_and_details():
+    assert changes.summary(REPORT) == (
+        "2 tiles added; 1 tile moved; 2 tiles reshaped; 1 tile recoloured; 1 tile emptied; 1 tile collision-only; "
+        "1 tile collision-only freed; 3 models added; 2 texture entries added; collision made for 1 new mesh; "
+        "UVs of 2 triangles snapped"
+    )
+    assert changes.details(REPORT) == [
+        "5 faces got the texture entry that shows their UVs within 1\u2044256 of the page (largest error 0.00010): "
+        "3 on entries the level had, 2 entries added",
+        "ramp: UVs of 2 triangles snapped to the nearest layout the game can show",
+        "ramp: collision made from its floors and walls",
+    ]
+    assert changes.summary({}) == changes.UNCHANGED
+    assert changes.details({"fit": {"faces_fitted": 0}}) == []
+
+
+def test_object_names():
+    assert changes.object_name("node 'tile 0001 · model 2'") == "tile 0001 · model 2"
+    assert changes.object_name("ramp") == "ramp"
+
+
+@pytest.mark.generator
+def test_the_rust_report_reads_in_words():
+    """A tile moved in the GLB: the core's report, read here, names it and its node."""
+    base = llamawad.generate(2, "small")
+    glb, _ = llamawad.wad_to_glb(base)
+    edit = Glb(glb)
+    node = edit.node("tile", 5)
+    translation = np.asarray(edit.json["nodes"][node].get("translation", [0, 0, 0]), float)
+    edit.json["nodes"][node]["translation"] = (translation + [1.0, 0, 0]).tolist()
+    wad, report = llamawad.gltf_to_wad(base, edit.to_bytes())
+    assert set(report) >= {key for key, _, _ in changes.TILE_LISTS} | {key for key, *_ in changes.COUNTS} | {"fit", "uv_snapped", "collision_generated", "sources"}
+    rows = changes.tile_changes(report, llamawad.tile_models(base), llamawad.tile_models(wad))
+    moved = next(r for r in rows if r.tile == 5)
+    assert moved.source == edit.name(node) and moved.changes[0] == "moved or turned"
+    assert "1 tile moved" in changes.summary(report)
+
+
+@pytest.mark.generator
+def test_the_base_a_scene_was_made_from():
+    level = llamawad.generate(3, "tiny")
+    glb, _ = llamawad.wad_to_glb(level)
+    doc_source = Glb(glb).json["scenes"][0]["extras"]["llamawad"]["source"]
+    # The add-on measures a base as the core's export does.
+    assert source.source_of(level) == doc_source
+    assert source.same_source(doc_source, level)
+    changed = level[:-1] + bytes([level[-1] ^ 1])
+    assert not source.same_source(doc_source, changed)
+    assert source.same_source(None, changed)
+    message = source.other_level_message("base.wad", doc_source, changed)
+    # Same size, another checksum: the message says both, so it never contradicts itself.
+    assert f"{len(level):,} bytes, CRC-32 {doc_source['crc32']:08x}" in message
+    assert f"{len(level):,} bytes, CRC-32 {source.source_of(changed)['crc32']:08x}" in message
