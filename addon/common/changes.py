@@ -13,6 +13,7 @@ TILE_LISTS = (
     ("tiles_added", "added", "new"),
     ("tiles_moved", "moved", "moved or turned"),
     ("tiles_reshaped", "reshaped", "faces changed (UVs, material, flags or collision)"),
+    ("tiles_fitted", "with faces fitted", "faces given the texture entries their UVs show"),
     ("tiles_recoloured", "recoloured", "vertex colours changed"),
     ("tiles_emptied", "emptied", "emptied: nothing in the scene stands for it any more (it keeps its number, drawing nothing)"),
     ("coverage_tiles", "collision-only", "collision only"),
@@ -48,14 +49,6 @@ class TileChange:
         return f"tile {self.tile}: " + "; ".join(self.changes)
 
 
-def object_name(node: str) -> str:
-    """The Blender object a report's node name stands for: the report names some nodes as the
-    glTF node's name, others as "node 'NAME'"."""
-    if node.startswith("node '") and node.endswith("'"):
-        return node[len("node '") : -1]
-    return node
-
-
 def sources(report: dict) -> dict[int, str]:
     """Tile → the node it came from (for a collision-only tile: the node of the tile it serves)."""
     return {int(tile): str(node) for tile, node in report.get("sources") or []}
@@ -67,7 +60,7 @@ def tile_changes(report: dict, models_before: list[int] | None = None, models_af
     the base that got another model says so: a model split off one its tiles shared, or a model
     of its own."""
     made_from = sources(report)
-    generated = {object_name(n) for n in report.get("collision_generated") or []}
+    generated = set(report.get("collision_generated") or [])
     rows: dict[int, TileChange] = {}
 
     def row(tile: int) -> TileChange:
@@ -120,12 +113,14 @@ def fit_text(fit: dict) -> str:
 
 
 def snapped_text(report: dict) -> list[str]:
-    """One sentence per node whose faces' UVs were snapped to a layout the game can show."""
-    per_node: dict[str, int] = {}
-    for node, _triangle in report.get("uv_snapped") or []:
-        name = object_name(node)
-        per_node[name] = per_node.get(name, 0) + 1
-    return [f"{node}: UVs of {plural(n, 'triangle', 'triangles')} snapped to the nearest layout the game can show" for node, n in per_node.items()]
+    """One sentence per object whose faces' UVs were snapped to a layout the game can show."""
+    per_object: dict[str, set[int]] = {}
+    for name, face in report.get("uv_snapped") or []:
+        per_object.setdefault(name, set()).add(int(face))
+    return [
+        f"{name}: UVs of {plural(len(faces), 'face', 'faces')} ({', '.join(map(str, sorted(faces)[:8]))}{'…' if len(faces) > 8 else ''}) snapped to the nearest layout the game can show"
+        for name, faces in per_object.items()
+    ]
 
 
 def summary(report: dict) -> str:
@@ -142,9 +137,9 @@ def summary(report: dict) -> str:
     generated = report.get("collision_generated") or []
     if generated:
         parts.append(f"collision made for {plural(len(generated), 'new mesh', 'new meshes')}")
-    snapped = len(report.get("uv_snapped") or [])
+    snapped = len({(name, face) for name, face in report.get("uv_snapped") or []})
     if snapped:
-        parts.append(f"UVs of {plural(snapped, 'triangle', 'triangles')} snapped")
+        parts.append(f"UVs of {plural(snapped, 'face', 'faces')} snapped")
     return "; ".join(parts) if parts else UNCHANGED
 
 
@@ -156,6 +151,6 @@ def details(report: dict) -> list[str]:
     if fit:
         out.append(fit)
     out.extend(snapped_text(report))
-    for node in report.get("collision_generated") or []:
-        out.append(f"{object_name(node)}: collision made from its floors and walls")
+    for name in report.get("collision_generated") or []:
+        out.append(f"{name}: collision made from its floors and walls")
     return out

@@ -973,6 +973,103 @@ fn uv_edits_and_a_page_change_on_a_tile_arrive_and_other_tiles_keep_their_look()
     assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
 }
 
+#[test]
+fn a_quad_of_two_faces_whose_uvs_turned_a_quarter_is_cut_anew() {
+    // Two triangles of a tile, separate faces sharing an edge (an artist turned their UV island):
+    // the game shows the turned rectangle only along the quad's other diagonal, so they are cut
+    // there; what it shows is what was drawn.
+    let mut case = Case::new(2, Size::Small);
+    let (tile, _) = case.shared_tile();
+    let node = case.tile_node(tile);
+    let entries = case.base.text().unwrap().entries.clone();
+    let mut drawn: Vec<(Vec3, [f32; 2])> = Vec::new();
+    case.edit_mesh(node, |prims| {
+        let p = &mut prims[0];
+        let n = p.corners() / 3;
+        let flags = |t: usize| p.get("_FLAGS")[3 * t] as u16;
+        let texture = |t: usize| p.get("_TEXTURE")[3 * t] as usize;
+        // A first half and a second half of one entry, sharing two corners.
+        let (a, b) = (0..n)
+            .flat_map(|a| (0..n).map(move |b| (a, b)))
+            .find(|&(a, b)| {
+                flags(a) & 0x830 == 0x800
+                    && flags(b) & 0x830 == 0x810
+                    && texture(a) == texture(b)
+                    && !entries[texture(a)].is_flat_colour()
+                    && (0..3)
+                        .filter(|&i| (0..3).any(|k| p.position(3 * a + i) == p.position(3 * b + k)))
+                        .count()
+                        == 2
+            })
+            .expect("a quad of two halves");
+        // The quad's corners around it, with their UVs; each corner gets its neighbour's UV.
+        let mut corners: Vec<(Vec3, [f32; 2])> = Vec::new();
+        for c in (3 * a..3 * a + 3).chain(3 * b..3 * b + 3) {
+            let uv = [p.get("TEXCOORD_0")[2 * c], p.get("TEXCOORD_0")[2 * c + 1]];
+            if !corners.iter().any(|(q, _)| *q == p.position(c)) {
+                corners.push((p.position(c), uv));
+            }
+        }
+        let centre = corners.iter().map(|c| c.0).sum::<Vec3>() / 4.0;
+        let normal = (corners[1].0 - corners[0].0).cross(corners[2].0 - corners[0].0);
+        let u = (corners[0].0 - centre).normalize();
+        let w = normal.normalize().cross(u);
+        corners.sort_by(|x, y| {
+            let angle = |q: Vec3| (q - centre).dot(w).atan2((q - centre).dot(u));
+            angle(x.0).total_cmp(&angle(y.0))
+        });
+        let turned: Vec<(Vec3, [f32; 2])> = (0..4)
+            .map(|k| (corners[k].0, corners[(k + 1) % 4].1))
+            .collect();
+        for c in (3 * a..3 * a + 3).chain(3 * b..3 * b + 3) {
+            let uv = turned.iter().find(|(q, _)| *q == p.position(c)).unwrap().1;
+            p.get_mut("TEXCOORD_0")[2 * c..2 * c + 2].copy_from_slice(&uv);
+        }
+        drawn = turned;
+    });
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_reshaped, vec![tile], "{report:?}");
+    assert_eq!(report.fit.faces_fitted, 2, "{:?}", report.fit);
+    assert!(report.fit.max_error <= 1e-6, "{:?}", report.fit);
+    assert_eq!(report.tiles_fitted, vec![tile]);
+    let model = assert_own_model(&case, &level, tile);
+    let world = |v: u16| {
+        let q = model.vertices[v as usize].position;
+        Vec3::new(q[0], q[1], -q[2])
+    };
+    let in_quad = |v: u16| drawn.iter().any(|(q, _)| (world(v) - *q).length() < 1e-5);
+    let quad_faces: Vec<_> = model
+        .faces
+        .iter()
+        .filter(|f| f.corners.iter().all(|&v| in_quad(v)))
+        .collect();
+    assert_eq!(quad_faces.len(), 2);
+    let shown_at = |at: Vec3| -> Vec<[f32; 2]> {
+        let mut out = Vec::new();
+        for f in &quad_faces {
+            let shown = face_uvs(&entries[f.texture as usize], f.flags);
+            for (k, &v) in f.corners.iter().enumerate() {
+                if (world(v) - at).length() < 1e-5 {
+                    out.push(shown[k]);
+                }
+            }
+        }
+        out
+    };
+    // In the tile's frame: the node is at the tile's place, the mesh in its own frame.
+    for (at, uv) in &drawn {
+        let shown = shown_at(*at);
+        assert!(!shown.is_empty());
+        assert!(
+            shown
+                .iter()
+                .all(|s| (s[0] - uv[0]).abs() < 1e-6 && (s[1] - uv[1]).abs() < 1e-6),
+            "{at}: {shown:?} vs {uv:?}"
+        );
+    }
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
+}
+
 fn srgb_to_linear(c: f32) -> f32 {
     if c <= 0.04045 {
         c / 12.92

@@ -38,7 +38,8 @@ pyo3::create_exception!(
     ImportRefused,
     WadError,
     "The glTF cannot become a level. Besides the message, the fields say what to select and \
-     why, never to be parsed from the message: `code` (short and stable: `no-uvs`, \
+     why, never to be parsed from the message: `message` (what is wrong and what to do, \
+     without the culprit the string of the exception puts before it), `code` (short and stable: `no-uvs`, \
      `no-material`, `uvs-not-rectangle`, `tile-outside-grid`, `game-rules`, …), `object` (the \
      glTF node's name, the Blender object, or None) and `node` (\"node 'NAME'\"), `faces` (its \
      triangles at fault, in the order the node's mesh lists them) and `source_faces` (the same \
@@ -75,6 +76,7 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
             let problems = serde_json::to_string(&problems).expect("problems are plain data");
             let culprit = value
                 .setattr("code", e.code)
+                .and_then(|()| value.setattr("message", e.message.clone()))
                 .and_then(|()| value.setattr("node", e.node))
                 .and_then(|()| value.setattr("object", object))
                 .and_then(|()| value.setattr("faces", e.faces))

@@ -167,62 +167,108 @@ pub(super) fn recut_new_quads(tris: &Triangles, fitter: &Fitter) -> Option<Trian
     recut_quads(tris, &fit, fitter)
 }
 
-/// The triangles with every quad (two triangles of one `_SOURCE_FACE`, the face of the tool that
-/// wrote the glTF) that must be fitted cut along the diagonal the game can show it along.
+/// The triangles with the quads the game can only show along their other diagonal cut along
+/// it: two triangles of one `_SOURCE_FACE` (a quad face of the tool that wrote the glTF), and two
+/// that share an edge, its corners alike on both sides, and that fail as they are cut (separate
+/// faces whose UVs were turned together). Only triangles that must be fitted take part.
 pub(super) fn recut_quads(tris: &Triangles, fit: &[bool], fitter: &Fitter) -> Option<Triangles> {
-    let source = tris.scalar("SOURCE_FACE")?;
-    let mut pairs: HashMap<i64, Vec<usize>> = HashMap::new();
-    for t in (0..tris.count()).filter(|&t| fit[t]) {
-        if let Some(f) = integer(source[3 * t]) {
-            pairs.entry(f).or_default().push(t);
+    let mut out: Option<Triangles> = None;
+    let mut used = vec![false; tris.count()];
+    let mut recut = |a: usize, b: usize, only_if_needed: bool, used: &mut Vec<bool>| {
+        if let Some(cut) = other_cut(tris, (a, b), fitter, only_if_needed) {
+            let target = out.get_or_insert_with(|| tris.clone());
+            for (t, corners) in [a, b].into_iter().zip(cut) {
+                for (k, &from) in corners.iter().enumerate() {
+                    copy_corner(tris, target, from, 3 * t + k);
+                }
+            }
+            used[a] = true;
+            used[b] = true;
+        }
+    };
+    if let Some(source) = tris.scalar("SOURCE_FACE") {
+        let mut pairs: HashMap<i64, Vec<usize>> = HashMap::new();
+        for t in (0..tris.count()).filter(|&t| fit[t]) {
+            if let Some(f) = integer(source[3 * t]) {
+                pairs.entry(f).or_default().push(t);
+            }
+        }
+        let mut pairs: Vec<Vec<usize>> = pairs.into_values().filter(|ts| ts.len() == 2).collect();
+        pairs.sort();
+        for ts in pairs {
+            recut(ts[0], ts[1], false, &mut used);
         }
     }
-    let mut out: Option<Triangles> = None;
-    for ts in pairs.values().filter(|ts| ts.len() == 2) {
-        let (a, b) = (ts[0], ts[1]);
-        let Some(material) =
-            page_material(tris, a).filter(|_| tris.materials[a] == tris.materials[b])
-        else {
-            continue;
-        };
-        let key = |c: usize| tris.positions[c].to_array().map(f32::to_bits);
-        let in_b = |c: usize| {
-            (0..3)
-                .find(|&k| key(3 * b + k) == key(c))
-                .map(|k| 3 * b + k)
-        };
-        let shared: Vec<usize> = (0..3).filter(|&k| in_b(3 * a + k).is_some()).collect();
-        if shared.len() != 2 {
-            continue;
+    // Triangles of separate faces, by the edges they share.
+    let key = |c: usize| tris.positions[c].to_array().map(f32::to_bits);
+    let mut by_edge: HashMap<[[u32; 3]; 2], Vec<usize>> = HashMap::new();
+    for t in (0..tris.count()).filter(|&t| fit[t] && !used[t]) {
+        for k in 0..3 {
+            let (p, q) = (key(3 * t + k), key(3 * t + (k + 1) % 3));
+            by_edge
+                .entry(if p <= q { [p, q] } else { [q, p] })
+                .or_default()
+                .push(t);
         }
-        // A's corners from its lone corner on: (oa, p, q); B holds q → p and its lone corner.
-        let lone = (0..3)
-            .find(|k| !shared.contains(k))
-            .expect("three corners, two shared");
-        let [oa, p, q] = [0, 1, 2].map(|k| 3 * a + (lone + k) % 3);
-        let ob = (0..3)
-            .map(|k| 3 * b + k)
-            .find(|&c| key(c) != key(p) && key(c) != key(q))
-            .expect("B has a corner of its own");
-        // Around the quad: oa, p, ob, q. Cut 1 (along p–q) is the one given.
-        let quad = [oa, p, ob, q];
-        let uvs = quad.map(|c| tris.uvs.as_ref().map(|uv| uv[c]));
-        let Some(uvs) = uvs.iter().copied().collect::<Option<Vec<_>>>() else {
-            continue;
-        };
-        let uvs: [[f32; 2]; 4] = [uvs[0], uvs[1], uvs[2], uvs[3]];
-        if fitter.quad_diagonal(&uvs, material) != Some(0) {
-            continue;
-        }
-        let recut = out.get_or_insert_with(|| tris.clone());
-        // Cut 0: (oa, p, ob) and (oa, ob, q), every corner's data taken from where it was.
-        for (t, corners) in [(a, [oa, p, ob]), (b, [oa, ob, q])] {
-            for (k, &from) in corners.iter().enumerate() {
-                copy_corner(tris, recut, from, 3 * t + k);
-            }
+    }
+    let mut edges: Vec<Vec<usize>> = by_edge.into_values().filter(|ts| ts.len() == 2).collect();
+    edges.sort();
+    for ts in edges {
+        if !used[ts[0]] && !used[ts[1]] {
+            recut(ts[0], ts[1], true, &mut used);
         }
     }
     out
+}
+
+/// For two triangles sharing an edge, the corners (file order, indices of `tris`) of the two
+/// triangles cut along the quad's other diagonal, when that is where the game can show their
+/// UVs (and, with `only_if_needed`, cannot as they are cut).
+fn other_cut(
+    tris: &Triangles,
+    (a, b): (usize, usize),
+    fitter: &Fitter,
+    only_if_needed: bool,
+) -> Option<[[usize; 3]; 2]> {
+    let material = page_material(tris, a).filter(|_| tris.materials[a] == tris.materials[b])?;
+    let uvs = tris.uvs.as_ref()?;
+    let key = |c: usize| tris.positions[c].to_array().map(f32::to_bits);
+    let in_b = |c: usize| (0..3).map(|k| 3 * b + k).find(|&d| key(d) == key(c));
+    let shared: Vec<usize> = (0..3).filter(|&k| in_b(3 * a + k).is_some()).collect();
+    if shared.len() != 2 {
+        return None;
+    }
+    // A's corners from its lone corner on: (oa, p, q); B holds q → p and its lone corner.
+    let lone = (0..3).find(|k| !shared.contains(k))?;
+    let [oa, p, q] = [0, 1, 2].map(|k| 3 * a + (lone + k) % 3);
+    let ob = (0..3)
+        .map(|k| 3 * b + k)
+        .find(|&c| key(c) != key(p) && key(c) != key(q))?;
+    // One quad: the shared corners alike on both sides (UVs, colours), so that cutting it
+    // elsewhere keeps every corner's look.
+    let alike = |c: usize| {
+        let d = in_b(c).expect("a shared corner");
+        uvs[c] == uvs[d] && tris.colours.as_ref().is_none_or(|cs| cs[c] == cs[d])
+    };
+    if !(alike(p) && alike(q)) {
+        return None;
+    }
+    // Around the quad: oa, p, ob, q. Cut 1 (along p–q) is the one given.
+    let quad = [oa, p, ob, q].map(|c| uvs[c]);
+    if fitter.quad_diagonal(&quad, material) != Some(0) {
+        return None;
+    }
+    if only_if_needed {
+        let fits = |t: [usize; 3]| {
+            // File corners (a, b, c) are export corners (a, c, b).
+            fitter.error_of(&[uvs[t[0]], uvs[t[2]], uvs[t[1]]], material) <= FIT_TOLERANCE
+        };
+        if fits([oa, p, q]) && fits([ob, q, p]) {
+            return None;
+        }
+    }
+    // Cut 0: (oa, p, ob) and (oa, ob, q), every corner's data taken from where it was.
+    Some([[oa, p, ob], [oa, ob, q]])
 }
 
 /// Copies every per-corner value of corner `from` of `src` to corner `to` of `dst`.
@@ -242,6 +288,8 @@ pub(super) fn copy_corner(src: &Triangles, dst: &mut Triangles, from: usize, to:
 /// A model built from triangles, and its tile's vertex colours.
 pub(super) struct BuiltModel {
     pub model: Model,
+    /// How many of its faces got a texture entry fitted to their UVs.
+    pub fitted: usize,
     /// `frames` sets of one colour per vertex.
     pub colours: Vec<Rgba>,
 }
@@ -251,8 +299,10 @@ pub(super) struct ModelSource<'a> {
     pub tris: &'a Triangles,
     pub flags: &'a [Option<u16>],
     pub textures: &'a [Option<i64>],
-    /// The node, for refusals.
+    /// The node, for refusals ("node 'NAME'").
     pub name: &'a str,
+    /// The node's own name (the object of the tool that wrote it), for the report.
+    pub object: &'a str,
     /// The model the tile had, whose face order and vertex numbering are kept.
     pub base: Option<&'a Model>,
     /// Vertex-colour sets of the tile.
@@ -275,6 +325,7 @@ pub(super) fn build_model(
     let ModelSource {
         tris,
         name,
+        object,
         base,
         frames,
         ..
@@ -298,7 +349,14 @@ pub(super) fn build_model(
         .collect();
     let recut = recut_quads(tris, &fit, fitter);
     let tris = recut.as_ref().unwrap_or(tris);
-    let rotation = fit_entries(tris, &fit, &mut flags, &mut textures, fitter, name, report)?;
+    let rotation = fit_entries(
+        tris,
+        &fit,
+        (&mut flags, &mut textures),
+        fitter,
+        (name, object),
+        report,
+    )?;
     let entries = &fitter.entries;
     let out_of_range: Vec<usize> = (0..tris.count())
         .filter(|&t| textures[t].is_some_and(|i| i < 0 || i as usize >= entries.len()))
@@ -468,6 +526,7 @@ pub(super) fn build_model(
             slots: Default::default(),
         },
         colours,
+        fitted: rotation.iter().filter(|r| r.is_some()).count(),
     })
 }
 
@@ -477,12 +536,19 @@ pub(super) fn build_model(
 pub(super) fn fit_entries(
     tris: &Triangles,
     fit: &[bool],
-    flags: &mut [Option<u16>],
-    textures: &mut [Option<i64>],
+    (flags, textures): (&mut [Option<u16>], &mut [Option<i64>]),
     fitter: &mut Fitter,
-    name: &str,
+    (name, object): (&str, &str),
     report: &mut ChangeReport,
 ) -> Result<Vec<Option<usize>>, ImportError> {
+    // A face as the artist knows it: the tool's face where the triangles say, else the triangle.
+    let source = tris.scalar("SOURCE_FACE");
+    let face = |t: usize| {
+        source
+            .and_then(|s| integer(s[3 * t]))
+            .and_then(|f| usize::try_from(f).ok())
+            .unwrap_or(t)
+    };
     let mut rotation = vec![None; tris.count()];
     let (mut no_uvs, mut no_material, mut off) = (Vec::new(), Vec::new(), Vec::new());
     for t in (0..tris.count()).filter(|&t| fit[t]) {
@@ -507,9 +573,11 @@ pub(super) fn fit_entries(
         flags[t] = Some(with_corner_flags(base, got.layout.corner_flags));
         textures[t] = Some(got.entry as i64);
         rotation[t] = Some(got.layout.rotation);
+        let at = (object.to_string(), face(t));
         if got.error > FIT_TOLERANCE {
-            report.uv_snapped.push((name.to_string(), t));
+            report.uv_snapped.push(at.clone());
         }
+        report.faces_fitted.push(at);
     }
     if !no_material.is_empty() {
         return Err(ImportError::faces(

@@ -134,6 +134,8 @@ pub(super) fn subset(tris: &Triangles, ts: &[usize], origin: Vec3, rotation: u32
 pub(super) struct NewTile {
     model: Model,
     colours: Vec<[u8; 4]>,
+    /// Some of its faces got a texture entry fitted to their UVs.
+    fitted: bool,
 }
 
 /// Adds the new meshes as tiles; their models go to `new_models` (numbered from `first_model`).
@@ -157,6 +159,7 @@ pub fn add_new_geometry(
     let mut rotations = Vec::with_capacity(meshes.len());
     for (mesh_index, mesh) in meshes.iter().enumerate() {
         let name = node_name(&mesh.node);
+        let object = raw_node_name(&mesh.node);
         let tris = world_triangles(doc, &mesh.node, &mesh.world, (width, height), &name)?;
         let tris = recut_new_quads(&tris, fitter).unwrap_or(tris);
         // Its tiles turn as the mesh does, so that its faces and polygons keep their own frame
@@ -207,17 +210,18 @@ pub fn add_new_geometry(
                     flags: &local_flags,
                     textures: &textures,
                     name: &name,
+                    object: &object,
                     base: None,
                     frames: 1,
                 };
                 let built =
                     build_model(source, fitter, report).map_err(|e| e.in_source_faces(&local))?;
-                let colours = built.colours;
                 tiles.insert(
                     slot,
                     NewTile {
                         model: built.model,
-                        colours,
+                        colours: built.colours,
+                        fitted: built.fitted > 0,
                     },
                 );
             }
@@ -241,7 +245,7 @@ pub fn add_new_geometry(
                 given_polygons(ctris, &corners, "POLYGON")
             }
             None if generate_collision => {
-                report.collision_generated.push(name.clone());
+                report.collision_generated.push(object.clone());
                 collision_from_faces(&tris)
             }
             None => {
@@ -274,6 +278,9 @@ pub fn add_new_geometry(
         report
             .sources
             .push((map.tiles.len(), raw_node_name(&meshes[slot.mesh].node)));
+        if tile.fitted {
+            report.tiles_fitted.push(map.tiles.len());
+        }
         report.tiles_added.push(map.tiles.len());
         map.tiles.push(placed);
         new_models.push(tile.model);
@@ -369,6 +376,7 @@ pub(super) fn home_collision(
         let tile = tiles.entry(slot).or_insert_with(|| NewTile {
             model: Model::default(),
             colours: Vec::new(),
+            fitted: false,
         });
         let origin = slot.origin();
         let local: Vec<Vec3> = corners

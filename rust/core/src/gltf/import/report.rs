@@ -51,9 +51,15 @@ pub struct ChangeReport {
     pub zone_masks_changed: usize,
     /// Faces that had no texture entry, or whose UVs or page changed, and got one fitted.
     pub fit: FitReport,
-    /// (node, face) of faces whose UVs were snapped to a layout the game can show.
+    /// Tiles with faces that got a texture entry fitted to their UVs (UVs or page edited, new
+    /// faces).
+    pub tiles_fitted: Vec<usize>,
+    /// (object, face) of every fitted face: the glTF node's own name and the face as the tool
+    /// that wrote it numbers it (`_SOURCE_FACE`; the triangle where it does not say).
+    pub faces_fitted: Vec<(String, usize)>,
+    /// (object, face) of fitted faces whose UVs were snapped to a layout the game can show.
     pub uv_snapped: Vec<(String, usize)>,
-    /// New meshes whose collision was made from their faces.
+    /// New meshes (their nodes' own names) whose collision was made from their faces.
     pub collision_generated: Vec<String>,
     /// (tile, glTF node name) for every tile this conversion placed, changed or added, and for
     /// each coverage tile the node of the tile it serves: where a problem of a tile comes from.

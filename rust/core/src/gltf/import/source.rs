@@ -37,10 +37,13 @@ pub(super) fn check_source(
     }
     let made_from = ours["level_name"].as_str().unwrap_or("?");
     let message = format!(
-        "the glTF was made from another level ({made_from}, {} bytes) than the base ({}, {} bytes)",
+        "the glTF was made from another level ({made_from}, {} bytes, CRC-32 {}) than the base \
+         ({}, {} bytes, CRC-32 {:08x})",
         size.map_or("?".to_string(), |s| s.to_string()),
+        crc.map_or("?".to_string(), |c| format!("{c:08x}")),
         base.name().map(|n| n.text()).unwrap_or_else(|| "?".into()),
-        source.size
+        source.size,
+        source.crc32
     );
     if options.force {
         report

@@ -141,6 +141,7 @@ impl Conversion<'_> {
             .collect();
         // Corners of one vertex painted apart need vertices of their own: a new model.
         let geometry_same = geometry_same && !colours_differ(&corners, &vertex_of_corner);
+        let mut fitted = false;
         let (model_index, colours) = if geometry_same {
             let colours = vertex_colours(
                 &corners,
@@ -164,11 +165,13 @@ impl Conversion<'_> {
                 flags: &flags,
                 textures: &textures,
                 name: &name,
+                object: &raw_node_name(node),
                 base: Some(base_model),
                 frames,
             };
             let built = build_model(source, &mut self.fitter, &mut self.report)
                 .map_err(|e| e.in_source_faces(&tris))?;
+            fitted = built.fitted > 0;
             let mut model = built.model;
             model.collision = collision.unwrap_or_else(|| base_model.collision.clone());
             (self.add_model(base_tile.model_index, model), built.colours)
@@ -207,6 +210,9 @@ impl Conversion<'_> {
             i
         };
         report.sources.push((index, raw_node_name(node)));
+        if fitted {
+            report.tiles_fitted.push(index);
+        }
         Ok(())
     }
 }
