@@ -87,7 +87,7 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
         name = obj.name if obj is not None else ""
         # The core's words without its triangle numbers: the object and its Blender faces are
         # named where the refusal is reported.
-        message = f"{name or e.object}: {e.message}" if (name or e.object) else e.message""
+        message = f"{name or e.object}: {e.message}" if (name or e.object) else e.message
         listed = [dict(p) for p in e.problems]
         if listed and name:
             # The refusal names the node of its first problem's tile: that tile is this object,

@@ -726,7 +726,7 @@ fn uvs_that_are_no_rectangle_half_are_refused_by_face_or_snapped() {
         ..ImportOptions::default()
     };
     let (_, report) = convert(&base, &gltf, snap).unwrap();
-    assert_eq!(report.uv_snapped, vec![("node 'Sheared'".to_string(), 0)]);
+    assert_eq!(report.uv_snapped, vec![("Sheared".to_string(), 0)]);
     assert!(report.fit.max_error > 1.0 / 256.0);
 }
 
@@ -763,10 +763,7 @@ fn a_new_mesh_without_collision_gets_floors_and_walls_from_its_faces() {
         &[("_SOURCE_FACE", &source), ("_MATERIAL", &materials)],
     );
     let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
-    assert_eq!(
-        report.collision_generated,
-        vec!["node 'Terrace'".to_string()]
-    );
+    assert_eq!(report.collision_generated, vec!["Terrace".to_string()]);
     let map = level.map().unwrap();
     let models = &level.trak().unwrap().models;
     let polygons: Vec<_> = report
