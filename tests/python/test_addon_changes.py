@@ -23,8 +23,10 @@ REPORT = {
     "cells_rezoned": 0,
     "zone_masks_changed": 0,
     "fit": {"faces_fitted": 5, "entries_appended": 2, "entries_shared": 3, "max_error": 0.0001, "mean_error": 0.00005, "tolerance": 1 / 256},
-    "uv_snapped": [["node 'ramp'", 0], ["node 'ramp'", 1]],
-    "collision_generated": ["node 'ramp'"],
+    "tiles_fitted": [12],
+    "faces_fitted": [["ramp", 0], ["ramp", 1], ["ramp", 2]],
+    "uv_snapped": [["ramp", 0], ["ramp", 1]],
+    "collision_generated": ["ramp"],
     "sources": [[3, "tile 0003 · model 2"], [7, "tile 0007 · model 2"], [12, "ramp"], [13, "ramp"], [14, "ramp"]],
     "warnings": [],
 }
@@ -42,7 +44,11 @@ def test_every_tile_the_report_names_in_tile_order():
     ]
     assert by_tile[7].changes[1:] == ["vertex colours changed", "model 11 split off model 2, which its 2 other tiles keep"]
     assert by_tile[9].source == "" and by_tile[9].changes[0].startswith("emptied")
-    assert by_tile[12].changes == ["new, from ramp", "collision made from its floors and walls"]
+    assert by_tile[12].changes == [
+        "new, from ramp",
+        "faces given the texture entries their UVs show",
+        "collision made from its floors and walls",
+    ]
     assert by_tile[14].changes == ["collision only: enters the collision of ramp into its cell"]
     assert by_tile[10].changes == ["collision only, no longer needed: emptied"]
     assert by_tile[3].text().startswith("tile 3: moved or turned; faces changed")
@@ -56,23 +62,18 @@ def test_a_model_of_its_own_is_no_split():
 
 def test_summary_and_details():
     assert changes.summary(REPORT) == (
-        "2 tiles added; 1 tile moved; 2 tiles reshaped; 1 tile recoloured; 1 tile emptied; 1 tile collision-only; "
-        "1 tile collision-only freed; 3 models added; 2 texture entries added; collision made for 1 new mesh; "
-        "UVs of 2 triangles snapped"
+        "2 tiles added; 1 tile moved; 2 tiles reshaped; 1 tile with faces fitted; 1 tile recoloured; 1 tile emptied; "
+        "1 tile collision-only; 1 tile collision-only freed; 3 models added; 2 texture entries added; "
+        "collision made for 1 new mesh; UVs of 2 faces snapped"
     )
     assert changes.details(REPORT) == [
         "5 faces got the texture entry that shows their UVs within 1\u2044256 of the page (largest error 0.00010): "
         "3 on entries the level had, 2 entries added",
-        "ramp: UVs of 2 triangles snapped to the nearest layout the game can show",
+        "ramp: UVs of 2 faces (0, 1) snapped to the nearest layout the game can show",
         "ramp: collision made from its floors and walls",
     ]
     assert changes.summary({}) == changes.UNCHANGED
     assert changes.details({"fit": {"faces_fitted": 0}}) == []
-
-
-def test_object_names():
-    assert changes.object_name("node 'tile 0001 · model 2'") == "tile 0001 · model 2"
-    assert changes.object_name("ramp") == "ramp"
 
 
 @pytest.mark.generator
