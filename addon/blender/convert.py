@@ -68,7 +68,7 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
     export), so that the level check and the floor probe see what export writes."""
     import llamawad
 
-    from ..operators._edit import object_mode
+    from .modes import object_mode
 
     # Attribute data cannot be read in edit mode: leave it for the gathering.
     with object_mode(context):

@@ -4,26 +4,9 @@ is how scripts and tests choose faces)."""
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
-import bpy
 import numpy as np
 
 from ..blender import scene as level_scene
-
-
-@contextmanager
-def object_mode(context):
-    """Leaves edit mode for the body (so that mesh data and selection are current and can be
-    written with foreach_set), then goes back to it."""
-    was_edit = context.mode == "EDIT_MESH"
-    if was_edit:
-        bpy.ops.object.mode_set(mode="OBJECT")
-    try:
-        yield
-    finally:
-        if was_edit:
-            bpy.ops.object.mode_set(mode="EDIT")
 
 
 def candidate_objects(context, roles: set) -> list:

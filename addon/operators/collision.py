@@ -10,6 +10,7 @@ from bpy.props import BoolProperty, IntProperty
 from mathutils import Vector
 
 from ..blender import scene as level_scene
+from ..blender.modes import object_mode
 from ..blender.imp import materials as mats
 from ..common import game
 from . import _edit
@@ -53,7 +54,7 @@ class LLAMAWAD_OT_collision_material_set(bpy.types.Operator):
         return bool(collision_objects(context))
 
     def execute(self, context):
-        with _edit.object_mode(context):
+        with object_mode(context):
             count = 0
             done = set()
             for obj in collision_objects(context):
@@ -95,7 +96,7 @@ class LLAMAWAD_OT_collision_select_material(bpy.types.Operator):
     def execute(self, context):
         from ..blender import faces as face_tools
 
-        with _edit.object_mode(context):
+        with object_mode(context):
             n = 0
             for obj in collision_objects(context):
                 picked = np.nonzero(_edit.face_ints(obj.data, "wad_material", -1) == self.material)[0]
@@ -154,7 +155,7 @@ class LLAMAWAD_OT_collision_from_faces(bpy.types.Operator):
 
     def execute(self, context):
         scene = context.scene
-        with _edit.object_mode(context):
+        with object_mode(context):
             made = 0
             for obj in render_objects(context):
                 faces = _edit.selected_faces(obj)

@@ -8,6 +8,7 @@ import numpy as np
 from bpy.props import EnumProperty, IntProperty
 
 from ..blender import scene as level_scene
+from ..blender.modes import object_mode
 from ..blender.imp import materials as mats
 from ..common import game
 from . import _edit
@@ -78,7 +79,7 @@ class _FaceOperator:
 
     def execute(self, context):
         entries = level_scene.level_document(context.scene).get("texture_entries", [])
-        with _edit.object_mode(context):
+        with object_mode(context):
             targets = _targets(context)
             if not targets:
                 self.report({"ERROR"}, _edit.no_faces_message("faces of a tile"))
@@ -153,7 +154,7 @@ class LLAMAWAD_OT_face_uv_half_set(_FaceOperator, bpy.types.Operator):
 
 def _entry_items(self, context):
     entries = level_scene.level_document(context.scene).get("texture_entries", [])
-    from ..ui import previews
+    from ..blender import previews
 
     return [
         (str(i), game.entry_label(i, e), f"Texture entry {i}", previews.entry_icon(context, i), i)
@@ -212,7 +213,7 @@ class LLAMAWAD_OT_face_select_texture(bpy.types.Operator):
     def execute(self, context):
         from ..blender import faces as face_tools
 
-        with _edit.object_mode(context):
+        with object_mode(context):
             n = 0
             for obj in _edit.candidate_objects(context, RENDER_ROLES):
                 picked = np.nonzero(_edit.face_ints(obj.data, "wad_texture", -1) == self.entry)[0]

@@ -9,6 +9,7 @@ from bpy.props import BoolProperty, EnumProperty, IntProperty
 
 from ..blender import faces as face_tools
 from ..blender import scene as level_scene
+from ..blender.modes import object_mode
 from ..blender.imp import materials as mats
 from ..common import game
 from . import _edit
@@ -44,7 +45,7 @@ class LLAMAWAD_OT_zone_set(bpy.types.Operator):
 
     def execute(self, context):
         obj = _zones_target(context)
-        with _edit.object_mode(context):
+        with object_mode(context):
             cells = _edit.selected_faces(obj)
             if not len(cells):
                 self.report({"ERROR"}, _edit.no_faces_message("cells of the Zones mesh"))
@@ -111,7 +112,7 @@ class LLAMAWAD_OT_zone_select_visible(bpy.types.Operator):
     def execute(self, context):
         obj = _zones_target(context)
         regions = level_scene.level_document(context.scene).get("regions", [])
-        with _edit.object_mode(context):
+        with object_mode(context):
             zone = _edit.face_ints(obj.data, "wad_zone")
             if self.zone >= 0:
                 here = {self.zone}

@@ -11,7 +11,7 @@ from ..blender import probe
 from ..blender import scene as level_scene
 from ..common import game
 from ..common import probe as probe_words
-from . import previews
+from ..blender import previews
 
 CATEGORY = "WAD"
 

@@ -123,7 +123,7 @@ def test_face_panel_shows_mixed_flags_in_edit_mode(level):
 def test_face_panel_shows_the_entry_preview(level):
     """The Face panel shows a thumbnail of the selected faces' texture entry: the entry's rectangle
     cut out of its page (headless Blender gives previews no icon id, so the pixels are checked)."""
-    from addon.ui import previews
+    from addon.blender import previews
 
     entries = addon_support.level_document()["texture_entries"]
     tile = next(o for o in addon_support.mesh_tiles() if not game.is_flat_colour(entries[o.data.attributes["wad_texture"].data[0].value]))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from ..blender import scene as level_scene
+from . import scene as level_scene
 from ..common import game
 
 _collection = None
