@@ -24,8 +24,8 @@ FACE_NEW_BATCH = 0x8
 NAMED_FLAGS = (
     (FACE_DOUBLE_SIDED, "Double-sided", "0x400: the game draws the face from both sides (no back-face culling)"),
     (FACE_IGNORE_COLOURS, "Ignore vertex colours", "0x4000: the game draws the face at full brightness, ignoring its vertex colours"),
-    (FACE_SPECIAL_1, "Special mode 1", "0x1: one of the engine's special draw modes (note 001); its exact effect is not documented"),
-    (FACE_SPECIAL_2, "Special mode 2", "0x2: one of the engine's special draw modes (note 001); its exact effect is not documented"),
+    (FACE_SPECIAL_1, "Special mode 1", "0x1: one of the engine's special draw modes; its exact effect is not documented"),
+    (FACE_SPECIAL_2, "Special mode 2", "0x2: one of the engine's special draw modes; its exact effect is not documented"),
 )
 # Bits that choose the half of the texture rectangle a triangle shows.
 UV_BITS = FACE_QUAD_HALF | FACE_SECOND_HALF | FACE_MIRROR_U
@@ -80,7 +80,7 @@ def entry_label(index: int, entry: dict) -> str:
 
 def face_uvs(entries: list[dict], textures: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The glTF texture coordinates of triangles (origin top-left), shape (n, 3, 2), in the
-    glTF's corner order, by the texture rule (note 001, which the Rust core owns); and which
+    glTF's corner order, by the texture rule (which the Rust core owns); and which
     triangles have a texture rectangle (not a flat colour, entry exists)."""
     import llamawad
 
@@ -98,8 +98,8 @@ COLLISION_FACING_DOWN = 0x4
 COLLISION_PRESETS = (
     (0, "Normal ground", "0: ordinary floor and walls"),
     (16, "Exit floor", "16: the floor that ends the level when Kuzco stands on it"),
-    (17, "Special 17", "17: a special floor the engine treats apart (note 002); meaning not fully known"),
-    (18, "Special 18", "18: a special floor the engine treats apart (note 002); meaning not fully known"),
+    (17, "Special 17", "17: a special surface the llama does not stand on (its floor test skips it); meaning not fully known"),
+    (18, "Special 18", "18: a special surface some objects do not stand on (their floor test skips it); meaning not fully known"),
     (30, "Death plane / water", "30: falling onto it kills (death plane, water)"),
 )
 COLLISION_GROUPS = (("A", 0), ("B", 1), ("C", 2))

@@ -110,8 +110,8 @@ enum Command {
     },
     /// Run the engine's floor test at points of a level
     ///
-    /// The floor test of the game (FUN_004036d0, note 001) in its own integers: the tiles of the
-    /// point's cell, every up-facing collision polygon, its distance and edge values, and the
+    /// The floor test of the game (FUN_004036d0, FORMAT.md §4) in its own integers: the tiles of
+    /// the point's cell, every up-facing collision polygon, its distance and edge values, and the
     /// floor the llama stands on. Points are game units: x east, y up, z the grid row (as strats
     /// store them, divided by 4096). With --json, one JSON object per point and line.
     Probe {

@@ -1,4 +1,4 @@
-//! The WAD container (FORMAT-DECISIONS §1): `u32 total`, then chunks `{tag reversed, u32 size,
+//! The WAD container (FORMAT.md §1): `u32 total`, then chunks `{tag reversed, u32 size,
 //! payload}` back to back.
 //!
 //! The conventions the notes do not pin down (what `total` and `size` count, padding between

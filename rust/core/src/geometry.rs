@@ -11,7 +11,7 @@ use crate::game::limits::{render_state, MAX_BATCH_FACES, NORMAL_LENGTH_SLACK};
 use crate::raw::{face_flags, CollisionPlane, CollisionPolygon, Face, TextureEntry};
 
 /// The plane of a render triangle as TRAK stores it: n = normalize((v1−v0)×(v2−v0)), d = n·v0,
-/// in export space (note 001 §3, verified for every original face).
+/// in export space (FORMAT.md §3, verified for every original face).
 ///
 /// The engine culls with it (drawn when camera·n − d ≥ ε), so a face is seen from the side its
 /// normal points to. A triangle without area gets the zero plane rather than NaN: NaN would make
@@ -26,7 +26,7 @@ pub fn face_plane(v0: Vec3, v1: Vec3, v2: Vec3) -> [f32; 4] {
 /// its area) to its three corners, so a large face bends a shared vertex more than a sliver does.
 ///
 /// The game lights with the MAP vertex colours, not with these, but the originals store smoothed
-/// normals (note 001 §3), and baking vertex colours needs them. A vertex no face uses, or whose
+/// normals (FORMAT.md §3), and baking vertex colours needs them. A vertex no face uses, or whose
 /// faces cancel out (both sides of a thin wall), gets the zero normal. Faces with a corner
 /// outside `positions` are skipped: `Level::check` reports them.
 pub fn smooth_normals(positions: &[[f32; 3]], faces: &[Face]) -> Vec<[f32; 3]> {
@@ -47,7 +47,7 @@ pub fn smooth_normals(positions: &[[f32; 3]], faces: &[Face]) -> Vec<[f32; 3]> {
         .collect()
 }
 
-/// The header's bounding box: its centre and its 8 corners in the order of note 001 §3,
+/// The header's bounding box: its centre and its 8 corners in the order of FORMAT.md §3,
 /// (−x−y+z)(+x−y+z)(−x+y+z)(+x+y+z)(−x−y−z)(+x−y−z)(−x+y−z)(+x+y−z).
 ///
 /// The originals' boxes are 0.004–0.014 larger than the vertices on every side, hence `margin`;
@@ -79,7 +79,7 @@ pub fn bounding_box(positions: &[[f32; 3]], margin: f32) -> ([f32; 3], [[f32; 3]
 /// cleared everywhere else.
 ///
 /// The renderer reloads page and blend mode only at faces with 0x8 and flushes a batch there, and
-/// its batch buffer holds at most 256 faces (note 001 §3, §8). The sort is stable so that the two
+/// its batch buffer holds at most 256 faces (FORMAT.md §3). The sort is stable so that the two
 /// halves of a quad stay next to each other.
 pub fn sort_into_batches(faces: &mut [Face], entries: &[TextureEntry]) {
     faces.sort_by_key(|f| render_state(f, entries));
@@ -108,7 +108,7 @@ pub const COLLISION_FACING_DOWN: u8 = 0x4;
 /// The i8 normals are unit normals ×127.
 const NORMAL_SCALE: f64 = 127.0;
 /// The engine multiplies the i8 normal by 32 and compares it with d in 1/4096 units, so the plane
-/// it tests is (n_i8/127)·P = d/4064 (FORMAT-DECISIONS §3).
+/// it tests is (n_i8/127)·P = d/4064 (FORMAT.md §4).
 const D_SCALE: f64 = 32.0 * NORMAL_SCALE;
 /// Normal lengths tried besides 127: lattice vectors of other lengths point in directions 127
 /// cannot; only those the check accepts as unit normals ×127 are kept (see `fit_plane`).
@@ -159,7 +159,7 @@ fn plane_name(plane: &usize) -> String {
     }
 }
 
-/// Encodes a convex polygon as the engine's collision record (note 001 §3, FORMAT-DECISIONS §3).
+/// Encodes a convex polygon as the engine's collision record (FORMAT.md §4).
 ///
 /// `corners`: 3 or 4 points in game space relative to the tile origin (z already negated against
 /// the render vertices of the same model). The corner order decides the surface normal by the
@@ -526,7 +526,7 @@ mod tests {
         assert_eq!(poly.planes[0].normal, [0, -127, 0]);
     }
 
-    /// The engine's floor test (note 001, "Floor test", steps 3 and 5) on integers: does the probe
+    /// The engine's floor test (FORMAT.md §4, floor test steps 3 and 5) on integers: does the probe
     /// (game space, relative to the tile) stand on the polygon?
     fn engine_accepts_floor(poly: &CollisionPolygon, probe: Vec3) -> bool {
         let fixed = |v: f32| (v as f64 * 4096.0).round() as i64;

@@ -56,7 +56,7 @@ fn node_extras(node: &gltf::Node) -> serde_json::Value {
         .unwrap_or(serde_json::Value::Null)
 }
 
-/// Note 001 §2: local export-space vertex → world export space, then z negated into file space.
+/// FORMAT.md §2: local export-space vertex → world export space, then z negated into file space.
 fn expected_world(tile_pos: [f32; 3], rotation: u32, v: [f32; 3]) -> DVec3 {
     let a = rotation as f64 / 4096.0 * std::f64::consts::TAU;
     let (s, c) = a.sin_cos();
@@ -67,7 +67,7 @@ fn expected_world(tile_pos: [f32; 3], rotation: u32, v: [f32; 3]) -> DVec3 {
 }
 
 /// The corners where the surface plane meets consecutive edge planes, computed here in f64
-/// from the raw record with the engine's scale (FORMAT-DECISIONS §3).
+/// from the raw record with the engine's scale (FORMAT.md §4).
 fn plane_intersections(p: &CollisionPolygon) -> Vec<DVec3> {
     let plane = |k: usize| {
         let pl = p.planes[k];

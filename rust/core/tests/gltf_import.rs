@@ -537,7 +537,7 @@ fn a_moved_tile_moves_and_nothing_else_changes() {
 
 #[test]
 fn a_moved_door_takes_its_swap_entry_along() {
-    // Note 001 block 10: a swap entry {cellX, y, cellZ, modelA, modelB} belongs to its tile.
+    // FORMAT.md §6 block 10: a swap entry {cellX, y, cellZ, modelA, modelB} belongs to its tile.
     let (case, door) = (1..=20)
         .find_map(|seed| {
             let case = Case::new(seed, Size::Small);
@@ -636,8 +636,8 @@ fn assert_floors_found(level: &Level, tile: usize, what: &str) {
 
 #[test]
 fn a_tile_moved_off_centre_or_turned_45_degrees_keeps_its_floors_in_every_cell() {
-    // Note 002: the floor test reads only the tiles of the llama's cell; a floor that now reaches
-    // into neighbouring cells must be entered there.
+    // FORMAT.md §4 "Cells": the floor test reads only the tiles of the llama's cell; a floor that
+    // now reaches into neighbouring cells must be entered there.
     for (dx, dz, turn) in [(0.3, 0.7, 0), (0.0, 0.0, 512), (-0.45, 0.2, 300)] {
         let mut case = Case::new(3, Size::Small);
         let tile = (0..case.tiles().len())
@@ -1525,7 +1525,7 @@ fn a_deleted_tile_keeps_its_index_and_points_at_an_empty_model() {
 
 #[test]
 fn a_level_the_game_would_break_on_is_refused_with_every_error() {
-    // The floor under the Llama's start deleted: the llama would fall at the start (note 003:
+    // The floor under the Llama's start deleted: the llama would fall at the start (FORMAT.md §6:
     // the player starts where the Llama strat stands).
     let mut case = Case::new(2, Size::Small);
     let map = case.base.map().unwrap();

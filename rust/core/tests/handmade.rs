@@ -34,7 +34,7 @@ impl Bytes {
     }
 }
 
-/// A TRAK model header (note 001 §3): box centre, 8 box corners, counts, pointers 0.
+/// A TRAK model header (FORMAT.md §3): box centre, 8 box corners, counts, pointers 0.
 fn model_header(
     out: &mut Bytes,
     vertices: u16,
@@ -142,7 +142,7 @@ fn handmade(big: bool) -> Vec<u8> {
         } else {
             [0.0; 4]
         };
-        // A new batch every 256 faces (note 001 §8).
+        // A new batch every 256 faces (FORMAT.md §3).
         let batch = if f % 256 == 0 { 0x8 } else { 0 };
         face(&mut trak, batch, corners, plane);
     }

@@ -394,8 +394,8 @@ fn a_given_collision_mesh_is_entered_into_every_cell_it_covers() {
 
 #[test]
 fn new_faces_outside_the_grid_belong_to_the_nearest_cell_inside() {
-    // Note 001: tile models reach up to ±2.4 beyond their cell; only the tile must lie inside the
-    // grid. A plate 3 units west of the grid becomes a tile in the edge cell.
+    // FORMAT.md §5: tile models reach up to ±2.4 beyond their cell; only the tile must lie inside
+    // the grid. A plate 3 units west of the grid becomes a tile in the edge cell.
     let base = generate(2, Size::Tiny);
     let bytes = base.to_bytes().unwrap();
     let mut gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
@@ -521,7 +521,7 @@ fn a_fully_retiled_level_keeps_its_triangles_and_collision() {
 fn retiled_levels_come_back_and_the_engine_finds_the_same_floors() {
     // Every tile role stripped, as a glTF from another tool arrives: the whole level is new
     // geometry. Edge tiles reach beyond the grid; nothing is refused, and the floor test at
-    // 2,800 random points finds the same floors (note 001 §8's measure).
+    // 2,800 random points finds the same floors (FORMAT.md §4's measure).
     for (size, seeds) in [(Size::Small, 1..=6), (Size::Full, 1..=3)] {
         for seed in seeds {
             let what = format!("{size} seed {seed}");

@@ -442,7 +442,7 @@ mod _native {
 
     /// face_uvs(entries: list[dict], textures: list[int], flags: list[int]) -> tuple[list[float], list[bool]]
     ///
-    /// The texture rule of note 001 (the engine has no free UVs) for faces with these texture
+    /// The texture rule (FORMAT.md §3: the engine has no free UVs) for faces with these texture
     /// entries and flags: six numbers a face, the texture coordinates of its three corners in
     /// the order the glTF lists them (origin top-left, what TEXCOORD_0 holds), and whether the
     /// face shows a texture rectangle at all (not for a flat colour or a missing entry, whose

@@ -1,4 +1,4 @@
-//! Which tiles the engine tests where: the cell lists the MAP loader builds (note 001 §5, block A:
+//! Which tiles the engine tests where: the cell lists the MAP loader builds (FORMAT.md §4 "Cells":
 //! `cell = ftol(x − 0.5) − ftol(z + 0.5)·W`) and the player's cell (`x >> 12`, `z >> 12`).
 
 use crate::level::{Map, Tile};
@@ -44,7 +44,7 @@ pub fn loader_col_row(position: [f32; 3]) -> (i64, i64) {
 }
 
 /// The cell a tile is listed under, or None when it lies outside the grid (where the loader
-/// writes into foreign memory, note 002 "Rules that crash the game").
+/// writes into foreign memory, FORMAT.md §10).
 pub fn tile_cell(tile: &Tile, width: u32, height: u32) -> Option<Cell> {
     let (col, row) = loader_col_row(tile.float.position);
     ((0..width as i64).contains(&col) && (0..height as i64).contains(&row)).then_some(Cell {

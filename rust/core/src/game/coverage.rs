@@ -1,6 +1,6 @@
 //! Collision belongs to cells: the floor and wall tests read only the tiles listed in the
 //! player's cell, so a polygon that reaches into another cell has to be entered there too, as a
-//! collision-only tile if need be (note 002 "Collision" and checklist item 2, note 001 §8.5).
+//! collision-only tile if need be (FORMAT.md §4 "Cells", §10).
 //!
 //! A polygon *covers* a cell when its outline seen from above overlaps the cell's square by more
 //! than a sliver: touching a border, or reaching less than [`SLIVER`] past one of the square's

@@ -1,4 +1,4 @@
-//! The engine's floor test against the map tiles (`FUN_004036d0`, note 001 "Floor test"), in the
+//! The engine's floor test against the map tiles (`FUN_004036d0`, FORMAT.md §4), in the
 //! engine's integers, step for step.
 //!
 //! Per tile of the player's cell and per collision polygon:
@@ -28,7 +28,7 @@ const NO_FLOOR_YET: i64 = 1_000_000;
 pub const MATERIAL_IGNORED: u8 = 0x11;
 /// Ignored instead of 0x11 by strats with 0xe8 bit 0x8000000.
 pub const MATERIAL_IGNORED_ALT: u8 = 0x12;
-/// Chosen like any floor, then treated as no floor (note 001; water, death plane).
+/// Chosen like any floor, then treated as no floor (FORMAT.md §4: water, death plane).
 pub const MATERIAL_NO_FLOOR: u8 = 0x1e;
 
 /// Whether a polygon's kind says four edges.

@@ -1,7 +1,7 @@
 //! Two levels' floors compared the way the llama meets them: the floor test run at the same
 //! random points of the grid in both, dropping from high above (y = 60), so that at each point
 //! the highest floor wins. This is how a rewritten level is measured against the one it came from
-//! (note 001 §8, "Tests": 2,800 random points).
+//! (2,800 random points, FORMAT.md §4 "Measuring an edit").
 
 use serde::Serialize;
 

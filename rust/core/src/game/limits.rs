@@ -1,17 +1,17 @@
-//! The engine's fixed limits and what one render batch shares (note 001 §3, §8; note 003
+//! The engine's fixed limits and what one render batch shares (FORMAT.md §3, §6
 //! block 12): what the check tests, and what writers keep to.
 
 use crate::raw::{Face, TextureEntry};
 
 /// At most this many vertices per model: the engine's transform buffer (0x58b0f0..0x5d15f8, 36
-/// bytes a vertex, note 001 §8).
+/// bytes a vertex, FORMAT.md §3).
 pub const MAX_MODEL_VERTICES: usize = 8000;
-/// Faces per render batch: flag 0x8 at the latest every 256 faces (note 001 §8).
+/// Faces per render batch: flag 0x8 at the latest every 256 faces (FORMAT.md §3).
 pub const MAX_BATCH_FACES: usize = 256;
-/// Collision normals are unit vectors ×127 (note 001 §3): a length further than this from 127
+/// Collision normals are unit vectors ×127 (FORMAT.md §4): a length further than this from 127
 /// tilts the engine's heights and edges (a warning; the encoder never writes one).
 pub const NORMAL_LENGTH_SLACK: f64 = 2.0;
-/// The engine allocates this many strat slots besides MAP's poolExtra (note 003, block 12).
+/// The engine allocates this many strat slots besides MAP's poolExtra (FORMAT.md §6, block 12).
 pub const STRAT_POOL_BASE: u64 = 30;
 
 /// The render state a face switches to: its page and the entry's blend and mode bits, and the

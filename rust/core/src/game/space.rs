@@ -1,5 +1,5 @@
 //! The engine's fixed-point game space: 20.12 numbers (4096 = 1 unit), angles of 4096 steps to the
-//! turn, and the tile frame the collision tests work in (note 001 §2 and "Floor test", step 1).
+//! turn, and the tile frame the collision tests work in (FORMAT.md §2 and §4, floor test step 1).
 
 use std::sync::OnceLock;
 
@@ -43,9 +43,9 @@ pub fn sin_cos(angle: u32) -> (i64, i64) {
 /// A point relative to a tile's origin, turned into the tile's own frame as the collision tests
 /// do it: rotated by −ry with the sine table, arithmetic shift back to 20.12.
 ///
-/// The tile transform of note 001 §2 (export space) is, in game space (z negated),
+/// The tile transform of FORMAT.md §2 (export space) is, in game space (z negated),
 /// world = origin + R·local with R = [[cos, sin], [−sin, cos]] on (x, z); this is Rᵀ. With the
-/// crate case of note 001 (ry 3072) it gives the note's local (0.2329, ·, 0.2959) exactly.
+/// crate case (FORMAT.md §4, ry 3072) it gives the note's local (0.2329, ·, 0.2959) exactly.
 pub fn to_tile_frame(dx: i64, dz: i64, rotation: u32) -> (i64, i64) {
     let (s, c) = sin_cos(rotation);
     ((dx * c - dz * s) >> 12, (dx * s + dz * c) >> 12)

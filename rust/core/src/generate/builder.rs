@@ -17,7 +17,7 @@ pub(super) const FACE_SPECIAL_MODE: u16 = 0x2;
 /// leftovers).
 const FACE_UNREAD_BITS: [u16; 6] = [0x8000, 0x1000, 0x2000, 0x200, 0x100, 0x4];
 
-/// Height of a floor tile's top: strats stand at tile y + 0.25 (note 003).
+/// Height of a floor tile's top: strats stand at tile y + 0.25 (FORMAT.md §6).
 pub(super) const TOP: f32 = 0.25;
 pub(super) const WATER_Y: f32 = -2.75;
 pub(super) const WATER_MODEL: u32 = 0;
@@ -31,7 +31,7 @@ pub(super) const MATERIALS_SPECIAL: [u8; 2] = [17, 18];
 pub(super) const MATERIALS_OTHER: [u8; 2] = [3, 7];
 pub(super) const MATERIAL_WATER: u8 = 30;
 
-/// The three collision groups of the header. Their meaning is unknown (note 001 §9): the kit
+/// The three collision groups of the header. Their meaning is unknown (FORMAT.md §3): the kit
 /// puts solid floors and walls in A, thin things (fences, door leaves, ramp sides) in B, and
 /// surfaces facing down in C.
 #[derive(Debug, Clone, Copy)]
@@ -75,7 +75,7 @@ pub(super) struct Rect {
 /// Every polygon is given in *render winding*: the corner order whose right-hand normal is the
 /// side the face is seen from. A quad in render winding starts at its texture rectangle's
 /// bottom-right corner and goes on through bottom-left, top-left and top-right; split on the
-/// diagonal it gives exactly the two halves of the UV rule (note 001 §3): 0x800 (a,V1)(b,V1)(b,V0)
+/// diagonal it gives exactly the two halves of the UV rule (FORMAT.md §3): 0x800 (a,V1)(b,V1)(b,V0)
 /// and 0x800|0x10 (b,V0)(a,V0)(a,V1), so the quad shows its whole rectangle the right way up.
 pub(super) struct ModelBuilder {
     pub(super) rng: Rng,
@@ -225,7 +225,7 @@ impl ModelBuilder {
     }
 
     /// Adds a collision polygon given in export space in render winding. Collision is stored
-    /// in game space, z negated (note 001 §2): a mirror image, so the corners after the first
+    /// in game space, z negated (FORMAT.md §2): a mirror image, so the corners after the first
     /// are reversed to keep the surface normal on the side the faces are seen from. Polygons
     /// facing down go to group C.
     pub(super) fn collide(&mut self, group: Group, material: u8, corners: &[Vec3]) {

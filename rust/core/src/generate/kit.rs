@@ -126,7 +126,7 @@ pub(super) fn build_kit(rng: &mut Rng, plan: &KitPlan, textures: &Textures) -> K
 }
 
 /// Model 0: the invisible plane under the islands (4 vertices, no faces, one water polygon),
-/// which catches a fall into the water (note 001 §4).
+/// which catches a fall into the water (FORMAT.md §5).
 pub(super) fn water_plane(b: &mut ModelBuilder) {
     let corners = [(0.5, -0.5), (-0.5, -0.5), (-0.5, 0.5), (0.5, 0.5)];
     let points = corners.map(|(x, z)| Vec3::new(x, WATER_Y, z));
@@ -181,8 +181,8 @@ const SPECIAL_LAYER: f32 = 0.08;
 
 /// A flat floor with a special surface over part of it: a layer of mud just above the ground,
 /// of material 17 or 18. The notes know these materials only as special surfaces that some
-/// strats do not stand on (note 001: the player's floor test skips 0x11, strats with a flag
-/// 0x12; note 002: WFPC 0x8000000 ignores both), so there is always ordinary ground under one:
+/// strats do not stand on (FORMAT.md §4: the player's floor test skips 0x11, strats with a
+/// flag 0x12; WFPC 0x8000000 ignores both), so there is always ordinary ground under one:
 /// whoever does not stand on the layer stands on the floor below it.
 pub(super) fn special_floor(b: &mut ModelBuilder, t: &Textures, material: u8) {
     let style = b.rng.below(2);
@@ -365,7 +365,7 @@ fn rock(b: &mut ModelBuilder, t: &Textures, big: bool) {
 
 /// How far a rock's surface strays from its ellipsoid, ± half of this.
 const ROCK_JITTER: f32 = 0.15;
-/// How far the originals' tile models reach from their origin (note 001 §1: "roughly −0.5..0.5
+/// How far the originals' tile models reach from their origin (FORMAT.md §5: "roughly −0.5..0.5
 /// in x/z, but they can stick out up to ±2.4").
 const MODEL_REACH: f32 = 2.4;
 

@@ -155,7 +155,7 @@ pub(super) fn build_map(
         waypoints,
         regions: regions(plan),
         region_grid: world.region.clone(),
-        // Note 003: at least the strats and the ones spawned while playing: room for the
+        // FORMAT.md §6: at least the strats and the ones spawned while playing: room for the
         // splinters, heads and sparkles.
         strat_pool_extra: (strats.len() + 24) as u32,
         strats,
@@ -167,7 +167,7 @@ pub(super) fn build_map(
 }
 
 /// Each region sees itself and the regions around it; the rest of the 32 see only themselves.
-/// The value is the water height (its meaning is unknown; note 001 §9 guesses water or fog).
+/// The value is the water height (its meaning is unknown, FORMAT.md §6).
 pub(super) fn regions(plan: &Plan) -> [Region; REGION_COUNT] {
     let (columns, rows) = plan.regions;
     std::array::from_fn(|k| {

@@ -1,6 +1,6 @@
 //! Synthetic levels made to the specification, deterministic from a seed.
 //!
-//! A level is built the way the originals are (notes 001 and 003): a kit of tile models in local
+//! A level is built the way the originals are (FORMAT.md §5, §6): a kit of tile models in local
 //! coordinates (floors, some with a special surface, island edges with cliff skirts, ramps,
 //! blocks, fences, pillars, rocks, doors, rocks beyond the grid's border, and model 0, the
 //! invisible water plane) placed on a grid of islands over water, the ground cell-centred, rocks

@@ -12,7 +12,7 @@ use crate::level::{ObjectModel, Stpc};
 use crate::raw::AnimationHeader;
 
 /// A strat type as the MAP records use it. Variables, slots, type flags and extra memory come
-/// from the compiled code and are the same for every instance of a type (note 003), so every
+/// from the compiled code and are the same for every instance of a type (FORMAT.md §6), so every
 /// record copies them from here.
 pub(super) struct StratType {
     pub(super) name: &'static str,
@@ -48,7 +48,7 @@ pub(super) const fn strat(
     }
 }
 
-/// The placed types. The player start is the one `Llama` (nvars 78, flags 0x248000, note 003);
+/// The placed types. The player start is the one `Llama` (nvars 78, flags 0x248000, FORMAT.md §6);
 /// the level door stands on the exit floor.
 pub(super) const STRAT_TYPES: [StratType; 11] = [
     strat("Llama", [78, 4, 0x24_8000, 1], 0, [1, 1, 1]),
@@ -83,7 +83,7 @@ const INTERNAL_STRATS: [(&str, &str); 3] = [
     ("CoinSparkle", "Coin"),
 ];
 
-/// Strat code words (note 003): the name opcode `0xd4, 0xea, rel`, spawn `0xb2 <absolute STPC
+/// Strat code words (FORMAT.md §6): the name opcode `0xd4, 0xea, rel`, spawn `0xb2 <absolute STPC
 /// offset>`, and end. The push opcode and the filler are stand-ins; the notes name only these.
 const OP_NAME: [u32; 2] = [0xd4, 0xea];
 const OP_SPAWN: u32 = 0xb2;
@@ -311,7 +311,7 @@ fn object_model(rng: &mut Rng, kind: ObjectKind, t: &Textures) -> ObjectModel {
 
 /// An animation set: skeletal (a frame table and a 4×4 matrix per bone and frame, a gentle sway)
 /// or, without bones, compressed vertex deltas only. Its data length is what the header says
-/// (note 001 §6).
+/// (FORMAT.md §7).
 fn animation(rng: &mut Rng, bones: u32) -> Animation {
     let skeletal = bones > 0;
     let frames = if skeletal {
@@ -368,7 +368,7 @@ fn animation(rng: &mut Rng, bones: u32) -> Animation {
     Animation { header, data }
 }
 
-/// The WFPC 0x100 block (note 001 §6): entries whose 16-byte head counts (at +4) the 8-byte
+/// The WFPC 0x100 block (FORMAT.md §7): entries whose 16-byte head counts (at +4) the 8-byte
 /// items after it, each item followed by an object model. Their meaning is unknown, so the items
 /// are points on the grid and the models small pickups.
 fn extra_block(rng: &mut Rng, plan: &Plan, t: &Textures) -> ExtraBlock {

@@ -241,7 +241,7 @@ pub(super) fn build_textures(rng: &mut Rng, plan: &Plan, variant: &Variant) -> T
         add_paletted_page(rng, &mut textures);
     }
     if variant.rle_page {
-        // The RLE16 compression is not documented (FORMAT-DECISIONS §4): arbitrary bytes, which
+        // The RLE16 compression is not documented (FORMAT.md §11): arbitrary bytes, which
         // the project keeps verbatim like any original's.
         let page = textures.text.pages.len();
         let len = 3_000 + rng.below(6_000);

@@ -217,8 +217,8 @@ fn backdrop_tiles(rng: &mut Rng, plan: &Plan, world: &World, kit: &Kit) -> Vec<T
 }
 
 /// Where the Llama starts: at the centre of the start cell, on the floor the engine's floor
-/// test finds there (note 001), which must be ordinary ground with nothing skipped above it
-/// (materials 17 and 18, note 001 step 2). Should the start cell fail, the first island cell
+/// test finds there (FORMAT.md §4), which must be ordinary ground with nothing skipped above it
+/// (materials 17 and 18, floor test step 2). Should the start cell fail, the first island cell
 /// that passes (none has so far).
 fn start_position(world: &World, map: &Map, models: &[Model]) -> (usize, [i32; 3]) {
     let floors = Floors::new(map, models);

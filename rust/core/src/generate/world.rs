@@ -23,7 +23,7 @@ impl Grid {
 
     /// The neighbour across `side` (0: row − 1, which is +z in export space; 1: column − 1;
     /// 2: row + 1; 3: column + 1), None at the border. A tile turned by side × 1024 has its local
-    /// +z on that side: the tile transform turns local +z to (−sin a, cos a) (note 001 §2).
+    /// +z on that side: the tile transform turns local +z to (−sin a, cos a) (FORMAT.md §2).
     pub(super) fn neighbour(self, cell: usize, side: usize) -> Option<usize> {
         let (col, row) = self.col_row(cell);
         let (dc, dr) = [(0, -1), (-1, 0), (0, 1), (1, 0)][side];

@@ -1,5 +1,5 @@
 //! Texture entries for faces whose UVs were drawn freely (new geometry, or UVs edited on a
-//! tile). The engine has no free UVs (note 001): a triangle shows one half of a texture entry's
+//! tile). The engine has no free UVs (FORMAT.md §3): a triangle shows one half of a texture entry's
 //! rectangle, which half and which way round set by the corner flags 0x800, 0x10 and 0x20 and by
 //! which of the triangle's corners comes first. Each face gets the layout of an entry on its
 //! material's page that shows its UVs, sharing an existing entry where one has the same

@@ -1,4 +1,4 @@
-//! Texture pages as images (FORMAT-DECISIONS §4): ABGR1555 with pixel 0 transparent; 8-bit pages
+//! Texture pages as images (FORMAT.md §8): ABGR1555 with pixel 0 transparent; 8-bit pages
 //! through the first palette; RLE16 pages, whose compression is not documented, as a marked
 //! placeholder.
 

@@ -1,4 +1,4 @@
-//! The engine has no free texture coordinates (note 001, "UVs – the engine has NO free UVs"):
+//! The engine has no free texture coordinates (FORMAT.md §3, the texture rule):
 //! every triangle shows one half of a texture entry's rectangle, chosen by face flags.
 
 use crate::raw::face_flags::{MIRROR_U, QUAD_HALF, SECOND_HALF};

@@ -1,5 +1,5 @@
-//! Rules for the tiles and the grid (note 002 "Rules that crash the game", checklist items 2 and
-//! 3, note 003 "Rules for writing a new MAP" 1–3).
+//! Rules for the tiles and the grid (FORMAT.md §10: tiles inside the grid, the three copies in
+//! agreement, colours per vertex, swap entries, a visible zone; §4 "Cells" for coverage).
 
 use std::collections::HashMap;
 

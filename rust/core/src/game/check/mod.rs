@@ -1,8 +1,8 @@
 //! `check`: every rule of the notes a level must keep for the game to load it, draw it and let
 //! the llama stand on it, each problem with its culprit named in the game's terms.
 //!
-//! The rules are note 002's "Writing new geometry – checklist" and "Rules that crash the game",
-//! note 003's "Rules for writing a new MAP", note 001 §8's limits, the collision coverage of
+//! The rules are those of FORMAT.md §10 (the notes' checklists for new geometry and a new MAP,
+//! and what crashes the game), the limits of §3, the collision coverage of
 //! [`crate::game::coverage`], and what the floor test says about the player's start. Errors are
 //! what crashes the game, corrupts the level or loses a floor; warnings what is likely to look or
 //! play wrong. `Level::to_bytes` refuses only what cannot be written at all.

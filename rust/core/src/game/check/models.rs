@@ -1,4 +1,4 @@
-//! Rules for one TRAK model (note 001 §3 and §8, note 002's checklist item 1).
+//! Rules for one TRAK model (FORMAT.md §3, §10).
 
 use glam::Vec3;
 

@@ -1,5 +1,5 @@
-//! Rules for the strats (note 003 "Rules for writing a new MAP" 4–5) and what the floor test
-//! says about the player's start and about needle spikes (note 001, "Floor test").
+//! Rules for the strats (FORMAT.md §6 block 12, §10) and what the floor test
+//! says about the player's start and about needle spikes (FORMAT.md §4).
 
 use glam::DVec3;
 
@@ -13,7 +13,7 @@ use crate::game::limits::STRAT_POOL_BASE;
 use crate::game::space::{from_fixed, to_fixed};
 use crate::level::{Level, Map, Model};
 
-/// The strats that are the player at the level's start (note 003, "Player, checkpoints, exit").
+/// The strats that are the player at the level's start (FORMAT.md §6).
 pub const PLAYER_STRATS: [&str; 4] = [
     "Llama",
     "KuscoAndPachaTogetherOnATree",
@@ -22,8 +22,8 @@ pub const PLAYER_STRATS: [&str; 4] = [
 ];
 /// A start this far (units) above the floor the test finds: the llama drops at the start.
 const START_DROP: f64 = 0.1;
-/// Needle spikes (note 001, "How common"): a tolerance zone reaching this far (units) beyond the
-/// polygon…
+/// Needle spikes (FORMAT.md §4, floor test step 5): a tolerance zone reaching this far (units)
+/// beyond the polygon…
 const NEEDLE_REACH: f64 = 0.08;
 /// …over a surface more than this much lower.
 const NEEDLE_DROP: f64 = 0.05;
@@ -78,7 +78,7 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
                 .strat(i),
             );
         }
-        // The compiler's fields are constant per type (note 003 rule 4).
+        // The compiler's fields are the same for every strat of a type (FORMAT.md §6).
         let first = map
             .strats
             .iter()

@@ -1,4 +1,5 @@
-//! Each rule broken on purpose is found, with its culprit; the crate case of note 001 is a needle.
+//! Each rule broken on purpose is found, with its culprit; the crate case (FORMAT.md §4) is a
+//! needle.
 
 use super::*;
 use crate::generate::{generate, Size};
@@ -160,7 +161,7 @@ fn each_broken_rule_is_found_with_its_culprit() {
 
 #[test]
 fn a_tile_moved_off_centre_leaves_its_collision_uncovered() {
-    // Note 002: a polygon sticking into the neighbouring cell has no effect there.
+    // FORMAT.md §4 "Cells": a polygon sticking into the neighbouring cell has no effect there.
     let base = generate(2, Size::Tiny);
     let map = base.map().unwrap();
     let models = &base.trak().unwrap().models;

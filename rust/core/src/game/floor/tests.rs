@@ -1,5 +1,5 @@
-//! The floor test against note 001's crate case (t1l4m002, cell 57/43, tile 443 = model 129) and
-//! against levels built by hand.
+//! The floor test against the notes' crate case (FORMAT.md §4: t1l4m002, cell 57/43, tile 443 =
+//! model 129) and against levels built by hand.
 
 use glam::{DVec3, Vec3};
 
@@ -30,7 +30,7 @@ fn polygon(world: &[DVec3], normal: [i8; 3], d: i16, material: u8) -> CollisionP
 }
 
 /// d of a plane through `world` with the tile-frame normal `n`: round(32·n·P) for P midway
-/// between the points' extremes (FORMAT-DECISIONS §3).
+/// between the points' extremes (FORMAT.md §4).
 fn d_through(world: &[DVec3], n: [i8; 3]) -> i16 {
     let n = DVec3::from_array(n.map(f64::from));
     let s: Vec<f64> = world
@@ -101,7 +101,7 @@ pub(crate) fn crate_level() -> (Map, Vec<Model>) {
 fn the_crate_case_of_note_001() {
     let (map, models) = crate_level();
     let world = World::new(&map, &models);
-    // (written x y z, winning polygon, its height) from note 001's table; the heights to the
+    // (written x y z, winning polygon, its height) from the notes' table; the heights to the
     // 1/2000: the note publishes the needle's corners to 1/1000, which sets its d to about ±1.
     let rows = [
         ((57.204, 2.474, 43.733), 15, 2.4744),
@@ -157,7 +157,7 @@ fn the_crate_case_of_note_001() {
 
 #[test]
 fn the_needle_sliver_is_about_a_hundredth_wide() {
-    // Note 001: at x = 57.204 the sliver is only z 43.7300–43.7402 wide.
+    // The notes: at x = 57.204 the sliver is only z 43.7300–43.7402 wide.
     let (map, models) = crate_level();
     let world = World::new(&map, &models);
     let on_needle = |z: f64| world.probe(57.204, 2.27, z).floor.unwrap().polygon == 15;

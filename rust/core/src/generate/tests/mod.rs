@@ -100,7 +100,7 @@ fn seeds_1_to_5_set_and_clear_every_layout_flag_and_use_every_convention() {
             assert_eq!(map.view_distance.is_some(), wfpc & 0x10 != 0);
             assert_eq!(stpc.extra_block.is_some(), wfpc & 0x100 != 0);
             if let Some(block) = &stpc.extra_block {
-                // Note 001 §6's layout, an object model after each item.
+                // FORMAT.md §7's layout, an object model after each item.
                 assert_eq!(block.reading, ExtraReading::WithModels);
                 assert!(block.entries.iter().all(|e| !e.models.is_empty()));
             }
@@ -228,7 +228,7 @@ fn collision_stays_near_its_model() {
 
 #[test]
 fn collision_corners_are_render_vertices_mirrored_into_game_space() {
-    // Note 001 §2's check: z negated back into export space, collision corners coincide
+    // FORMAT.md §2's check: z negated back into export space, collision corners coincide
     // with render vertices. Ramps and off-centre blocks are not symmetric in z, so collision
     // left in export space would fail. (Rocks are left out: their collision is a smoother
     // hull inside the bumps.)

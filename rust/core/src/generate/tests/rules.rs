@@ -94,7 +94,7 @@ fn levels_show_what_the_notes_allow() {
             assert!(s.listed_elsewhere > 0, "{what}");
             assert!(s.copies > 0, "{what}");
             assert!(s.beyond_grid > 0, "{what}");
-            // Note 001: models "can stick out up to ±2.4".
+            // FORMAT.md §5: models may stick out up to ±2.4.
             assert!(s.reach <= 2.4 + 1e-3, "{what}");
         }
     }
@@ -125,7 +125,7 @@ fn collision_only_tiles_are_copies_of_the_tiles_reaching_into_their_cell() {
 }
 
 /// Materials 17 and 18 are special surfaces over ordinary ground: whoever skips one (the player
-/// skips 17, strats with the other flag 18, note 001 step 2) finds material 0 just below it
+/// skips 17, strats with the other flag 18, FORMAT.md §4 step 2) finds material 0 just below it
 /// (or something standing on it, a rock, higher up).
 #[test]
 fn special_surfaces_lie_over_ordinary_ground() {

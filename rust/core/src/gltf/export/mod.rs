@@ -1,4 +1,4 @@
-//! WAD → glTF: the whole level in file space (FORMAT-DECISIONS §2), with every game attribute on
+//! WAD → glTF: the whole level in file space (FORMAT.md §2), with every game attribute on
 //! board. The mapping (nodes, attributes, extras) is documented in `MAPPING.md` beside this file.
 
 use std::collections::hash_map::Entry;

@@ -1,5 +1,5 @@
 //! Collision from the glTF: polygons rejoined from their triangles, compared with the base
-//! and re-encoded with the engine's plane scale where they changed (FORMAT-DECISIONS §3).
+//! and re-encoded with the engine's plane scale where they changed (FORMAT.md §4).
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -1,5 +1,5 @@
 //! Vertex colours from the glTF: exact raw bytes where the shown colour was left alone, the
-//! shown colour halved where it was painted (the game doubles, note 003).
+//! shown colour halved where it was painted (the game doubles, FORMAT.md §6).
 
 use super::attributes::integer;
 use crate::gltf::read::Triangles;

@@ -1,5 +1,5 @@
 //! New geometry: a mesh with no tile of its own becomes new tiles, the way the level builders
-//! of the notes make them (note 001 §8): split by grid cell, and by height band where a cell's
+//! of the notes make them (FORMAT.md §5): split by grid cell, and by height band where a cell's
 //! part is taller than collision can reach from one tile origin; collision from a mesh given
 //! with it, or from its upward faces when asked, each polygon in the tile of the cell its centre
 //! lies over (a collision-only tile where that cell has no new tile). Geometry may reach outside

@@ -45,7 +45,7 @@ impl Conversion<'_> {
         (self.model_count + self.new_models.len() - 1) as u32
     }
 
-    /// A tile without a node keeps its index and draws nothing (FORMAT-DECISIONS §6).
+    /// A tile without a node keeps its index and draws nothing (FORMAT.md §12).
     pub(super) fn empty_tile(&mut self, i: usize) {
         let empty = match self
             .new_models
