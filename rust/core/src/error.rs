@@ -86,6 +86,24 @@ pub enum BuildError {
     Inconsistent { what: String, problem: String },
 }
 
+impl BuildError {
+    /// The same error, said of a part of `whole` (`TRAK model 3` + `vertices`).
+    pub fn within(self, whole: &str) -> BuildError {
+        let inside = |what: String| format!("{whole}: {what}");
+        match self {
+            BuildError::TooMany { what, count, max } => BuildError::TooMany {
+                what: inside(what),
+                count,
+                max,
+            },
+            BuildError::Inconsistent { what, problem } => BuildError::Inconsistent {
+                what: inside(what),
+                problem,
+            },
+        }
+    }
+}
+
 /// Any error of the WAD layer.
 #[derive(Debug, thiserror::Error)]
 pub enum WadError {

@@ -3,15 +3,11 @@
 //! Every count read from the file is checked against the bytes that are left before anything is
 //! allocated, so that no input can make the parser allocate more than the file could hold.
 
-use binrw::{BinRead, BinWrite};
 use std::io::Cursor;
 
 use crate::error::{Location, ParseError};
 
-/// A record with a fixed on-disk size, read and written with binrw.
-pub trait Record: for<'a> BinRead<Args<'a> = ()> + for<'a> BinWrite<Args<'a> = ()> {
-    const SIZE: usize;
-}
+pub use crate::raw::stream::Record;
 
 pub struct Reader<'a> {
     data: &'a [u8],

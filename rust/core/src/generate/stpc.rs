@@ -376,17 +376,16 @@ fn extra_block(rng: &mut Rng, plan: &Plan, t: &Textures) -> ExtraBlock {
     let entries = (0..1 + rng.below(most_entries))
         .map(|k| {
             let count = 1 + rng.below(most_items);
-            let mut head = [0u8; 16];
-            head[0..4].copy_from_slice(&(k as u32).to_le_bytes());
-            head[4..8].copy_from_slice(&(count as u32).to_le_bytes());
-            head[12..16].copy_from_slice(&(rng.below(4) as u32).to_le_bytes());
+            let unknown_0c = rng.below(4) as u32;
             let items = (0..count)
-                .flat_map(|_| {
+                .map(|_| {
                     let x = fixed(rng.range(0.0, plan.width as f32));
                     let z = fixed(rng.range(0.0, plan.height as f32));
-                    [x, z]
+                    let mut item = [0u8; 8];
+                    item[..4].copy_from_slice(&x.to_le_bytes());
+                    item[4..].copy_from_slice(&z.to_le_bytes());
+                    item
                 })
-                .flat_map(i32::to_le_bytes)
                 .collect();
             let models = (0..count)
                 .map(|i| {
@@ -395,7 +394,9 @@ fn extra_block(rng: &mut Rng, plan: &Plan, t: &Textures) -> ExtraBlock {
                 })
                 .collect();
             ExtraEntry {
-                head,
+                unknown_00: k as u32,
+                item_pointer: 0,
+                unknown_0c,
                 items,
                 models,
             }

@@ -9,6 +9,7 @@ pub mod text;
 
 use crate::container::{self, ChunkOut, Convention, Tag};
 use crate::error::{BuildError, ParseError};
+use crate::raw::stream::{read_chunk, write_chunk};
 use crate::reader::{Reader, Writer};
 
 pub use map::{Map, Tile};
@@ -130,7 +131,13 @@ impl Level {
         // MAP needs the vertex counts of the TRAK models, wherever TRAK stands in the file.
         let mut trak = None;
         if let Some(c) = raw.chunks.iter().find(|c| c.tag == Tag::TRAK) {
-            trak = Some(Trak::parse(&mut Reader::new(c.payload, c.offset, "TRAK"))?);
+            trak = Some(read_chunk::<Trak>(
+                c.payload,
+                c.offset,
+                "TRAK",
+                (),
+                "the last TRAK model",
+            )?);
         }
 
         let mut chunks = Vec::with_capacity(raw.chunks.len());
@@ -152,7 +159,7 @@ impl Level {
                 },
                 Tag::TEXT => ChunkBody::Text(Text::parse(&mut r)?),
                 Tag::STPC => {
-                    let (stpc, warning) = Stpc::parse(&mut r, need_wfpc("STPC")?)?;
+                    let (stpc, warning) = Stpc::parse(c.payload, c.offset, need_wfpc("STPC")?)?;
                     warnings.extend(warning);
                     ChunkBody::Stpc(stpc)
                 }
@@ -249,8 +256,8 @@ impl Level {
                 ChunkBody::LevelInfo(v) => w.u32s(v),
                 ChunkBody::Lights(l) => l.write(&mut w)?,
                 ChunkBody::Text(t) => t.write(&mut w)?,
-                ChunkBody::Trak(t) => t.write(&mut w)?,
-                ChunkBody::Stpc(s) => s.write(&mut w)?,
+                ChunkBody::Trak(t) => w.raw(&write_chunk(t, (), "TRAK")?),
+                ChunkBody::Stpc(s) => w.raw(&write_chunk(s, (), "STPC")?),
                 ChunkBody::Map(m) => m.write(&mut w, &ctx)?,
                 ChunkBody::Raw(b) => w.raw(b),
             }

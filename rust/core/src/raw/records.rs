@@ -7,7 +7,7 @@
 use binrw::binrw;
 use serde::Serialize;
 
-use crate::reader::Record;
+use crate::raw::stream::Record;
 
 macro_rules! record_size {
     ($($t:ty = $n:expr),* $(,)?) => {
@@ -29,7 +29,6 @@ macro_rules! record_size {
 
 record_size! {
     ModelHeader = 0x84,
-    StpcModelExtra = 8,
     Vertex = 24,
     Face = 28,
     CollisionPolygon = 32,
@@ -44,7 +43,7 @@ record_size! {
     AnimationHeader = 32,
 }
 
-/// TRAK/STPC model header (0x84 bytes; STPC adds [`StpcModelExtra`]).
+/// TRAK/STPC model header (0x84 bytes; an STPC model's has 8 more, see [`super::model::ObjectModel`]).
 #[binrw]
 #[brw(little)]
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -60,17 +59,6 @@ pub struct ModelHeader {
     pub collision_counts: [u16; 3],
     pub reserved: u16,
     pub collision_pointer: u32,
-}
-
-/// The 8 bytes an STPC model header has after the TRAK fields.
-#[binrw]
-#[brw(little)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct StpcModelExtra {
-    /// nVerts for rigid models, 0 for skinned ones.
-    pub rigid_vertex_count: u16,
-    pub bone_count: u16,
-    pub bone_pointer: u32,
 }
 
 /// Render vertex in export space (24 bytes).
