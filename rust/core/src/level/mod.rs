@@ -144,8 +144,6 @@ impl Level {
         let mut trak_slot = trak;
         let mut wfpc_slot = wfpc;
         for c in &raw.chunks {
-            let tag_name = c.tag.name();
-            let mut r = Reader::new(c.payload, c.offset, &tag_name);
             let body = match c.tag {
                 Tag::WFPC => match wfpc_slot.take() {
                     Some(flags) => ChunkBody::Flags(flags),
@@ -157,7 +155,13 @@ impl Level {
                     // A second TRAK chunk is not a level the notes describe: keep it verbatim.
                     None => ChunkBody::Raw(c.payload.to_vec()),
                 },
-                Tag::TEXT => ChunkBody::Text(Text::parse(&mut r)?),
+                Tag::TEXT => ChunkBody::Text(read_chunk(
+                    c.payload,
+                    c.offset,
+                    "TEXT",
+                    (),
+                    "the texture table",
+                )?),
                 Tag::STPC => {
                     let (stpc, warning) = Stpc::parse(c.payload, c.offset, need_wfpc("STPC")?)?;
                     warnings.extend(warning);
@@ -255,7 +259,7 @@ impl Level {
                 ChunkBody::Name(n) => n.write(&mut w),
                 ChunkBody::LevelInfo(v) => w.u32s(v),
                 ChunkBody::Lights(l) => l.write(&mut w)?,
-                ChunkBody::Text(t) => t.write(&mut w)?,
+                ChunkBody::Text(t) => w.raw(&write_chunk(t, (), "TEXT")?),
                 ChunkBody::Trak(t) => w.raw(&write_chunk(t, (), "TRAK")?),
                 ChunkBody::Stpc(s) => w.raw(&write_chunk(s, (), "STPC")?),
                 ChunkBody::Map(m) => m.write(&mut w, &ctx)?,

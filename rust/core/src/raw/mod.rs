@@ -8,5 +8,6 @@ pub(crate) mod stream;
 
 pub mod model;
 pub mod stpc;
+pub mod text;
 
 pub use records::*;
