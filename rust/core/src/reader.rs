@@ -89,19 +89,9 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
-    pub fn rest(&mut self) -> &'a [u8] {
-        let out = &self.data[self.pos..];
-        self.pos = self.data.len();
-        out
-    }
-
     pub fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], ParseError> {
         let bytes = self.bytes(N, what)?;
         Ok(bytes.try_into().expect("slice has length N"))
-    }
-
-    pub fn u8(&mut self, what: &str) -> Result<u8, ParseError> {
-        Ok(self.array::<1>(what)?[0])
     }
 
     pub fn u16(&mut self, what: &str) -> Result<u16, ParseError> {
@@ -110,10 +100,6 @@ impl<'a> Reader<'a> {
 
     pub fn u32(&mut self, what: &str) -> Result<u32, ParseError> {
         Ok(u32::from_le_bytes(self.array(what)?))
-    }
-
-    pub fn i32(&mut self, what: &str) -> Result<i32, ParseError> {
-        Ok(i32::from_le_bytes(self.array(what)?))
     }
 
     /// Checks that `count` elements of `element_size` bytes fit in what is left.
@@ -150,11 +136,6 @@ impl<'a> Reader<'a> {
         self.bytes(n * element_size as usize, what)
     }
 
-    pub fn record<T: Record>(&mut self, what: &str) -> Result<T, ParseError> {
-        let bytes = self.bytes(T::SIZE, what)?;
-        Ok(decode_record(bytes))
-    }
-
     pub fn records<T: Record>(&mut self, count: u64, what: &str) -> Result<Vec<T>, ParseError> {
         let bytes = self.counted_bytes(count, T::SIZE as u64, what)?;
         Ok(bytes.chunks_exact(T::SIZE).map(decode_record).collect())
@@ -171,14 +152,6 @@ impl<'a> Reader<'a> {
         Ok(bytes
             .chunks_exact(4)
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
-            .collect())
-    }
-
-    pub fn u16s(&mut self, count: u64, what: &str) -> Result<Vec<u16>, ParseError> {
-        let bytes = self.counted_bytes(count, 2, what)?;
-        Ok(bytes
-            .chunks_exact(2)
-            .map(|b| u16::from_le_bytes(b.try_into().expect("2 bytes")))
             .collect())
     }
 

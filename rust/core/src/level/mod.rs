@@ -9,8 +9,9 @@ pub mod text;
 
 use crate::container::{self, ChunkOut, Convention, Tag};
 use crate::error::{BuildError, ParseError};
+use crate::raw::other::{LevelInfo, Wfpc};
 use crate::raw::stream::{read_chunk, write_chunk};
-use crate::reader::{Reader, Writer};
+use crate::reader::Writer;
 
 pub use map::{Map, Tile};
 pub use model::{Model, ObjectModel, Trak};
@@ -114,10 +115,8 @@ impl Level {
         let wfpc_chunk = raw.chunks.iter().find(|c| c.tag == Tag::WFPC);
         let wfpc = match wfpc_chunk {
             Some(c) => {
-                let mut r = Reader::new(c.payload, c.offset, "WFPC");
-                let flags = r.u32("flags")?;
-                r.expect_end("the flags")?;
-                Some(flags)
+                let wfpc: Wfpc = read_chunk(c.payload, c.offset, "WFPC", (), "the flags")?;
+                Some(wfpc.flags)
             }
             None => None,
         };
@@ -188,14 +187,14 @@ impl Level {
                     warnings.extend(warning);
                     ChunkBody::Map(map)
                 }
-                Tag::NAME => other::parse_loose(c, &mut warnings, Name::parse, ChunkBody::Name),
+                Tag::NAME => other::parse_loose(c, &mut warnings, "the name", ChunkBody::Name),
                 Tag::LNFO => other::parse_loose(
                     c,
                     &mut warnings,
-                    other::parse_level_info,
-                    ChunkBody::LevelInfo,
+                    "the two level-info values",
+                    |info: LevelInfo| ChunkBody::LevelInfo(info.values),
                 ),
-                Tag::LGHT => other::parse_loose(c, &mut warnings, Lights::parse, ChunkBody::Lights),
+                Tag::LGHT => other::parse_loose(c, &mut warnings, "the lights", ChunkBody::Lights),
                 _ => ChunkBody::Raw(c.payload.to_vec()),
             };
             chunks.push(Chunk {
@@ -255,10 +254,14 @@ impl Level {
         for chunk in &self.chunks {
             let mut w = Writer::default();
             match &chunk.body {
-                ChunkBody::Flags(f) => w.u32(*f),
-                ChunkBody::Name(n) => n.write(&mut w),
-                ChunkBody::LevelInfo(v) => w.u32s(v),
-                ChunkBody::Lights(l) => l.write(&mut w)?,
+                ChunkBody::Flags(flags) => {
+                    w.raw(&write_chunk(&Wfpc { flags: *flags }, (), "WFPC")?)
+                }
+                ChunkBody::Name(n) => w.raw(&write_chunk(n, (), "NAME")?),
+                ChunkBody::LevelInfo(values) => {
+                    w.raw(&write_chunk(&LevelInfo { values: *values }, (), "LNFO")?)
+                }
+                ChunkBody::Lights(l) => w.raw(&write_chunk(l, (), "LGHT")?),
                 ChunkBody::Text(t) => w.raw(&write_chunk(t, (), "TEXT")?),
                 ChunkBody::Trak(t) => w.raw(&write_chunk(t, (), "TRAK")?),
                 ChunkBody::Stpc(s) => w.raw(&write_chunk(s, (), "STPC")?),

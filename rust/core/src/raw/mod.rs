@@ -7,6 +7,7 @@ mod records;
 pub(crate) mod stream;
 
 pub mod model;
+pub mod other;
 pub mod stpc;
 pub mod text;
 

@@ -163,7 +163,7 @@ pub(crate) fn bad_value(
     .at(pos)
 }
 
-fn bytes_left<R: Seek>(r: &mut R) -> BinResult<(u64, u64)> {
+pub(crate) fn bytes_left<R: Seek>(r: &mut R) -> BinResult<(u64, u64)> {
     let pos = r.stream_position()?;
     let end = r.seek(SeekFrom::End(0))?;
     r.seek(SeekFrom::Start(pos))?;
