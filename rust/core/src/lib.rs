@@ -14,7 +14,6 @@ pub mod gltf;
 pub mod info;
 pub mod level;
 pub mod raw;
-mod reader;
 
 pub use error::{catch_panic, BuildError, InternalError, ParseError, WadError};
 pub use level::Level;

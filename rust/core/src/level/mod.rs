@@ -11,7 +11,6 @@ use crate::container::{self, ChunkOut, Convention, Tag};
 use crate::error::{BuildError, ParseError};
 use crate::raw::other::{LevelInfo, Wfpc};
 use crate::raw::stream::{read_chunk, write_chunk};
-use crate::reader::Writer;
 
 pub use map::{Map, Tile};
 pub use model::{Model, ObjectModel, Trak};
@@ -250,26 +249,21 @@ impl Level {
             wfpc,
             model_vertex_counts: &counts,
         };
-        let mut payloads = Vec::with_capacity(self.chunks.len());
-        for chunk in &self.chunks {
-            let mut w = Writer::default();
-            match &chunk.body {
-                ChunkBody::Flags(flags) => {
-                    w.raw(&write_chunk(&Wfpc { flags: *flags }, (), "WFPC")?)
-                }
-                ChunkBody::Name(n) => w.raw(&write_chunk(n, (), "NAME")?),
+        self.chunks
+            .iter()
+            .map(|chunk| match &chunk.body {
+                ChunkBody::Flags(flags) => write_chunk(&Wfpc { flags: *flags }, (), "WFPC"),
+                ChunkBody::Name(n) => write_chunk(n, (), "NAME"),
                 ChunkBody::LevelInfo(values) => {
-                    w.raw(&write_chunk(&LevelInfo { values: *values }, (), "LNFO")?)
+                    write_chunk(&LevelInfo { values: *values }, (), "LNFO")
                 }
-                ChunkBody::Lights(l) => w.raw(&write_chunk(l, (), "LGHT")?),
-                ChunkBody::Text(t) => w.raw(&write_chunk(t, (), "TEXT")?),
-                ChunkBody::Trak(t) => w.raw(&write_chunk(t, (), "TRAK")?),
-                ChunkBody::Stpc(s) => w.raw(&write_chunk(s, (), "STPC")?),
-                ChunkBody::Map(m) => m.write(&mut w, &ctx)?,
-                ChunkBody::Raw(b) => w.raw(b),
-            }
-            payloads.push(w.bytes);
-        }
-        Ok(payloads)
+                ChunkBody::Lights(l) => write_chunk(l, (), "LGHT"),
+                ChunkBody::Text(t) => write_chunk(t, (), "TEXT"),
+                ChunkBody::Trak(t) => write_chunk(t, (), "TRAK"),
+                ChunkBody::Stpc(s) => write_chunk(s, (), "STPC"),
+                ChunkBody::Map(m) => m.to_bytes(&ctx),
+                ChunkBody::Raw(b) => Ok(b.clone()),
+            })
+            .collect()
     }
 }

@@ -3,4 +3,3 @@
 //! are: a model's fields are its header's values and its data, without the counts.
 
 pub use crate::raw::model::{LoadSlots, Model, ObjectModel, Trak};
-pub(crate) use crate::raw::stream::u32_count;

@@ -6,6 +6,7 @@
 mod records;
 pub(crate) mod stream;
 
+pub mod map;
 pub mod model;
 pub mod other;
 pub mod stpc;

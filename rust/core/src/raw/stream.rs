@@ -163,6 +163,14 @@ pub(crate) fn bad_value(
     .at(pos)
 }
 
+/// A value the writer cannot express in the layout.
+pub(crate) fn unwritable(err: BuildError) -> binrw::Error {
+    binrw::Error::Custom {
+        pos: 0,
+        err: Box::new(err),
+    }
+}
+
 pub(crate) fn bytes_left<R: Seek>(r: &mut R) -> BinResult<(u64, u64)> {
     let pos = r.stream_position()?;
     let end = r.seek(SeekFrom::End(0))?;
