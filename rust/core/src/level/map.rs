@@ -118,14 +118,8 @@ impl Map {
         ctx: &MapContext,
     ) -> Result<(Map, Option<String>), ParseError> {
         let read = |rule| {
-            read_chunk::<MapBlocks>(
-                payload,
-                base,
-                "MAP ",
-                (ctx.args(rule),),
-                "the final u16 of MAP",
-            )
-            .map(|blocks| Map::from_blocks(blocks, rule))
+            read_chunk::<MapBlocks>(payload, base, (ctx.args(rule),))
+                .map(|blocks| Map::from_blocks(blocks, rule))
         };
         match read(ColourSetRule::FrameCount) {
             Ok(map) => Ok((map, None)),
@@ -146,7 +140,7 @@ impl Map {
     /// The MAP payload.
     pub fn to_bytes(&self, ctx: &MapContext) -> Result<Vec<u8>, BuildError> {
         let blocks = self.to_blocks(ctx)?;
-        write_chunk(&blocks, (ctx.args(self.colour_rule),), "MAP ")
+        write_chunk(&blocks, (ctx.args(self.colour_rule),))
     }
 
     fn from_blocks(b: MapBlocks, colour_rule: ColourSetRule) -> Map {

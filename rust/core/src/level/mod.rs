@@ -114,7 +114,7 @@ impl Level {
         let wfpc_chunk = raw.chunks.iter().find(|c| c.tag == Tag::WFPC);
         let wfpc = match wfpc_chunk {
             Some(c) => {
-                let wfpc: Wfpc = read_chunk(c.payload, c.offset, "WFPC", (), "the flags")?;
+                let wfpc: Wfpc = read_chunk(c.payload, c.offset, ())?;
                 Some(wfpc.flags)
             }
             None => None,
@@ -129,13 +129,7 @@ impl Level {
         // MAP needs the vertex counts of the TRAK models, wherever TRAK stands in the file.
         let mut trak = None;
         if let Some(c) = raw.chunks.iter().find(|c| c.tag == Tag::TRAK) {
-            trak = Some(read_chunk::<Trak>(
-                c.payload,
-                c.offset,
-                "TRAK",
-                (),
-                "the last TRAK model",
-            )?);
+            trak = Some(read_chunk::<Trak>(c.payload, c.offset, ())?);
         }
 
         let mut chunks = Vec::with_capacity(raw.chunks.len());
@@ -153,13 +147,7 @@ impl Level {
                     // A second TRAK chunk is not a level the notes describe: keep it verbatim.
                     None => ChunkBody::Raw(c.payload.to_vec()),
                 },
-                Tag::TEXT => ChunkBody::Text(read_chunk(
-                    c.payload,
-                    c.offset,
-                    "TEXT",
-                    (),
-                    "the texture table",
-                )?),
+                Tag::TEXT => ChunkBody::Text(read_chunk(c.payload, c.offset, ())?),
                 Tag::STPC => {
                     let (stpc, warning) = Stpc::parse(c.payload, c.offset, need_wfpc("STPC")?)?;
                     warnings.extend(warning);
@@ -186,14 +174,11 @@ impl Level {
                     warnings.extend(warning);
                     ChunkBody::Map(map)
                 }
-                Tag::NAME => other::parse_loose(c, &mut warnings, "the name", ChunkBody::Name),
-                Tag::LNFO => other::parse_loose(
-                    c,
-                    &mut warnings,
-                    "the two level-info values",
-                    |info: LevelInfo| ChunkBody::LevelInfo(info.values),
-                ),
-                Tag::LGHT => other::parse_loose(c, &mut warnings, "the lights", ChunkBody::Lights),
+                Tag::NAME => other::parse_loose(c, &mut warnings, ChunkBody::Name),
+                Tag::LNFO => other::parse_loose(c, &mut warnings, |info: LevelInfo| {
+                    ChunkBody::LevelInfo(info.values)
+                }),
+                Tag::LGHT => other::parse_loose(c, &mut warnings, ChunkBody::Lights),
                 _ => ChunkBody::Raw(c.payload.to_vec()),
             };
             chunks.push(Chunk {
@@ -252,15 +237,13 @@ impl Level {
         self.chunks
             .iter()
             .map(|chunk| match &chunk.body {
-                ChunkBody::Flags(flags) => write_chunk(&Wfpc { flags: *flags }, (), "WFPC"),
-                ChunkBody::Name(n) => write_chunk(n, (), "NAME"),
-                ChunkBody::LevelInfo(values) => {
-                    write_chunk(&LevelInfo { values: *values }, (), "LNFO")
-                }
-                ChunkBody::Lights(l) => write_chunk(l, (), "LGHT"),
-                ChunkBody::Text(t) => write_chunk(t, (), "TEXT"),
-                ChunkBody::Trak(t) => write_chunk(t, (), "TRAK"),
-                ChunkBody::Stpc(s) => write_chunk(s, (), "STPC"),
+                ChunkBody::Flags(flags) => write_chunk(&Wfpc { flags: *flags }, ()),
+                ChunkBody::Name(n) => write_chunk(n, ()),
+                ChunkBody::LevelInfo(values) => write_chunk(&LevelInfo { values: *values }, ()),
+                ChunkBody::Lights(l) => write_chunk(l, ()),
+                ChunkBody::Text(t) => write_chunk(t, ()),
+                ChunkBody::Trak(t) => write_chunk(t, ()),
+                ChunkBody::Stpc(s) => write_chunk(s, ()),
                 ChunkBody::Map(m) => m.to_bytes(&ctx),
                 ChunkBody::Raw(b) => Ok(b.clone()),
             })

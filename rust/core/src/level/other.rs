@@ -8,18 +8,17 @@ use binrw::BinRead;
 
 use crate::container::RawChunk;
 use crate::level::ChunkBody;
-use crate::raw::stream::read_chunk;
+use crate::raw::stream::{read_chunk, ChunkLayout};
 
 pub use crate::raw::other::{Light, Lights, Name};
 
 /// Reads a loosely described chunk with its layout `T`, or keeps it verbatim with a warning.
-pub(crate) fn parse_loose<T: for<'a> BinRead<Args<'a> = ()>>(
+pub(crate) fn parse_loose<T: ChunkLayout + for<'a> BinRead<Args<'a> = ()>>(
     c: &RawChunk,
     warnings: &mut Vec<String>,
-    last: &str,
     wrap: impl FnOnce(T) -> ChunkBody,
 ) -> ChunkBody {
-    match read_chunk::<T>(c.payload, c.offset, &c.tag.name(), (), last) {
+    match read_chunk::<T>(c.payload, c.offset, ()) {
         Ok(v) => wrap(v),
         Err(e) => {
             warnings.push(format!("{e}; the {} chunk is kept verbatim", c.tag));

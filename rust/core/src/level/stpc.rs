@@ -17,7 +17,7 @@ impl Stpc {
         base: u64,
         wfpc: u32,
     ) -> Result<(Stpc, Option<String>), ParseError> {
-        let read = |extra| read_chunk::<Stpc>(payload, base, "STPC", (extra,), "the strat code");
+        let read = |extra| read_chunk::<Stpc>(payload, base, (extra,));
         if wfpc & WFPC_STPC_EXTRA_BLOCK == 0 {
             return Ok((read(None)?, None));
         }
@@ -140,7 +140,7 @@ mod tests {
     }
 
     fn write(stpc: &Stpc) -> Vec<u8> {
-        write_chunk(stpc, (), "STPC").unwrap()
+        write_chunk(stpc, ()).unwrap()
     }
 
     fn parse(bytes: &[u8]) -> (Stpc, Option<String>) {

@@ -8,10 +8,11 @@ use binrw::io::{Read, Seek, Write};
 use binrw::{binrw, BinRead, BinResult, Endian};
 use serde::Serialize;
 
+use crate::container::Tag;
 use crate::error::BuildError;
 use crate::raw::stream::{
     bad_value, check_count, elements, labelled, records, records_of_at_least, u16_count, u32_count,
-    unwritable, write_elements,
+    unwritable, write_elements, ChunkLayout,
 };
 use crate::raw::{Region, StratRecord, TileFixed, TileFloat, TileSwap, Waypoint, ZoneRecord};
 
@@ -169,6 +170,11 @@ pub struct MapBlocks {
     pub view_distance: Option<u32>,
     /// Block 15 (meaning unknown).
     pub last: u16,
+}
+
+impl ChunkLayout for MapBlocks {
+    const TAG: Tag = Tag::MAP;
+    const LAST: &'static str = "the final u16 of MAP";
 }
 
 fn inconsistent(what: &str, problem: impl Into<String>) -> BuildError {

@@ -7,8 +7,9 @@
 
 use binrw::binrw;
 
+use crate::container::Tag;
 use crate::error::BuildError;
-use crate::raw::stream::{labelled, records, u16_count, u32_count, Record};
+use crate::raw::stream::{labelled, records, u16_count, u32_count, ChunkLayout, Record};
 use crate::raw::{CollisionPolygon, Face, ModelHeader, Vertex};
 
 /// An STPC model's header: the TRAK header and 8 bytes more (note 001 §3).
@@ -118,6 +119,11 @@ pub struct Trak {
     pub models: Vec<Model>,
 }
 
+impl ChunkLayout for Trak {
+    const TAG: Tag = Tag::TRAK;
+    const LAST: &'static str = "the last TRAK model";
+}
+
 fn headers(models: &[Model]) -> Result<Vec<ModelHeader>, BuildError> {
     models
         .iter()
@@ -176,7 +182,7 @@ impl ObjectModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::raw::stream::{read_chunk, write_chunk};
+    use crate::raw::stream::{read_chunk, write_chunk, write_part};
 
     /// A TRAK of one model: its header, then 1 vertex, 1 face and one collision polygon in
     /// group B, as note 001 §3 lays them out.
@@ -202,7 +208,7 @@ mod tests {
     #[test]
     fn trak_reads_and_writes_back_with_its_counts_from_the_data() {
         let bytes = one_model_trak();
-        let trak: Trak = read_chunk(&bytes, 0, "TRAK", (), "the last TRAK model").unwrap();
+        let trak: Trak = read_chunk(&bytes, 0, ()).unwrap();
         let [model] = &trak.models[..] else {
             panic!("one model")
         };
@@ -212,11 +218,11 @@ mod tests {
         assert_eq!(model.collision.each_ref().map(Vec::len), [0, 1, 0]);
         assert_eq!(model.collision[1][0].material, 30);
         assert_eq!(model.slots.reserved, 7);
-        assert_eq!(write_chunk(&trak, (), "TRAK").unwrap(), bytes);
+        assert_eq!(write_chunk(&trak, ()).unwrap(), bytes);
 
         let mut more = trak.clone();
         more.models[0].vertices.push(Vertex::default());
-        let written = write_chunk(&more, (), "TRAK").unwrap();
+        let written = write_chunk(&more, ()).unwrap();
         assert_eq!(written.len(), bytes.len() + 24);
         assert_eq!(
             written[4 + 0x6c..4 + 0x6e],
@@ -225,7 +231,7 @@ mod tests {
         );
 
         let object = ObjectModel::default();
-        let written = write_chunk(&object, (), "STPC").unwrap();
+        let written = write_part(&object, (), "STPC").unwrap();
         assert_eq!(
             (written.len(), object.size()),
             (OBJECT_HEADER_SIZE, OBJECT_HEADER_SIZE)
@@ -236,7 +242,7 @@ mod tests {
     fn errors_say_where_what_was_expected_and_what_was_found() {
         let bytes = one_model_trak();
         let err = |bytes: &[u8]| {
-            read_chunk::<Trak>(bytes, 0x100, "TRAK", (), "the last TRAK model")
+            read_chunk::<Trak>(bytes, 0x100, ())
                 .unwrap_err()
                 .to_string()
         };

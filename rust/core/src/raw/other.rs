@@ -4,8 +4,9 @@
 use binrw::io::{Read, Seek};
 use binrw::{binrw, BinResult, Endian};
 
+use crate::container::Tag;
 use crate::error::BuildError;
-use crate::raw::stream::{bad_value, bytes_left, rest, u32_count};
+use crate::raw::stream::{bad_value, bytes_left, rest, u32_count, ChunkLayout};
 
 /// WFPC: the level's feature flags; they decide which optional blocks exist.
 #[binrw]
@@ -15,12 +16,22 @@ pub struct Wfpc {
     pub flags: u32,
 }
 
+impl ChunkLayout for Wfpc {
+    const TAG: Tag = Tag::WFPC;
+    const LAST: &'static str = "the flags";
+}
+
 /// LNFO: two u32 (meaning unknown).
 #[binrw]
 #[brw(little)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LevelInfo {
     pub values: [u32; 2],
+}
+
+impl ChunkLayout for LevelInfo {
+    const TAG: Tag = Tag::LNFO;
+    const LAST: &'static str = "the two level-info values";
 }
 
 /// NAME: a u32, then the level name.
@@ -32,6 +43,11 @@ pub struct Name {
     /// The name bytes as stored, including any terminator and padding.
     #[br(parse_with = rest)]
     pub bytes: Vec<u8>,
+}
+
+impl ChunkLayout for Name {
+    const TAG: Tag = Tag::NAME;
+    const LAST: &'static str = "the name";
 }
 
 impl Name {
@@ -64,6 +80,11 @@ pub struct Lights {
         }
     ))]
     pub lights: Vec<Light>,
+}
+
+impl ChunkLayout for Lights {
+    const TAG: Tag = Tag::LGHT;
+    const LAST: &'static str = "the lights";
 }
 
 /// One LGHT entry: type and colour, then the type's parameters (direction or position) as u32s.
@@ -111,7 +132,7 @@ mod tests {
             .iter()
             .flat_map(|w| w.to_le_bytes())
             .collect();
-        let lights: Lights = read_chunk(&bytes, 0, "LGHT", (), "the lights").unwrap();
+        let lights: Lights = read_chunk(&bytes, 0, ()).unwrap();
         assert_eq!(
             lights.lights[0],
             Light {
@@ -121,9 +142,9 @@ mod tests {
             }
         );
         assert_eq!(lights.lights[1].colour, [0xff, 0, 0]);
-        assert_eq!(write_chunk(&lights, (), "LGHT").unwrap(), bytes);
+        assert_eq!(write_chunk(&lights, ()).unwrap(), bytes);
 
-        let err = read_chunk::<Lights>(&bytes[..10], 0x20, "LGHT", (), "the lights").unwrap_err();
+        let err = read_chunk::<Lights>(&bytes[..10], 0x20, ()).unwrap_err();
         assert_eq!(
             err.to_string(),
             "LGHT chunk, byte 0x24: light list: expected 2 lights of equal size, a multiple of 4 \
@@ -131,7 +152,7 @@ mod tests {
         );
         let mut uneven = lights;
         uneven.lights[1].words.pop();
-        let err = write_chunk(&uneven, (), "LGHT").unwrap_err();
+        let err = write_chunk(&uneven, ()).unwrap_err();
         assert_eq!(
             err.to_string(),
             "LGHT: all lights must have the same number of parameters"

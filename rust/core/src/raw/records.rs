@@ -281,7 +281,7 @@ pub struct AnimationHeader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::raw::stream::{read_chunk, write_chunk};
+    use crate::raw::stream::{read_part, write_part};
 
     #[test]
     fn face_reads_and_writes_back() {
@@ -296,7 +296,7 @@ mod tests {
             &0.25f32.to_le_bytes(),
         ]
         .concat();
-        let face: Face = read_chunk(&bytes, 0, "TRAK", (), "a face").unwrap();
+        let (face, _): (Face, _) = read_part(&bytes, 0, "TRAK", ()).unwrap();
         assert_eq!(
             face,
             Face {
@@ -307,7 +307,7 @@ mod tests {
                 plane: [0.0, 1.0, 0.0, 0.25],
             }
         );
-        assert_eq!(write_chunk(&face, (), "TRAK").unwrap(), bytes);
+        assert_eq!(write_part(&face, (), "TRAK").unwrap(), bytes);
     }
 
     #[test]
@@ -317,11 +317,11 @@ mod tests {
             bytes.extend_from_slice(&[k as u8, (-k) as u8, 127, 0]);
             bytes.extend_from_slice(&(-1000i16 * k as i16).to_le_bytes());
         }
-        let poly: CollisionPolygon = read_chunk(&bytes, 0, "TRAK", (), "a polygon").unwrap();
+        let (poly, _): (CollisionPolygon, _) = read_part(&bytes, 0, "TRAK", ()).unwrap();
         assert_eq!(poly.kind, 1);
         assert_eq!(poly.material, 30);
         assert_eq!(poly.planes[2].normal, [2, -2, 127]);
         assert_eq!(poly.planes[4].d, -4000);
-        assert_eq!(write_chunk(&poly, (), "TRAK").unwrap(), bytes);
+        assert_eq!(write_part(&poly, (), "TRAK").unwrap(), bytes);
     }
 }

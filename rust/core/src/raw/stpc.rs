@@ -7,10 +7,12 @@ use binrw::io::{Read, Seek};
 use binrw::{binrw, BinRead, BinResult, Endian};
 use serde::Serialize;
 
+use crate::container::Tag;
 use crate::error::BuildError;
 use crate::raw::model::{ObjectModel, OBJECT_HEADER_SIZE};
 use crate::raw::stream::{
-    bad_value, check_count, elements, labelled, records, rest, u32_count, write_elements, Record,
+    bad_value, check_count, elements, labelled, records, rest, u32_count, write_elements,
+    ChunkLayout, Record,
 };
 use crate::raw::AnimationHeader;
 
@@ -41,6 +43,11 @@ pub struct Stpc {
     /// Strat code and data up to the end of the chunk, verbatim.
     #[br(parse_with = rest)]
     pub code: Vec<u8>,
+}
+
+impl ChunkLayout for Stpc {
+    const TAG: Tag = Tag::STPC;
+    const LAST: &'static str = "the strat code";
 }
 
 impl Stpc {

@@ -12,6 +12,7 @@ use std::io::{self, Cursor, Read, Seek, SeekFrom, Write};
 use binrw::error::{BacktraceFrame, ContextExt};
 use binrw::{BinRead, BinResult, BinWrite, Endian};
 
+use crate::container::Tag;
 use crate::error::{BuildError, Location, ParseError};
 
 /// A record with a fixed on-disk size.
@@ -290,41 +291,42 @@ fn too_many(n: usize, what: &str, max: u64) -> BuildError {
     }
 }
 
+/// The layout of a whole chunk's payload.
+pub(crate) trait ChunkLayout: BinRead + BinWrite {
+    const TAG: Tag;
+    /// What the payload ends with, as the error names it when bytes are left after it.
+    const LAST: &'static str;
+}
+
 /// Reads one whole chunk payload with its layout `T`; every byte must be used.
-pub(crate) fn read_chunk<T>(
+pub(crate) fn read_chunk<T: ChunkLayout>(
     data: &[u8],
     base: u64,
-    chunk: &str,
-    args: T::Args<'_>,
-    last: &str,
-) -> Result<T, ParseError>
-where
-    T: BinRead,
-{
-    let (value, used) = read_part(data, base, chunk, args)?;
+    args: <T as BinRead>::Args<'_>,
+) -> Result<T, ParseError> {
+    let chunk = T::TAG.name();
+    let (value, used) = read_part(data, base, &chunk, args)?;
     if used != data.len() {
         return Err(ParseError::TrailingBytes {
             at: Location {
-                chunk: chunk.to_string(),
+                chunk,
                 offset: base + used as u64,
             },
-            what: last.to_string(),
+            what: T::LAST.to_string(),
             count: (data.len() - used) as u64,
         });
     }
     Ok(value)
 }
 
-/// Reads a value with its layout `T` from the start of `data`; the value and the bytes it used.
-pub(crate) fn read_part<T>(
+/// Reads a value with its layout `T` from the start of `data`, a payload of `chunk` at `base`
+/// in the file; the value and the bytes it used.
+pub(crate) fn read_part<T: BinRead>(
     data: &[u8],
     base: u64,
     chunk: &str,
     args: T::Args<'_>,
-) -> Result<(T, usize), ParseError>
-where
-    T: BinRead,
-{
+) -> Result<(T, usize), ParseError> {
     let mut payload = Payload::new(data);
     let value = T::read_options(&mut payload, Endian::Little, args)
         .map_err(|e| parse_error(e, &payload, chunk, base))?;
@@ -332,14 +334,19 @@ where
 }
 
 /// Writes one chunk payload with its layout `T`.
-pub(crate) fn write_chunk<T>(
+pub(crate) fn write_chunk<T: ChunkLayout>(
+    value: &T,
+    args: <T as BinWrite>::Args<'_>,
+) -> Result<Vec<u8>, BuildError> {
+    write_part(value, args, &T::TAG.name())
+}
+
+/// Writes a value with its layout `T`, a part of `chunk`.
+pub(crate) fn write_part<T: BinWrite>(
     value: &T,
     args: T::Args<'_>,
     chunk: &str,
-) -> Result<Vec<u8>, BuildError>
-where
-    T: BinWrite,
-{
+) -> Result<Vec<u8>, BuildError> {
     let mut out = Cursor::new(Vec::new());
     value
         .write_options(&mut out, Endian::Little, args)

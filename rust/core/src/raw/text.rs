@@ -4,9 +4,10 @@
 use binrw::io::{Read, Seek};
 use binrw::{binrw, BinResult, Endian};
 
+use crate::container::Tag;
 use crate::error::BuildError;
 use crate::raw::stream::{
-    bad_value, elements, records, records_of_at_least, rest, u32_count, write_elements,
+    bad_value, elements, records, records_of_at_least, rest, u32_count, write_elements, ChunkLayout,
 };
 use crate::raw::TextureEntry;
 
@@ -35,6 +36,11 @@ pub struct Text {
     /// Bytes after the texture table (40 in the village level; meaning unknown).
     #[br(parse_with = rest)]
     pub trailing: Vec<u8>,
+}
+
+impl ChunkLayout for Text {
+    const TAG: Tag = Tag::TEXT;
+    const LAST: &'static str = "the texture table";
 }
 
 /// A palette: its header, `u32 n`, n colours, then a byte per colour.

@@ -53,12 +53,12 @@ fn args(wfpc: u32) -> MapArgs<'static> {
 }
 
 fn read(bytes: &[u8], wfpc: u32) -> Result<MapBlocks, String> {
-    read_chunk(bytes, 0, "MAP ", (args(wfpc),), "the final u16").map_err(|e| e.to_string())
+    read_chunk(bytes, 0, (args(wfpc),)).map_err(|e| e.to_string())
 }
 
 #[test]
 fn every_block_reads_and_writes_back() {
-    let bytes = write_chunk(&blocks(), (args(WFPC),), "MAP ").unwrap();
+    let bytes = write_chunk(&blocks(), (args(WFPC),)).unwrap();
     // Blocks 1 to 7, 8, 9, 10, 11, 12, 13, 14 and 15.
     let len = 12 + 24 + 8 + 4 + 4 + 32 * 8 + 4 + 24 + 4 + 24 + 12 + 8 + 28 + 4 + 2;
     assert_eq!(bytes.len(), len);
@@ -67,7 +67,7 @@ fn every_block_reads_and_writes_back() {
 
 #[test]
 fn what_the_other_chunks_decide_is_checked_where_it_is_read() {
-    let bytes = write_chunk(&blocks(), (args(WFPC),), "MAP ").unwrap();
+    let bytes = write_chunk(&blocks(), (args(WFPC),)).unwrap();
     let colours_at = 12 + 24 + 8 + 4 + 4 + 32 * 8 + 4 + 24 + 4 + 24;
     let mut damaged = bytes.clone();
     damaged[colours_at - 28..colours_at - 24].copy_from_slice(&5u32.to_le_bytes());
@@ -91,9 +91,9 @@ fn what_the_other_chunks_decide_is_checked_where_it_is_read() {
     // Without the view distance in WFPC, its four bytes are too many.
     assert!(read(&bytes, WFPC & !WFPC_VIEW_DISTANCE)
         .unwrap_err()
-        .ends_with("4 bytes left over after the final u16"));
+        .ends_with("4 bytes left over after the final u16 of MAP"));
 
-    let err = |b: &MapBlocks, wfpc| write_chunk(b, (args(wfpc),), "MAP ").unwrap_err();
+    let err = |b: &MapBlocks, wfpc| write_chunk(b, (args(wfpc),)).unwrap_err();
     assert_eq!(
         err(&blocks(), WFPC & !WFPC_PATHS).to_string(),
         "MAP paths: present exactly when WFPC has 0x200000"
