@@ -49,7 +49,7 @@ impl Tile {
     }
 }
 
-/// Block 8 derived from block 2 (note 003: "exactly derivable").
+/// Block 8 derived from block 2 (FORMAT.md §6: derived exactly).
 pub fn fixed_from_float(t: &TileFloat) -> TileFixed {
     let fixed = |v: f32| (v as f64 * 4096.0).round() as i32;
     TileFixed {
@@ -127,8 +127,8 @@ impl Map {
                 Ok(map) => Ok((
                     map,
                     Some(
-                        "MAP: vertex-colour sets read as note 001 says (frame count ≥ 2 means \
-                         two sets): the frame-count reading did not fit"
+                        "MAP: vertex-colour sets read the fallback way (a frame count of 2 or more \
+                         means two sets): the frame-count reading did not fit"
                             .to_string(),
                     ),
                 )),
@@ -255,7 +255,10 @@ mod tests {
         let read = Level::parse(&bytes).unwrap();
         assert_eq!(read.map().unwrap().colour_rule, ColourSetRule::AtMostTwo);
         assert_eq!(read.map().unwrap().tiles[2].colours.len(), 2 * nv);
-        assert!(read.warnings.iter().any(|w| w.contains("as note 001 says")));
+        assert!(read
+            .warnings
+            .iter()
+            .any(|w| w.contains("read the fallback way")));
         assert_eq!(read.to_bytes().unwrap(), bytes);
 
         level.map_mut().unwrap().colour_rule = ColourSetRule::FrameCount;

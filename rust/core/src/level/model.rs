@@ -1,5 +1,5 @@
 //! Models: the TRAK tile models (the level's construction kit) and the STPC object models share
-//! one format (note 001 §3). Their layouts in [`crate::raw::model`] are the level model as they
+//! one format (FORMAT.md §3). Their layouts in [`crate::raw::model`] are the level model as they
 //! are: a model's fields are its header's values and its data, without the counts.
 
 pub use crate::raw::model::{LoadSlots, Model, ObjectModel, Trak};

@@ -1,4 +1,4 @@
-//! The small, loosely described chunks: NAME, LNFO and LGHT (note 003, "Other chunks"), laid out
+//! The small, loosely described chunks: NAME, LNFO and LGHT (FORMAT.md §9), laid out
 //! in [`crate::raw::other`].
 //!
 //! Their layouts are only sketched in the notes, so a payload that does not fit is kept verbatim

@@ -1,5 +1,5 @@
 //! The STPC chunk: object models, animation sets, the WFPC & 0x100 block and the strat code
-//! (layout in [`crate::raw::stpc`]), read with the readings FORMAT-DECISIONS §7 allows, and the
+//! (layout in [`crate::raw::stpc`]), read with the readings FORMAT.md §11 allows, and the
 //! strat names the code holds.
 
 use crate::error::ParseError;

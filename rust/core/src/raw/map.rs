@@ -1,4 +1,4 @@
-//! The MAP chunk: all fifteen blocks of note 003 in file order. The blocks that describe tiles
+//! The MAP chunk: all fifteen blocks of FORMAT.md §6 in file order. The blocks that describe tiles
 //! (2, 8, 9, 10 and 11) are parallel lists here; [`crate::level::Map`] gathers them into tiles.
 //!
 //! MAP cannot be read alone: the number of vertex colours of a tile is the vertex count of its
@@ -26,7 +26,7 @@ pub const REGION_COUNT: usize = 32;
 /// One RGBA vertex colour as stored (0x80 = 1.0; the game doubles and clamps).
 pub type Rgba = [u8; 4];
 
-/// How the number of vertex-colour sets of a tile is read (FORMAT-DECISIONS §7).
+/// How the number of vertex-colour sets of a tile is read (FORMAT.md §11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ColourSetRule {
@@ -224,7 +224,7 @@ pub struct TileColours {
 }
 
 /// The models whose colours block 11 holds for each tile: its own and, when it has a swap entry,
-/// the swap entry's model B (FORMAT-DECISIONS §7).
+/// the swap entry's model B (FORMAT.md §11).
 fn colour_models<'a>(
     floats: &'a [TileFloat],
     model_index: &'a [u32],

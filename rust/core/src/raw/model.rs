@@ -1,4 +1,4 @@
-//! The model format TRAK and STPC share (note 001 §3), and the TRAK chunk: `u32 n`, all n
+//! The model format TRAK and STPC share (FORMAT.md §3), and the TRAK chunk: `u32 n`, all n
 //! headers (0x84 bytes each), then each model's vertices, faces and collision polygons. An STPC
 //! object model is its 0x8c-byte header directly followed by its data.
 //!
@@ -12,7 +12,7 @@ use crate::error::BuildError;
 use crate::raw::stream::{labelled, records, u16_count, u32_count, ChunkLayout, Record};
 use crate::raw::{CollisionPolygon, Face, ModelHeader, Vertex};
 
-/// An STPC model's header: the TRAK header and 8 bytes more (note 001 §3).
+/// An STPC model's header: the TRAK header and 8 bytes more (FORMAT.md §3).
 pub const OBJECT_HEADER_SIZE: usize = 0x8c;
 
 /// The header fields that are pointers set by the engine on load (0 in every known file), kept so
@@ -155,7 +155,7 @@ pub struct ObjectModel {
     #[br(temp)]
     #[bw(try_calc = model.header())]
     header: ModelHeader,
-    /// nVerts for rigid models, 0 for skinned ones (note 001 §3; kept as found).
+    /// nVerts for rigid models, 0 for skinned ones (FORMAT.md §3; kept as found).
     pub rigid_vertex_count: u16,
     #[br(temp)]
     #[bw(try_calc = u16_count(bone_vertex_counts.len(), "bones"))]
@@ -185,7 +185,7 @@ mod tests {
     use crate::raw::stream::{read_chunk, write_chunk, write_part};
 
     /// A TRAK of one model: its header, then 1 vertex, 1 face and one collision polygon in
-    /// group B, as note 001 §3 lays them out.
+    /// group B, as FORMAT.md §3 lays them out.
     fn one_model_trak() -> Vec<u8> {
         let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
         let u16s = |v: &[u16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();

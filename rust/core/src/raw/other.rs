@@ -1,5 +1,5 @@
 //! The small chunks: WFPC (the feature flags) and the loosely described NAME, LNFO and LGHT
-//! (note 003, "Other chunks").
+//! (FORMAT.md §9).
 
 use binrw::io::{Read, Seek};
 use binrw::{binrw, BinResult, Endian};

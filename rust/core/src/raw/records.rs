@@ -71,7 +71,7 @@ pub struct Vertex {
     pub normal: [f32; 3],
 }
 
-/// Face flag bits (note 001, "Face flags"). The bits the PC renderer does not read are kept as
+/// Face flag bits (FORMAT.md §3). The bits the PC renderer does not read are kept as
 /// found and have no names.
 pub mod face_flags {
     /// First face of a render batch: the renderer reloads page and blend state here.
@@ -104,7 +104,7 @@ pub struct Face {
     pub plane: [f32; 4],
 }
 
-/// One plane of a collision polygon: normal ×127, d in 20.12 fixed point (see FORMAT-DECISIONS §3).
+/// One plane of a collision polygon: normal ×127, d in 20.12 fixed point (FORMAT.md §4).
 #[binrw]
 #[brw(little)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]

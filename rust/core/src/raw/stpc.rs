@@ -1,7 +1,7 @@
-//! The STPC chunk (note 001 §6, note 003): `u32 n`, n object models, `u32 n`, n animation sets,
+//! The STPC chunk (FORMAT.md §7): `u32 n`, n object models, `u32 n`, n animation sets,
 //! the WFPC & 0x100 block when that flag is set, and the strat code up to the end of the chunk.
 //! The code is kept as bytes; MAP strat records and the code itself refer into it by absolute
-//! offsets from the start of the payload (FORMAT-DECISIONS §7).
+//! offsets from the start of the payload (FORMAT.md §7).
 
 use binrw::io::{Read, Seek};
 use binrw::{binrw, BinRead, BinResult, Endian};
@@ -93,7 +93,7 @@ pub struct Animation {
 }
 
 impl AnimationHeader {
-    /// The length of the data after the header (note 001 §6). None when it overflows.
+    /// The length of the data after the header (FORMAT.md §7). None when it overflows.
     pub fn data_len(&self) -> Option<u64> {
         let frames = self.frame_count as u64;
         let deltas = self.delta_count as u64;
@@ -130,7 +130,7 @@ fn animation_data<R: Read + Seek>(
     }
 }
 
-/// How the WFPC & 0x100 block was read (FORMAT-DECISIONS §7: the preferred reading first).
+/// How the WFPC & 0x100 block was read (FORMAT.md §11: the preferred reading first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExtraReading {
@@ -159,7 +159,7 @@ pub struct ExtraBlock {
     pub reading: ExtraReading,
 }
 
-/// An entry of the WFPC & 0x100 block (note 001 §6: `16-byte head (+4 count, +8 → n×8 bytes),
+/// An entry of the WFPC & 0x100 block (FORMAT.md §7: `16-byte head (+4 count, +8 → n×8 bytes),
 /// models`; meaning unknown): the head, whose u32 at +4 counts the 8-byte items that follow, and
 /// the object models after them, one per item.
 #[binrw]
@@ -221,7 +221,7 @@ fn models_per_item<R: Read + Seek>(
 }
 
 /// Whether an object model read from the WFPC & 0x100 block looks like one: its pointer slots
-/// are 0 as in every model of every known file (note 001 §3), its vertex counts agree (nVerts
+/// are 0 as in every model of every known file (FORMAT.md §3), its vertex counts agree (nVerts
 /// for a rigid model, per-bone counts adding up to nVerts for a skinned one), its faces use its
 /// vertices and its header's floats are finite. Strat code or an entry head read as a model
 /// fails this at once; the block is then read the other way.

@@ -1,4 +1,4 @@
-//! The TEXT chunk (note 001 §7): `u32 n`, n palettes; `u32 n`, n pages; `u32 n`, n texture
+//! The TEXT chunk (FORMAT.md §8): `u32 n`, n palettes; `u32 n`, n pages; `u32 n`, n texture
 //! entries; then bytes the notes do not describe.
 
 use binrw::io::{Read, Seek};
