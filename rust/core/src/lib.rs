@@ -13,7 +13,9 @@ pub mod geometry;
 pub mod gltf;
 pub mod info;
 pub mod level;
+pub mod limits;
 pub mod raw;
+pub(crate) mod rng;
 
 pub use error::{catch_panic, BuildError, InternalError, ParseError, WadError};
 pub use level::Level;

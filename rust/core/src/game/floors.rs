@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::game::floor::World;
-use crate::generate::Rng;
+use crate::rng::Rng;
 
 /// Height the probes drop from.
 pub const DROP_HEIGHT: f64 = 60.0;

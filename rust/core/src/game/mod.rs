@@ -1,6 +1,7 @@
-//! The game's rules, once: what the engine does with a level, as the notes describe it.
+//! The game's rules, once: what the engine does with a level (FORMAT.md), its fixed limits
+//! apart in [`crate::limits`], below the geometry that keeps to them.
 //!
-//! [`limits`] holds the engine's fixed limits; [`space`] its fixed-point space and tile frame;
+//! [`space`] holds the engine's fixed-point space and tile frame;
 //! [`cells`] the cell lists the MAP loader builds; [`floor`] the floor test (`FUN_004036d0`) in
 //! the engine's integers, [`floors`] two levels' floors compared; [`coverage`] which cells a
 //! collision polygon must be entered into, and the collision-only tiles that enter it there;
@@ -11,7 +12,6 @@ pub mod check;
 pub mod coverage;
 pub mod floor;
 pub mod floors;
-pub mod limits;
 pub mod space;
 
 pub use check::{check, check_against, Problem, Report, Severity};

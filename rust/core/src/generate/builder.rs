@@ -2,7 +2,6 @@
 
 use glam::{Vec2, Vec3};
 
-use super::rng::{sin_cos_turns, Rng};
 use crate::geometry::{
     bounding_box, encode_collision_polygon, face_plane, smooth_normals, sort_into_batches,
     COLLISION_FACING_DOWN,
@@ -10,6 +9,7 @@ use crate::geometry::{
 use crate::level::model::LoadSlots;
 use crate::level::Model;
 use crate::raw::{face_flags, CollisionPolygon, Face, TextureEntry, Vertex};
+use crate::rng::{sin_cos_turns, Rng};
 
 /// A special render mode (sorting/transparency), part of the render state.
 pub(super) const FACE_SPECIAL_MODE: u16 = 0x2;

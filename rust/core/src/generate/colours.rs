@@ -4,11 +4,11 @@ use glam::Vec3;
 
 use super::builder::TOP;
 use super::kit::Kit;
-use super::rng::{sin_cos_turns, Rng};
 use super::world::World;
 use crate::game::cells::tile_cell;
 use crate::level::map::Rgba;
 use crate::level::{Model, Tile};
+use crate::rng::{sin_cos_turns, Rng};
 
 /// Vertex colours for every tile and swap model. Most tiles have one set; some flicker through
 /// two or three (at least one of each, so that every level exercises the frame count).

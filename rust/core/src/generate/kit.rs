@@ -7,10 +7,10 @@ use super::builder::{
     MATERIALS_SPECIAL, MATERIAL_EXIT, MATERIAL_NORMAL, MATERIAL_WATER, TOP, WATER_Y,
 };
 use super::plan::KitPlan;
-use super::rng::{sin_cos_turns, Rng};
 use super::textures::{Surface, Textures};
 use crate::level::Model;
 use crate::raw::face_flags;
+use crate::rng::{sin_cos_turns, Rng};
 
 /// The tile models and the roles they play in the layout.
 #[derive(Default)]

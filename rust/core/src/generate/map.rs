@@ -5,7 +5,6 @@ use glam::Vec2;
 use super::builder::WATER_Y;
 use super::colours::SUN;
 use super::plan::Plan;
-use super::rng::{sin_cos_turns, Rng};
 use super::stpc::{CUT_SCENE_TRIGGER, LEVEL_DOOR, LLAMA, STRAT_TYPES};
 use super::tiles::Placed;
 use super::world::{fixed, World};
@@ -15,6 +14,7 @@ use crate::level::map::{
 };
 use crate::level::{Light, Lights, Map, Name};
 use crate::raw::{Region, StratRecord, Waypoint, ZoneRecord};
+use crate::rng::{sin_cos_turns, Rng};
 
 pub(super) fn build_map(
     rng: &mut Rng,

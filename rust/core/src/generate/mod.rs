@@ -19,11 +19,11 @@ use std::str::FromStr;
 
 use crate::container::Tag;
 use crate::level::{Chunk, ChunkBody, Level, Trak};
+use crate::rng::Rng;
 
 use kit::build_kit;
 use map::{build_lights, build_map, level_name, sound_bank};
 use plan::{Plan, OPTIONAL_WFPC_BITS, VARIANTS};
-pub(crate) use rng::Rng;
 use stpc::build_stpc;
 use textures::build_textures;
 use tiles::place_tiles;
@@ -35,7 +35,6 @@ mod kit;
 mod map;
 mod plan;
 mod props;
-mod rng;
 mod stpc;
 mod textures;
 mod tiles;

@@ -6,13 +6,13 @@ use std::collections::HashSet;
 
 use super::kit::Kit;
 use super::plan::Plan;
-use super::rng::Rng;
 use super::world::{Grid, World};
 use crate::game::cells::tile_cell;
 use crate::game::coverage::{self, CoverageError};
 use crate::level::map::WFPC_TILE_SWAPS;
 use crate::level::{Model, Tile};
 use crate::raw::{CollisionPolygon, TileSwap};
+use crate::rng::Rng;
 
 /// The grid cells (indices) a tile touches with its collision: the cell the loader lists it
 /// under, and every cell its polygons cover.

@@ -4,12 +4,12 @@ use glam::{Vec2, Vec3};
 
 use super::builder::{revolve, Group, ModelBuilder, Rect, Skin, MATERIAL_NORMAL};
 use super::plan::Plan;
-use super::rng::{sin_cos_turns, Rng};
 use super::textures::{Surface, Textures};
 use super::world::fixed;
 use crate::level::stpc::{Animation, ExtraBlock, ExtraEntry, ExtraReading, WFPC_STPC_EXTRA_BLOCK};
 use crate::level::{ObjectModel, Stpc};
 use crate::raw::AnimationHeader;
+use crate::rng::{sin_cos_turns, Rng};
 
 /// A strat type as the MAP records use it. Variables, slots, type flags and extra memory come
 /// from the compiled code and are the same for every instance of a type (FORMAT.md §6), so every

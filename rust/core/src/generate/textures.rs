@@ -1,10 +1,10 @@
 //! TEXT: texture pages and the texture table.
 
 use super::plan::{Plan, Variant};
-use super::rng::Rng;
 use crate::level::text::{Page, Palette};
 use crate::level::Text;
 use crate::raw::{TextureEntry, ENTRY_FLAT_COLOUR};
+use crate::rng::Rng;
 
 const PAGE_SIZE: usize = 256;
 /// Pages are painted in 64×64 cells, each one texture rectangle of the table.

@@ -7,12 +7,12 @@ use super::colours::colour_tiles;
 use super::kit::Kit;
 use super::plan::Plan;
 use super::props::{add_props, reached_cells, Budget};
-use super::rng::Rng;
 use super::world::World;
 use crate::game::coverage;
 use crate::game::floor::{World as Floors, MATERIAL_IGNORED, MATERIAL_IGNORED_ALT};
 use crate::game::space::to_fixed;
 use crate::level::{Map, Model, Tile};
+use crate::rng::Rng;
 
 /// Hands out models so that each is used once before any is used twice, in an order the seed
 /// shuffles.

@@ -4,7 +4,7 @@ use glam::Vec2;
 
 use super::builder::TOP;
 use super::plan::Plan;
-use super::rng::Rng;
+use crate::rng::Rng;
 
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Grid {

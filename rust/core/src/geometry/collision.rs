@@ -3,7 +3,7 @@
 
 use glam::{DVec3, Vec3};
 
-use crate::game::limits::NORMAL_LENGTH_SLACK;
+use crate::limits::NORMAL_LENGTH_SLACK;
 use crate::raw::{CollisionPlane, CollisionPolygon};
 
 /// Collision polygon kind bit: four edge planes (a quad); clear for a triangle.
@@ -262,7 +262,7 @@ fn intersect(planes: [(DVec3, f64); 3]) -> DVec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::Rng;
+    use crate::rng::Rng;
 
     fn plane_of(normal: [i8; 3], d: i16) -> CollisionPlane {
         CollisionPlane { normal, pad: 0, d }

@@ -7,7 +7,7 @@
 
 use glam::{DVec3, Vec3};
 
-use crate::game::limits::{render_state, MAX_BATCH_FACES};
+use crate::limits::{render_state, MAX_BATCH_FACES};
 use crate::raw::{face_flags, Face, TextureEntry};
 
 /// The plane of a render triangle as TRAK stores it: n = normalize((v1−v0)×(v2−v0)), d = n·v0,

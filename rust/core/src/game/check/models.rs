@@ -3,9 +3,9 @@
 use glam::Vec3;
 
 use super::Problem;
-use crate::game::limits::{render_state, MAX_BATCH_FACES, MAX_MODEL_VERTICES, NORMAL_LENGTH_SLACK};
 use crate::geometry::{decode_collision_polygon, face_plane, COLLISION_QUAD};
 use crate::level::Model;
+use crate::limits::{render_state, MAX_BATCH_FACES, MAX_MODEL_VERTICES, NORMAL_LENGTH_SLACK};
 use crate::raw::{face_flags, TextureEntry};
 
 /// Stored face planes and boxes may differ from the recomputed ones by float noise.

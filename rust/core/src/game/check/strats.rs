@@ -9,9 +9,9 @@ use crate::game::coverage::world_polygon;
 use crate::game::floor::{
     edge_tolerance, test_polygon, World, MATERIAL_IGNORED, MATERIAL_IGNORED_ALT,
 };
-use crate::game::limits::STRAT_POOL_BASE;
 use crate::game::space::{from_fixed, to_fixed};
 use crate::level::{Level, Map, Model};
+use crate::limits::STRAT_POOL_BASE;
 
 /// The strats that are the player at the level's start (FORMAT.md §6).
 pub const PLAYER_STRATS: [&str; 4] = [

@@ -5,7 +5,6 @@ use super::kit::{
     block, door, exit_floor, fence, floor, pillar, ramp, skirt, special_floor, water_plane,
 };
 use super::plan::{Plan, VARIANTS};
-use super::rng::{series_sin_cos, sin_cos_turns, Rng};
 use super::stpc::STRAT_TYPES;
 use super::textures::build_textures;
 use super::{generate, Size};
@@ -15,6 +14,7 @@ use crate::geometry::decode_collision_polygon;
 use crate::level::stpc::ExtraReading;
 use crate::level::Level;
 use crate::raw::Vertex;
+use crate::rng::{series_sin_cos, sin_cos_turns, Rng};
 
 mod rules;
 

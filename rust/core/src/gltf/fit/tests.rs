@@ -1,5 +1,5 @@
 use super::*;
-use crate::generate::Rng;
+use crate::rng::Rng;
 
 fn entry(u0: u8, u1: u8, v0: u8, v1: u8) -> TextureEntry {
     TextureEntry {

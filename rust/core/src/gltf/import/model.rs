@@ -9,7 +9,6 @@ use super::attributes::{integer, per_triangle};
 use super::colours::{corner_colours, same_colour, vertex_colours};
 use super::error::ImportError;
 use super::report::ChangeReport;
-use crate::game::limits::MAX_MODEL_VERTICES;
 use crate::geometry::{bounding_box, face_plane, smooth_normals, sort_into_batches};
 use crate::gltf::fit::{
     uv_distance, with_corner_flags, Fitter, PageMaterial, FIT_TOLERANCE, SHARE_TOLERANCE,
@@ -18,6 +17,7 @@ use crate::gltf::read::Triangles;
 use crate::gltf::uv::face_uvs;
 use crate::level::map::Rgba;
 use crate::level::Model;
+use crate::limits::MAX_MODEL_VERTICES;
 use crate::raw::{face_flags, Face, TextureEntry, Vertex};
 
 /// How far a position may move before it counts as moved (float noise of other tools' matrix

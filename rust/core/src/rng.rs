@@ -1,4 +1,5 @@
-//! Random numbers and sines, the same on every machine.
+//! Random numbers and sines, the same on every machine: a seed alone decides a generated level
+//! and the points two levels' floors are compared at.
 
 /// splitmix64: a few lines, fast, and the same sequence on every machine.
 #[derive(Debug, Clone)]
@@ -18,17 +19,17 @@ impl Rng {
     }
 
     /// An independent stream seeded from this one.
-    pub(super) fn fork(&mut self) -> Rng {
+    pub(crate) fn fork(&mut self) -> Rng {
         Rng(self.next_u64())
     }
 
     /// Uniform in 0..n (n > 0).
-    pub(super) fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 
     /// Uniform in [0, 1).
-    pub(super) fn unit(&mut self) -> f32 {
+    pub(crate) fn unit(&mut self) -> f32 {
         (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32
     }
 
@@ -36,39 +37,39 @@ impl Rng {
         low + (high - low) * self.unit()
     }
 
-    pub(super) fn chance(&mut self, p: f32) -> bool {
+    pub(crate) fn chance(&mut self, p: f32) -> bool {
         self.unit() < p
     }
 
-    pub(super) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+    pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len())]
     }
 
-    pub(super) fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             items.swap(i, self.below(i + 1));
         }
     }
 
-    pub(super) fn bytes(&mut self, n: usize) -> Vec<u8> {
+    pub(crate) fn bytes(&mut self, n: usize) -> Vec<u8> {
         (0..n).map(|_| self.next_u64() as u8).collect()
     }
 
     /// A rotation about y in the MAP's units (4096 = 360°): the originals only use quarter turns.
-    pub(super) fn quarter_turn(&mut self) -> u32 {
+    pub(crate) fn quarter_turn(&mut self) -> u32 {
         self.below(4) as u32 * 1024
     }
 }
 
 /// Sine and cosine of `turns` × 360° from their Taylor series: libm's results may differ in the
 /// last bit between platforms, and a seed must give the same bytes everywhere.
-pub(super) fn sin_cos_turns(turns: f32) -> (f32, f32) {
+pub(crate) fn sin_cos_turns(turns: f32) -> (f32, f32) {
     let (sin, cos) = series_sin_cos(turns as f64);
     (sin as f32, cos as f32)
 }
 
 /// [`sin_cos_turns`] in f64, within 1e-12.
-pub(super) fn series_sin_cos(turns: f64) -> (f64, f64) {
+pub(crate) fn series_sin_cos(turns: f64) -> (f64, f64) {
     let x = (turns - turns.round()) * std::f64::consts::TAU;
     let (mut sin, mut cos) = (0.0, 0.0);
     let (mut sin_term, mut cos_term) = (x, 1.0);
