@@ -112,7 +112,9 @@ def render(path: Path, view: str, size: tuple[int, int]) -> float:
 IMPORT_TARGET_S = 0.5
 EXPORT_TARGET_S = 0.6
 CHECK_TARGET_S = 0.5
-SPEED_UP_TARGET = 3.0
+# How much faster than Blender's own glTF importer and exporter on the same level (issue 10).
+IMPORT_SPEED_UP_TARGET = 20.0
+EXPORT_SPEED_UP_TARGET = 40.0
 
 
 class _Quiet:
@@ -224,12 +226,13 @@ def bench(runs: int) -> dict:
         "import_under_s": IMPORT_TARGET_S,
         "export_under_s": EXPORT_TARGET_S,
         "check_under_s": CHECK_TARGET_S,
-        "speed_up_at_least": SPEED_UP_TARGET,
+        "import_speed_up_at_least": IMPORT_SPEED_UP_TARGET,
+        "export_speed_up_at_least": EXPORT_SPEED_UP_TARGET,
         "met": results["addon_import"][0] < IMPORT_TARGET_S
         and results["addon_export"][0] < EXPORT_TARGET_S
         and results["addon_check"][0] < CHECK_TARGET_S
-        and report["import_speed_up"] >= SPEED_UP_TARGET
-        and report["export_speed_up"] >= SPEED_UP_TARGET,
+        and report["import_speed_up"] >= IMPORT_SPEED_UP_TARGET
+        and report["export_speed_up"] >= EXPORT_SPEED_UP_TARGET,
     }
     return report
 
@@ -249,7 +252,7 @@ def print_bench(report: dict) -> None:
         r = report[key]
         note = f"   (target < {target} s)" if target else ""
         print(f"{label:28s} median {r['median_s']:7.3f} s   min {r['min_s']:7.3f} s{note}")
-    print(f"add-on import {report['import_speed_up']}× and export {report['export_speed_up']}× faster than Blender's own (target ≥ {SPEED_UP_TARGET}×)")
+    print(f"add-on import {report['import_speed_up']}× and export {report['export_speed_up']}× faster than Blender's own (targets ≥ {IMPORT_SPEED_UP_TARGET:g}× and ≥ {EXPORT_SPEED_UP_TARGET:g}×)")
     print(f"export byte-identical to the level: {'yes' if report['export_byte_identical'] else 'NO'}; targets {'met' if report['targets']['met'] else 'NOT met'}")
 
 
