@@ -10,7 +10,8 @@ use glam::{Mat4, Vec3};
 use super::error::ImportError;
 use super::scene::{Node, Scene};
 use crate::gltf::read::{
-    is_mapping_attribute, spelled_out, ReadError, Triangles, MAX_MESH_TRIANGLES, MAX_NODE_DEPTH,
+    extras_json, is_mapping_attribute, spelled_out, Document, ReadError, Triangles,
+    MAX_MESH_TRIANGLES, MAX_NODE_DEPTH,
 };
 
 /// The scene: what a glTF's level scene says, as arrays.
@@ -69,9 +70,10 @@ impl Scene<'static> {
             nodes,
             meshes,
         } = arrays;
+        // Our own object, as the tool keeps it: nothing a glTF exporter made of it to undo.
         let extras = match extras {
             None => None,
-            Some(text) => match serde_json::from_str(&text).map(spelled_out) {
+            Some(text) => match serde_json::from_str(&text) {
                 Ok(value @ serde_json::Value::Object(_)) => Some(value),
                 _ => {
                     return Err(unreadable(
@@ -208,12 +210,14 @@ fn mesh_triangles(mesh: MeshArrays) -> Result<Triangles, ReadError> {
             "has more than {MAX_MESH_TRIANGLES} triangles, more than a level can use"
         )));
     }
-    let mut out = Triangles::default();
-    for (k, (name, values)) in attributes.iter().enumerate() {
+    for (k, (name, _)) in attributes.iter().enumerate() {
         if attributes[..k].iter().any(|(other, _)| other == name) {
             return Err(read_error(format!("{name} is given twice")));
         }
-        let Some(wanted) = components(name) else {
+    }
+    let mut out = Triangles::default();
+    for (name, values) in attributes {
+        let Some(wanted) = components(&name) else {
             return Err(read_error(format!(
                 "{name} is not an attribute of the mapping (POSITION, NORMAL, TEXCOORD_0, COLOR_0, _FLAGS, …)"
             )));
@@ -229,22 +233,27 @@ fn mesh_triangles(mesh: MeshArrays) -> Result<Triangles, ReadError> {
                 values.len()
             )));
         }
-        // NaN in a custom attribute is the mapping's "no value"; the others must be numbers.
-        if !name.starts_with('_') {
-            let faces: Vec<usize> = values
-                .chunks_exact(3 * per_corner)
-                .enumerate()
-                .filter(|(_, t)| !t.iter().all(|v| v.is_finite()))
-                .map(|(t, _)| t)
-                .collect();
-            if !faces.is_empty() {
-                return Err(ReadError {
-                    message: format!(
-                        "{name} holds values that are not finite numbers (NaN or infinity)"
-                    ),
-                    faces,
-                });
-            }
+        // NaN is "no value" at a corner in a custom attribute (the mapping's), and no UV or
+        // colour there in TEXCOORD_0 and COLOR_0 (what the reader makes of a glTF primitive
+        // without them); every other value must be a finite number.
+        let no_value_is_nan = name.starts_with('_') || name == "TEXCOORD_0" || name == "COLOR_0";
+        let wrong = |v: &f32| !v.is_finite() && !(no_value_is_nan && v.is_nan());
+        let faces: Vec<usize> = values
+            .chunks_exact(3 * per_corner)
+            .enumerate()
+            .filter(|(_, t)| t.iter().any(wrong))
+            .map(|(t, _)| t)
+            .collect();
+        if !faces.is_empty() {
+            let what = if no_value_is_nan {
+                "infinity"
+            } else {
+                "NaN or infinity"
+            };
+            return Err(ReadError {
+                message: format!("{name} holds values that are not finite numbers ({what})"),
+                faces,
+            });
         }
         match name.as_str() {
             "POSITION" => out.positions = values.chunks_exact(3).map(Vec3::from_slice).collect(),
@@ -259,8 +268,7 @@ fn mesh_triangles(mesh: MeshArrays) -> Result<Triangles, ReadError> {
             }
             "NORMAL" => {}
             custom => {
-                out.scalars
-                    .insert(custom[1..].to_string(), values.clone());
+                out.scalars.insert(custom[1..].to_string(), values);
             }
         }
     }
@@ -292,4 +300,92 @@ fn mesh_triangles(mesh: MeshArrays) -> Result<Triangles, ReadError> {
             .collect()
     };
     Ok(out)
+}
+
+impl SceneArrays {
+    /// The arrays of a glTF's scene: what a tool would hand over instead of writing that glTF,
+    /// its nodes numbered anew, parents first. Tests put the two front doors side by side with
+    /// it. Fails where a mesh cannot be read.
+    pub fn of_document(doc: &Document) -> Result<SceneArrays, ReadError> {
+        let walked = doc.world_nodes();
+        let mut number = vec![None; doc.document.nodes().len()];
+        for (k, (node, _)) in walked.iter().enumerate() {
+            number[node.index()] = Some(k);
+        }
+        let mut parents = vec![None; walked.len()];
+        for (k, (node, _)) in walked.iter().enumerate() {
+            for child in node.children() {
+                if let Some(c) = number[child.index()] {
+                    parents[c] = Some(k);
+                }
+            }
+        }
+        let nodes = walked
+            .iter()
+            .zip(parents)
+            .map(|((node, _), parent)| NodeArrays {
+                name: node.name().map(str::to_string),
+                parent,
+                matrix: Mat4::from_cols_array_2d(&node.transform().matrix()).to_cols_array(),
+                mesh: node.mesh().map(|m| m.index()),
+                extras: node.extras().as_ref().map(|e| e.get().to_string()),
+            })
+            .collect();
+        let extras = doc.document.scenes().find_map(|s| {
+            extras_json(s.extras())?
+                .get("llamawad")
+                .filter(|v| v.is_object())
+                .map(|v| v.to_string())
+        });
+        let meshes = doc
+            .document
+            .meshes()
+            .map(|mesh| doc.triangles(&mesh).map(mesh_arrays))
+            .collect::<Result<_, _>>()?;
+        Ok(SceneArrays {
+            extras,
+            nodes,
+            meshes,
+        })
+    }
+}
+
+/// A mesh's triangles as the arrays that name them.
+fn mesh_arrays(tris: Triangles) -> MeshArrays {
+    let mut attributes = vec![(
+        "POSITION".to_string(),
+        tris.positions.iter().flat_map(|p| p.to_array()).collect(),
+    )];
+    if let Some(uvs) = tris.uvs {
+        attributes.push((
+            "TEXCOORD_0".to_string(),
+            uvs.into_iter().flatten().collect(),
+        ));
+    }
+    if let Some(colours) = tris.colours {
+        attributes.push((
+            "COLOR_0".to_string(),
+            colours.into_iter().flatten().collect(),
+        ));
+    }
+    let mut scalars: Vec<_> = tris.scalars.into_iter().collect();
+    scalars.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    attributes.extend(scalars.into_iter().map(|(name, v)| (format!("_{name}"), v)));
+    let mut materials: Vec<Option<String>> = Vec::new();
+    let triangle_materials = tris
+        .materials
+        .into_iter()
+        .map(|m| match materials.iter().position(|known| *known == m) {
+            Some(k) => k as u32,
+            None => {
+                materials.push(m);
+                materials.len() as u32 - 1
+            }
+        })
+        .collect();
+    MeshArrays {
+        attributes,
+        materials,
+        triangle_materials,
+    }
 }

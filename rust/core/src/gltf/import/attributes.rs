@@ -1,6 +1,8 @@
 //! A node's triangles and the integer attributes the mapping puts on them (MAPPING.md), read
 //! the way every tool may have written them (floats, integers as floats).
 
+use std::borrow::Cow;
+
 use glam::Vec3;
 
 use super::error::ImportError;
@@ -51,19 +53,18 @@ pub(super) fn face_flags(tris: &Triangles, name: &str) -> Result<Vec<Option<u16>
 
 /// A node's triangles (none without a mesh), refusing any corner that lies, after its world
 /// transform, beyond the reach of a `grid` (width, height) level.
-pub(super) fn node_triangles(
-    scene: &Scene,
+pub(super) fn node_triangles<'s>(
+    scene: &'s Scene,
     node: &Node,
     grid: (u32, u32),
     name: &str,
-) -> Result<Triangles, ImportError> {
+) -> Result<Cow<'s, Triangles>, ImportError> {
     let Some(mesh) = node.mesh else {
-        return Ok(Triangles::default());
+        return Ok(Cow::Owned(Triangles::default()));
     };
     let tris = scene
         .triangles(mesh)
-        .map_err(|e| ImportError::read(name, e))?
-        .into_owned();
+        .map_err(|e| ImportError::read(name, e))?;
     let (w, h) = (grid.0 as f32, grid.1 as f32);
     let within = |p: Vec3| {
         let p = node.world.transform_point3(p);

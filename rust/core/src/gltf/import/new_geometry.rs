@@ -87,7 +87,7 @@ pub(super) fn world_triangles(
     grid: (u32, u32),
     name: &str,
 ) -> Result<Triangles, ImportError> {
-    let mut tris = node_triangles(scene, node, grid, name)?;
+    let mut tris = node_triangles(scene, node, grid, name)?.into_owned();
     for p in &mut tris.positions {
         *p = node.world.transform_point3(*p);
     }

@@ -93,8 +93,11 @@ pub(super) fn sort_nodes<'a>(
     let is_collision =
         |n: &Node| is_given_collision(n) || role(n).is_some_and(|r| r.kind == "collision");
     // A child that is a collision mesh: named "collision…", or a tile's collision node of ours.
-    let collision_child =
-        |n: &Node| n.children.iter().find_map(|&c| scene.node(c).filter(|c| is_collision(c)));
+    let collision_child = |n: &Node| {
+        n.children
+            .iter()
+            .find_map(|&c| scene.node(c).filter(|c| is_collision(c)))
+    };
     for node in &scene.nodes {
         let Some(role) = role(node) else {
             // New geometry: a mesh, or collision alone (a node without faces whose child is
