@@ -105,17 +105,31 @@ def _get(collection, attr: str, dtype, width: int = 1) -> np.ndarray:
     return values if width == 1 else values.reshape(-1, width)
 
 
-def _fan(mesh) -> tuple[np.ndarray, np.ndarray]:
-    """Loops of each triangle (faces fanned from their first corner) and each triangle's face."""
-    loop_total = _get(mesh.polygons, "loop_total", np.int32)
-    if len(loop_total) and (loop_total == 3).all():
-        return np.arange(3 * len(loop_total), dtype=np.int64).reshape(-1, 3), np.arange(len(loop_total))
-    loop_start = _get(mesh.polygons, "loop_start", np.int64)
-    tris_per_face = np.maximum(loop_total - 2, 0)
-    face = np.repeat(np.arange(len(loop_total)), tris_per_face)
-    k = np.arange(len(face)) - np.repeat(np.cumsum(tris_per_face) - tris_per_face, tris_per_face)
-    start = loop_start[face]
-    return np.stack([start, start + k + 1, start + k + 2], 1), face
+class _Corners:
+    """Where each triangle corner comes from, faces fanned from their first corner: its loop and
+    its face. A mesh of triangles only (what import makes) has its loops as its corners, in
+    order, and its values are taken as they are."""
+
+    def __init__(self, mesh):
+        loop_total = _get(mesh.polygons, "loop_total", np.int32)
+        if (loop_total == 3).all():
+            self.loops = None
+            self.tri_face = np.arange(len(loop_total))
+        else:
+            loop_start = _get(mesh.polygons, "loop_start", np.int32).astype(np.int64)
+            tris_per_face = np.maximum(loop_total - 2, 0)
+            face = np.repeat(np.arange(len(loop_total)), tris_per_face)
+            k = np.arange(len(face)) - np.repeat(np.cumsum(tris_per_face) - tris_per_face, tris_per_face)
+            start = loop_start[face]
+            self.loops = np.stack([start, start + k + 1, start + k + 2], 1).ravel()
+            self.tri_face = face
+        self.face = np.repeat(self.tri_face, 3)
+
+    def of_loops(self, values: np.ndarray) -> np.ndarray:
+        return values if self.loops is None else values[self.loops]
+
+    def of_faces(self, values: np.ndarray) -> np.ndarray:
+        return np.repeat(values, 3, axis=0) if self.loops is None else values[self.face]
 
 
 def _int_values(mesh, name: str, domain: str) -> np.ndarray | None:
@@ -159,20 +173,17 @@ def _material_names(mesh) -> list[str | None]:
 
 
 def render_arrays(mesh) -> MeshArrays:
-    tri_loops, tri_face = _fan(mesh)
-    corners = tri_loops.ravel()
-    loop_vertex = _get(mesh.loops, "vertex_index", np.int64)
-    corner_vertex = loop_vertex[corners]
+    corners = _Corners(mesh)
+    corner_vertex = corners.of_loops(_get(mesh.loops, "vertex_index", np.int32))
     co = _get(mesh.vertices, "co", np.float32, 3)
     attrs: dict[str, np.ndarray] = {"POSITION": space.blender_to_file(co[corner_vertex])}
-    corner_face = np.repeat(tri_face, 3)
     # The Blender face of every corner: the way back cuts quads along the diagonal the game can
     # show their UVs along, and names faces the artist sees.
-    attrs["_SOURCE_FACE"] = corner_face.astype(np.float32)
+    attrs["_SOURCE_FACE"] = corners.face.astype(np.float32)
     for name, key in (("wad_flags", "_FLAGS"), ("wad_texture", "_TEXTURE"), ("wad_face", "_FACE")):
         values = _int_values(mesh, name, "FACE")
         if values is not None:
-            attrs[key] = values[corner_face]
+            attrs[key] = corners.of_faces(values)
     vertex = _int_values(mesh, "wad_vertex", "POINT")
     if vertex is not None:
         attrs["_VERTEX"] = vertex[corner_vertex]
@@ -180,69 +191,70 @@ def render_arrays(mesh) -> MeshArrays:
     while (rgb := _int_values(mesh, f"wad_rgb_{k}", "POINT")) is not None:
         alpha = _int_values(mesh, f"wad_alpha_{k}", "POINT")
         attrs[f"_RGB_{k}"] = rgb[corner_vertex]
-        attrs[f"_ALPHA_{k}"] = alpha[corner_vertex] if alpha is not None else np.zeros(len(corners), np.float32)
+        attrs[f"_ALPHA_{k}"] = alpha[corner_vertex] if alpha is not None else np.zeros(len(corner_vertex), np.float32)
         k += 1
     colours = mesh.color_attributes.get(COLOUR)
     if colours is not None:
         values = _get(colours.data, "color", np.float32, 4)
-        attrs["COLOR_0"] = values[corners] if colours.domain == "CORNER" else values[corner_vertex]
+        attrs["COLOR_0"] = corners.of_loops(values) if colours.domain == "CORNER" else values[corner_vertex]
     uv_layer = mesh.uv_layers.active
     if uv_layer is not None:
-        uv = _get(uv_layer.uv, "vector", np.float32, 2)[corners]
+        uv = corners.of_loops(_get(uv_layer.uv, "vector", np.float32, 2))
         uv[:, 1] = 1.0 - uv[:, 1]
         attrs["TEXCOORD_0"] = uv
     names = _material_names(mesh)
     if len(names) <= 1:
-        return MeshArrays(attrs, names[:1], NO_MATERIALS, tri_face)
+        return MeshArrays(attrs, names[:1], NO_MATERIALS, corners.tri_face)
     slots = _get(mesh.polygons, "material_index", np.int32)
     # A face may keep the index of a slot since removed: it has the last slot, as in Blender.
-    triangle_materials = np.minimum(slots, len(names) - 1).astype(np.uint32)[tri_face]
-    return MeshArrays(attrs, names, triangle_materials, tri_face)
+    triangle_materials = np.minimum(slots, len(names) - 1).astype(np.uint32)[corners.tri_face]
+    return MeshArrays(attrs, names, triangle_materials, corners.tri_face)
 
 
-def _face_data_arrays(mesh, face_attributes) -> tuple[dict, np.ndarray, np.ndarray]:
+def _face_data_arrays(mesh, face_attributes) -> tuple[dict, _Corners]:
     """Positions of every triangle corner (file space) and the named FACE-domain integer
     attributes as per-corner floats, for meshes whose data belong to faces (collision, zones)."""
-    tri_loops, tri_face = _fan(mesh)
-    loop_vertex = _get(mesh.loops, "vertex_index", np.int64)
+    corners = _Corners(mesh)
+    corner_vertex = corners.of_loops(_get(mesh.loops, "vertex_index", np.int32))
     co = _get(mesh.vertices, "co", np.float32, 3)
-    attrs = {"POSITION": space.blender_to_file(co[loop_vertex[tri_loops.ravel()]])}
-    corner_face = np.repeat(tri_face, 3)
+    attrs = {"POSITION": space.blender_to_file(co[corner_vertex])}
     for name, key in face_attributes:
         values = _int_values(mesh, name, "FACE")
         if values is not None:
-            attrs[key] = values[corner_face]
-    return attrs, tri_face, corner_face
+            attrs[key] = corners.of_faces(values)
+    return attrs, corners
 
 
 def collision_arrays(mesh) -> MeshArrays:
-    attrs, tri_face, corner_face = _face_data_arrays(
-        mesh, (("wad_material", "_MATERIAL"), ("wad_kind", "_KIND"), ("wad_group", "_GROUP"))
-    )
+    attrs, corners = _face_data_arrays(mesh, (("wad_material", "_MATERIAL"), ("wad_kind", "_KIND"), ("wad_group", "_GROUP")))
     polygon = _int_values(mesh, "wad_polygon", "FACE")
-    polygon = np.full(len(mesh.polygons), -1, np.int32) if polygon is None else _first_keeps(polygon.astype(np.int32))
-    attrs["_POLYGON"] = polygon[corner_face].astype(np.float32)
-    attrs["_SOURCE_FACE"] = corner_face.astype(np.float32)
-    return MeshArrays(attrs, ["collision"], NO_MATERIALS, tri_face)
+    polygon = np.full(len(mesh.polygons), -1, np.float32) if polygon is None else _first_keeps(polygon)
+    attrs["_POLYGON"] = corners.of_faces(polygon)
+    attrs["_SOURCE_FACE"] = corners.face.astype(np.float32)
+    return MeshArrays(attrs, ["collision"], NO_MATERIALS, corners.tri_face)
 
 
 def zones_arrays(mesh) -> MeshArrays:
-    attrs, tri_face, _ = _face_data_arrays(mesh, (("wad_cell", "_CELL"), ("wad_zone", "_ZONE")))
-    return MeshArrays(attrs, ["zones"], NO_MATERIALS, tri_face)
+    attrs, corners = _face_data_arrays(mesh, (("wad_cell", "_CELL"), ("wad_zone", "_ZONE")))
+    return MeshArrays(attrs, ["zones"], NO_MATERIALS, corners.tri_face)
+
+
+_json = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def _extras(obj) -> str:
     """The object's custom properties that JSON can hold, as JSON text: the node's extras."""
     out = {}
-    for key in obj.keys():
-        value = obj[key]
-        if hasattr(value, "to_dict"):
-            value = value.to_dict()
-        elif hasattr(value, "to_list"):
-            value = value.to_list()
-        if isinstance(value, (str, int, float, bool, list, dict)):
-            out[key] = value
-    return json.dumps(out, separators=(",", ":"))
+    for key, value in obj.items():
+        if not isinstance(value, (str, int, float)):
+            if hasattr(value, "to_dict"):
+                value = value.to_dict()
+            elif hasattr(value, "to_list"):
+                value = value.to_list()
+            if not isinstance(value, (list, dict)):
+                continue
+        out[key] = value
+    return _json(out)
 
 
 # Blender's axes as file space's: file (x, y, z) is Blender (x, −z, y).
