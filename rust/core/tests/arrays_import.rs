@@ -108,7 +108,8 @@ fn wrong_arrays_are_refused_naming_the_node() {
             .unwrap();
         k
     };
-    let cases: Vec<(&str, Box<dyn FnOnce(&mut SceneArrays)>, &str)> = vec![
+    type Spoil<'a> = Box<dyn FnOnce(&mut SceneArrays) + 'a>;
+    let cases: Vec<(&str, Spoil, &str)> = vec![
         (
             "POSITION one value short",
             Box::new(|a| {

@@ -555,15 +555,11 @@ mod _native {
                 bytes_input("a base level", &base)
             )
         };
-        let options = wad_gltf::ImportOptions {
-            force,
-            snap_uvs,
-            generate_collision,
-        };
-        super::written_level(py, input, &base, |level| {
+        let options = (force, snap_uvs, generate_collision);
+        super::written_level(py, input, &base, options, |level, options| {
             let doc = wad_gltf::Document::from_slice(&gltf, directory.as_deref())
-                .map_err(|e| ImportFailure::Other(format!("glTF: {e}")))?;
-            wad_gltf::gltf_to_wad(level, &base, &doc, options).map_err(ImportFailure::Refused)
+                .map_err(|e| format!("glTF: {e}"))?;
+            Ok(wad_gltf::gltf_to_wad(level, &base, &doc, options))
         })
     }
 
@@ -602,30 +598,36 @@ mod _native {
                 bytes_input("a base level", &base)
             )
         };
-        let options = wad_gltf::ImportOptions {
-            force,
-            snap_uvs,
-            generate_collision,
-        };
-        super::written_level(py, input, &base, |level| {
-            wad_gltf::arrays_to_wad(level, &base, arrays, options).map_err(ImportFailure::Refused)
+        let options = (force, snap_uvs, generate_collision);
+        super::written_level(py, input, &base, options, |level, options| {
+            Ok(wad_gltf::arrays_to_wad(level, &base, arrays, options))
         })
     }
 }
 
-/// Runs one conversion of the way back against the base with the GIL released, and hands the
-/// written level's bytes and the change report to Python (a refusal as ImportRefused).
+/// Runs one conversion of the way back against the base with the GIL released, with the options
+/// the Python functions take (`force`, `snap_uvs`, `generate_collision`), and hands the written
+/// level's bytes and the change report to Python: a refusal as ImportRefused, the reading of the
+/// base or of what `convert` reads (its `Err`) as WadError.
 fn written_level<'py>(
     py: Python<'py>,
     input: impl FnOnce() -> String + Send,
     base: &[u8],
-    convert: impl FnOnce(&Level) -> Result<(Level, wad_gltf::ChangeReport), ImportFailure> + Send,
+    (force, snap_uvs, generate_collision): (bool, bool, bool),
+    convert: impl FnOnce(&Level, wad_gltf::ImportOptions) -> Result<Converted, String> + Send,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
+    let options = wad_gltf::ImportOptions {
+        force,
+        snap_uvs,
+        generate_collision,
+    };
     let result = detach(py, input, || {
         let other = |e: String| ImportFailure::Other(e);
         let level =
             Level::parse(base).map_err(|e| other(format!("base: {}", CoreError::from(e))))?;
-        let (written, report) = convert(&level)?;
+        let (written, report) = convert(&level, options)
+            .map_err(other)?
+            .map_err(ImportFailure::Refused)?;
         let bytes = written
             .to_bytes()
             .map_err(|e| other(CoreError::from(e).to_string()))?;
@@ -635,6 +637,9 @@ fn written_level<'py>(
     let (bytes, report) = result.map_err(|f| import_failure(py, f))?;
     Ok((PyBytes::new(py, &bytes), json_to_python(py, &report)?))
 }
+
+/// A conversion of the way back: the level and its change report, or the refusal.
+type Converted = Result<(Level, wad_gltf::ChangeReport), wad_gltf::ImportError>;
 
 /// The scene `scene_to_wad` is given, as its doc says.
 #[derive(FromPyObject)]

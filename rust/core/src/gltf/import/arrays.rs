@@ -237,7 +237,7 @@ fn mesh_triangles(mesh: MeshArrays) -> Result<Triangles, ReadError> {
         // colour there in TEXCOORD_0 and COLOR_0 (what the reader makes of a glTF primitive
         // without them); every other value must be a finite number.
         let no_value_is_nan = name.starts_with('_') || name == "TEXCOORD_0" || name == "COLOR_0";
-        let wrong = |v: &f32| !v.is_finite() && !(no_value_is_nan && v.is_nan());
+        let wrong = |v: &f32| !(v.is_finite() || no_value_is_nan && v.is_nan());
         let faces: Vec<usize> = values
             .chunks_exact(3 * per_corner)
             .enumerate()
