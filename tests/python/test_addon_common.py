@@ -186,7 +186,13 @@ def test_space_conversions_are_exact_inverses():
     rng = np.random.default_rng(1)
     p = rng.normal(size=(100, 3)).astype(np.float32)
     np.testing.assert_array_equal(space.blender_to_file(space.file_to_blender(p)), p)
-    assert space.quaternion_to_file(space.quaternion_to_blender([0.1, 0.2, 0.3, 0.9])) == [0.1, 0.2, 0.3, 0.9]
+    # A Blender matrix in file space: its translation (x, y, z) is file (x, z, −y), and a turn
+    # about Blender +z a turn about file +y.
+    turn = np.array([[0.0, -1.0, 0.0, 1.0], [1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 1.0, 3.0], [0.0, 0.0, 0.0, 1.0]])
+    file = space.matrices_to_file(turn[None])[0].reshape(4, 4).T
+    np.testing.assert_array_equal(file[:3, 3], [1.0, 3.0, -2.0])
+    np.testing.assert_array_equal(file[:3, :3] @ [1.0, 0.0, 0.0], [0.0, 0.0, -1.0])
+    np.testing.assert_array_equal(file[:3, 1], [0.0, 1.0, 0.0])
     # A turn about file +y is a turn about Blender +z by the same angle.
     angle = 1.2
     q = [0.0, np.sin(angle / 2), 0.0, np.cos(angle / 2)]

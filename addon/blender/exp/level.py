@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
-from mathutils import Matrix
 
 from ...common import space
 from .. import scene as level_scene
@@ -88,20 +87,12 @@ class Gathered:
         return obj, picked
 
 
-def world_matrix(obj) -> Matrix:
-    """The object's world matrix from its own transforms (parent chain, parent inverse), so that
-    objects the depsgraph does not evaluate (hidden collision) are placed right too."""
-    m = obj.matrix_basis.copy()
-    while obj.parent is not None:
-        m = obj.parent.matrix_basis @ obj.matrix_parent_inverse @ m
-        obj = obj.parent
-    return m
+_INTEGER_TYPES = ("INT", "INT8", "BOOLEAN")
 
 
 def _get(collection, attr: str, dtype, width: int = 1) -> np.ndarray:
     values = np.empty(len(collection) * width, dtype)
-    if len(values):
-        collection.foreach_get(attr, values)
+    collection.foreach_get(attr, values)
     return values if width == 1 else values.reshape(-1, width)
 
 
@@ -136,10 +127,13 @@ def _int_values(mesh, name: str, domain: str) -> np.ndarray | None:
     """The values of an integer attribute of the importer's as float32 (as the mapping carries
     integers: exact below 2^24), or None where the mesh has no such attribute."""
     attr = mesh.attributes.get(name)
-    if attr is None or attr.domain != domain or attr.data_type not in ("INT", "INT8", "FLOAT", "BOOLEAN"):
+    if attr is None or attr.domain != domain:
         return None
-    if attr.data_type == "FLOAT":
+    kind = attr.data_type
+    if kind == "FLOAT":
         return _get(attr.data, "value", np.float32)
+    if kind not in _INTEGER_TYPES:
+        return None
     return _get(attr.data, "value", np.int32).astype(np.float32)
 
 
@@ -257,16 +251,6 @@ def _extras(obj) -> str:
     return _json(out)
 
 
-# Blender's axes as file space's: file (x, y, z) is Blender (x, −z, y).
-_AXES = np.array([[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]], np.float32)
-
-
-def _to_file(matrices: np.ndarray) -> np.ndarray:
-    """(n, 4, 4) Blender matrices (rows) as file-space matrices, column-major, 16 a node: the
-    axis change only permutes and negates, so every value is Blender's own."""
-    return (_AXES.T @ matrices @ _AXES).transpose(0, 2, 1).reshape(-1, 16)
-
-
 class _Scene:
     """The nodes and meshes handed to ``llamawad.scene_to_wad``, parents before children."""
 
@@ -332,8 +316,8 @@ def canonical_tile_name(obj) -> str:
 
 def _matrices(objects) -> tuple[np.ndarray, np.ndarray]:
     """Every object's world matrix and its transform in its parent's frame (rows, Blender space),
-    from the objects' own transforms (parent chain, parent inverse), as ``world_matrix`` makes
-    them: objects the depsgraph does not evaluate (hidden collision) are placed right too."""
+    from the objects' own transforms (parent chain, parent inverse), so that objects the
+    depsgraph does not evaluate (hidden collision) are placed right too."""
     n = len(objects)
     basis = np.empty(16 * n, np.float32)
     parent_inverse = np.empty(16 * n, np.float32)
@@ -371,10 +355,6 @@ def gather_level(context) -> Gathered:
     """The scene's level as the arrays ``llamawad.scene_to_wad`` takes, with what a refusal's
     node and face numbers point at."""
     scene = context.scene
-    for obj in scene.objects:
-        if obj.mode == "EDIT":
-            raise RuntimeError(f"{obj.name} is in edit mode: leave edit mode before gathering (attributes cannot be read)")
-
     out = Gathered(scene={})
     w = _Scene(out)
     colls = level_scene.level_collections(scene)
@@ -384,6 +364,8 @@ def gather_level(context) -> Gathered:
 
     tiles, new_meshes, collisions, zones = [], [], [], None
     for k, obj in enumerate(scene.objects):
+        if obj.mode == "EDIT":
+            raise RuntimeError(f"{obj.name} is in edit mode: leave edit mode before gathering (attributes cannot be read)")
         number[obj] = k
         role = level_scene.role(obj)
         if role == "tile":
@@ -399,12 +381,15 @@ def gather_level(context) -> Gathered:
         elif role is None and obj.type == "MESH" and not level_scene.is_given_collision(obj):
             out.notes.append(Note(obj.name, f"{obj.name}: not in the Tiles collection, so not part of the level; move it there to add it"))
     tiles.sort(key=lambda o: (int(o.get("tile", 0)), o.name != canonical_tile_name(o), o.name))
-    file_world = _to_file(world)
+    file_world = space.matrices_to_file(world)
     identity = np.eye(4, dtype=np.float32)
 
     def file_local(m: np.ndarray) -> np.ndarray:
-        # Within float noise of no transform: none, as an imported collision object is placed.
-        return _to_file((identity if np.abs(m - identity).max() < 1e-6 else m)[None])[0]
+        """(n, 4, 4) transforms in the parent's frame in file space; one within float noise of
+        none is none, as an imported collision object is placed."""
+        m = m.copy()
+        m[np.abs(m - identity).max(axis=(1, 2)) < 1e-6] = identity
+        return space.matrices_to_file(m)
 
     tiles_node = w.node("Tiles", identity.reshape(16), extras='{"llamawad":"tiles"}')
     tile_node_of = {}
@@ -412,6 +397,7 @@ def gather_level(context) -> Gathered:
         tile_node_of[obj] = w.node(obj.name, file_world[number[obj]], tiles_node, _extras(obj), obj, render_arrays)
 
     # A tile's collision follows the tiles: its node comes after its parent's.
+    placed = []
     for obj in collisions:
         tile = obj.parent if obj.parent in tile_node_of else None
         if tile is None:
@@ -424,14 +410,17 @@ def gather_level(context) -> Gathered:
             m = np.linalg.inv(world[number[tile]].astype(np.float64)) @ world[number[obj]]
         else:
             m = local[number[obj]]
-        w.node(obj.name, file_local(m.astype(np.float32)), tile_node_of[tile], _extras(obj), obj, collision_arrays)
+        placed.append((obj, tile, m))
+    locals_ = file_local(np.array([m for _, _, m in placed], np.float32).reshape(-1, 4, 4))
+    for (obj, tile, _), m in zip(placed, locals_):
+        w.node(obj.name, m, tile_node_of[tile], _extras(obj), obj, collision_arrays)
 
     for obj in new_meshes:
         node = w.node(obj.name, file_world[number[obj]], tiles_node, None, obj, render_arrays)
         for child in obj.children:
             if level_scene.is_given_collision(child):
                 m = local[number[child]] if child in number else np.array(child.matrix_parent_inverse @ child.matrix_basis, np.float32)
-                w.node(child.name, file_local(m), node, None, child, collision_arrays)
+                w.node(child.name, file_local(m[None])[0], node, None, child, collision_arrays)
 
     if zones is not None:
         w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays)
