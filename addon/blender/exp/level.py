@@ -102,11 +102,12 @@ class _Corners:
     order, and its values are taken as they are."""
 
     def __init__(self, mesh):
-        loop_total = _get(mesh.polygons, "loop_total", np.int32)
-        if (loop_total == 3).all():
+        # Every face has at least three loops: three a face is triangles only.
+        if len(mesh.loops) == 3 * len(mesh.polygons):
             self.loops = None
-            self.tri_face = np.arange(len(loop_total))
+            self.tri_face = np.arange(len(mesh.polygons))
         else:
+            loop_total = _get(mesh.polygons, "loop_total", np.int32)
             loop_start = _get(mesh.polygons, "loop_start", np.int32).astype(np.int64)
             tris_per_face = np.maximum(loop_total - 2, 0)
             face = np.repeat(np.arange(len(loop_total)), tris_per_face)
