@@ -89,10 +89,10 @@ pub(super) fn sort_nodes<'a>(
         zones: None,
         new_meshes: Vec::new(),
     };
-    // A child that is a collision mesh: named "collision…", or a tile's collision node of ours.
+    // A collision mesh: named "collision…", or a tile's collision node of ours.
     let is_collision =
         |n: &Node| is_given_collision(n) || role(n).is_some_and(|r| r.kind == "collision");
-    // A child that is a collision mesh: named "collision…", or a tile's collision node of ours.
+    // A node's first child that is a collision mesh.
     let collision_child = |n: &Node| {
         n.children
             .iter()
