@@ -1,5 +1,5 @@
-"""The scene as a level in memory, the way export writes it: the GLB the add-on assembles
-(exp/level.py) given to ``llamawad.gltf_to_wad`` against the base. Export writes the result; the
+"""The scene as a level in memory, the way export writes it: the arrays the add-on gathers
+(exp/level.py) given to ``llamawad.scene_to_wad`` against the base. Export writes the result; the
 level check and the floor probe read it. Whether the level keeps the game's rules is the Rust
 core's to say: its refusal (``llamawad.ImportRefused``) comes back as a ``Refusal`` carrying every
 problem it lists."""
@@ -26,10 +26,10 @@ class Refusal(Exception):
         super().__init__(message)
         self.object_name = object_name
         self.faces = faces or []
-        # [tile, glTF node name] pairs: where the problems' tiles came from.
+        # [tile, node name] pairs: where the problems' tiles came from.
         self.sources = sources or []
         if not problems:
-            # The glTF or the base itself is at fault: one problem, its faces already Blender's.
+            # The scene or the base itself is at fault: one problem, its faces already Blender's.
             only = found.problem("refused", "error", message)
             only["target"] = found.Target(object_name)
             only["faces"] = self.faces
@@ -75,9 +75,9 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
         gathered = gather_level(context)
     try:
         options = context.scene.llamawad
-        wad, report = llamawad.gltf_to_wad(
+        wad, report = llamawad.scene_to_wad(
             base,
-            gathered.glb,
+            gathered.scene,
             force=force,
             snap_uvs=options.snap_uvs,
             generate_collision=options.generate_collision,

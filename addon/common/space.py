@@ -44,12 +44,6 @@ def quaternion_to_blender(q) -> tuple[float, float, float, float]:
     return (w, x, -z, y)
 
 
-def quaternion_to_file(q) -> list[float]:
-    """A Blender quaternion (w, x, y, z) as a file-space rotation (x, y, z, w)."""
-    w, x, y, z = q
-    return [x, z, -y, w]
-
-
 def vertical_angle(q) -> float:
     """The angle about file +y (= Blender +z) of a file-space rotation (x, y, z, w) that turns
     about y only."""
@@ -57,12 +51,15 @@ def vertical_angle(q) -> float:
     return 2.0 * math.atan2(y, w)
 
 
-def matrix_to_file(m) -> list[float]:
-    """A Blender 4×4 matrix (rows) as a glTF column-major matrix in file space: C⁻¹·M·C with C
-    the file-to-Blender axis change."""
-    c = np.array([[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]], np.float64)
-    f = c.T @ np.asarray(m, np.float64) @ c
-    return [float(v) for v in f.T.ravel()]
+# The axis change: file (x, y, z) is Blender (x, −z, y).
+_AXES = np.array([[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]], np.float32)
+
+
+def matrices_to_file(m: np.ndarray) -> np.ndarray:
+    """(n, 4, 4) Blender matrices (rows) as glTF matrices in file space, column-major, 16 a
+    matrix: C⁻¹·M·C with C the file-to-Blender axis change, which only permutes and negates, so
+    every value is Blender's own."""
+    return (_AXES.T @ np.asarray(m, np.float32) @ _AXES).transpose(0, 2, 1).reshape(-1, 16)
 
 
 def uv_to_blender(uv: np.ndarray) -> np.ndarray:

@@ -41,6 +41,16 @@ def tile_object(index: int):
     return tiles[0]
 
 
+def world_matrix(obj):
+    """The object's world matrix from its own transforms (parent chain, parent inverse), as
+    export places it: right for objects the depsgraph does not evaluate (hidden collision)."""
+    m = obj.matrix_basis.copy()
+    while obj.parent is not None:
+        m = obj.parent.matrix_basis @ obj.matrix_parent_inverse @ m
+        obj = obj.parent
+    return m
+
+
 def select_faces(obj, faces):
     """Object mode: ``obj`` the only selected and the active object, exactly ``faces`` selected."""
     import bpy

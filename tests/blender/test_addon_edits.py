@@ -13,7 +13,6 @@ import bmesh
 import llamawad
 import numpy as np
 import pytest
-from addon.blender.exp.level import world_matrix
 from addon.common import game
 
 pytestmark = pytest.mark.generator
@@ -453,7 +452,7 @@ def test_a_new_mesh_gets_collision(level):
     reimport(level.out)
     collision = [o for o in bpy.context.scene.objects if o.get("llamawad") == "collision"]
     # Collision starts hidden, out of the depsgraph: its placement from its own transforms.
-    corners = np.array([tuple(world_matrix(o) @ v.co) for o in collision for v in o.data.vertices])
+    corners = np.array([tuple(addon_support.world_matrix(o) @ v.co) for o in collision for v in o.data.vertices])
     near = np.abs(corners[:, :2] - SPOT).max(axis=1) < 0.45
     assert np.abs(corners[near, 2] - height).min() < 1e-3
 

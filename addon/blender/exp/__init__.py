@@ -1,2 +1,2 @@
-"""Export: the scene's level objects → our glTF document (arrays via foreach_get) → GLB, which
-llamawad.gltf_to_wad turns into a WAD against the base."""
+"""Export: the scene's level objects → the arrays of our glTF mapping's nodes and meshes (via
+foreach_get), which llamawad.scene_to_wad turns into a WAD against the base."""

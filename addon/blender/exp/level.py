@@ -1,10 +1,11 @@
-"""The scene's level → our glTF document (rust/core/src/gltf/MAPPING.md) as a GLB, with arrays
-gathered by foreach_get; llamawad.gltf_to_wad turns it into a WAD against the base.
+"""The scene's level as the arrays ``llamawad.scene_to_wad`` turns into a WAD against the base:
+our glTF mapping's nodes and meshes (rust/core/src/gltf/MAPPING.md) without a glTF, gathered by
+foreach_get and handed over as numpy arrays.
 
-What is written:
+What is handed over:
 
-- scene 0 ``Level`` with the imported level's extras (source, grid, texture entries; zone masks
-  as the Zones panel left them) and the nodes ``Tiles`` and ``Zones``;
+- the imported level's document as the scene's extras (source, grid, texture entries; zone
+  masks as the Zones panel left them), and the root nodes ``Tiles`` and ``Zones``;
 - one node per tile object (custom property ``llamawad`` = ``tile``), with its world placement in
   file space and its mesh; its collision object as a child node; tiles of one index are written
   original first (the object with the imported name), so that a copy (Shift D) becomes a new
@@ -13,7 +14,7 @@ What is written:
   which the Rust side cuts into new tiles; a child mesh named ``collision…`` is its collision;
 - render meshes: triangles (faces fanned), per corner POSITION, COLOR_0, TEXCOORD_0 and
   ``_FLAGS``, ``_TEXTURE``, ``_FACE``, ``_VERTEX``, ``_RGB_k``, ``_ALPHA_k`` from the attributes the
-  importer made, one primitive per material (named like the import's);
+  importer made, and each triangle's material (named like the import's);
 - collision meshes: ``_POLYGON``, ``_MATERIAL``, ``_KIND``, ``_GROUP``; a polygon index that two
   faces carry stays with the first, the other face is a new polygon;
 - the Zones mesh: ``_CELL``, ``_ZONE``.
@@ -24,14 +25,13 @@ their bytes.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
-from mathutils import Matrix
 
 from ...common import space
-from ...common.gltf_write import GltfBuilder
 from .. import scene as level_scene
 from ..imp import materials as mats
 
@@ -50,9 +50,10 @@ class Note:
 
 @dataclass
 class Gathered:
-    glb: bytes
-    # glTF node index → object, and for mesh nodes: the Blender face of each triangle in the
-    # order the glTF lists them (what a refusal's face numbers mean).
+    # What llamawad.scene_to_wad takes (its doc says how the dict is made).
+    scene: dict
+    # Node number → object, and for mesh nodes: the Blender face of each triangle in the order
+    # the mesh lists them (what a refusal's face numbers mean).
     node_objects: dict[int, bpy.types.Object] = field(default_factory=dict)
     face_of_triangle: dict[int, np.ndarray] = field(default_factory=dict)
     node_names: dict[str, int] = field(default_factory=dict)
@@ -86,44 +87,55 @@ class Gathered:
         return obj, picked
 
 
-def world_matrix(obj) -> Matrix:
-    """The object's world matrix from its own transforms (parent chain, parent inverse), so that
-    objects the depsgraph does not evaluate (hidden collision) are placed right too."""
-    m = obj.matrix_basis.copy()
-    while obj.parent is not None:
-        m = obj.parent.matrix_basis @ obj.matrix_parent_inverse @ m
-        obj = obj.parent
-    return m
+_INTEGER_TYPES = ("INT", "INT8", "BOOLEAN")
 
 
 def _get(collection, attr: str, dtype, width: int = 1) -> np.ndarray:
     values = np.empty(len(collection) * width, dtype)
-    if len(values):
-        collection.foreach_get(attr, values)
+    collection.foreach_get(attr, values)
     return values if width == 1 else values.reshape(-1, width)
 
 
-def _fan(mesh) -> tuple[np.ndarray, np.ndarray]:
-    """Loops of each triangle (faces fanned from their first corner) and each triangle's face."""
-    loop_total = _get(mesh.polygons, "loop_total", np.int32)
-    if len(loop_total) and (loop_total == 3).all():
-        return np.arange(3 * len(loop_total), dtype=np.int64).reshape(-1, 3), np.arange(len(loop_total))
-    loop_start = _get(mesh.polygons, "loop_start", np.int64)
-    tris_per_face = np.maximum(loop_total - 2, 0)
-    face = np.repeat(np.arange(len(loop_total)), tris_per_face)
-    k = np.arange(len(face)) - np.repeat(np.cumsum(tris_per_face) - tris_per_face, tris_per_face)
-    start = loop_start[face]
-    return np.stack([start, start + k + 1, start + k + 2], 1), face
+class _Corners:
+    """Where each triangle corner comes from, faces fanned from their first corner: its loop and
+    its face. A mesh of triangles only (what import makes) has its loops as its corners, in
+    order, and its values are taken as they are."""
+
+    def __init__(self, mesh):
+        # Every face has at least three loops: three a face is triangles only.
+        if len(mesh.loops) == 3 * len(mesh.polygons):
+            self.loops = None
+            self.tri_face = np.arange(len(mesh.polygons))
+        else:
+            loop_total = _get(mesh.polygons, "loop_total", np.int32)
+            loop_start = _get(mesh.polygons, "loop_start", np.int32).astype(np.int64)
+            tris_per_face = np.maximum(loop_total - 2, 0)
+            face = np.repeat(np.arange(len(loop_total)), tris_per_face)
+            k = np.arange(len(face)) - np.repeat(np.cumsum(tris_per_face) - tris_per_face, tris_per_face)
+            start = loop_start[face]
+            self.loops = np.stack([start, start + k + 1, start + k + 2], 1).ravel()
+            self.tri_face = face
+        self.face = np.repeat(self.tri_face, 3)
+
+    def of_loops(self, values: np.ndarray) -> np.ndarray:
+        return values if self.loops is None else values[self.loops]
+
+    def of_faces(self, values: np.ndarray) -> np.ndarray:
+        return np.repeat(values, 3, axis=0) if self.loops is None else values[self.face]
 
 
 def _int_values(mesh, name: str, domain: str) -> np.ndarray | None:
+    """The values of an integer attribute of the importer's as float32 (as the mapping carries
+    integers: exact below 2^24), or None where the mesh has no such attribute."""
     attr = mesh.attributes.get(name)
-    if attr is None or attr.domain != domain or attr.data_type not in ("INT", "INT8", "FLOAT", "BOOLEAN"):
+    if attr is None or attr.domain != domain:
         return None
-    n = {"FACE": len(mesh.polygons), "POINT": len(mesh.vertices), "CORNER": len(mesh.loops)}[domain]
-    if attr.data_type == "FLOAT":
+    kind = attr.data_type
+    if kind == "FLOAT":
         return _get(attr.data, "value", np.float32)
-    return _get(attr.data, "value", np.int32) if n else np.zeros(0, np.int32)
+    if kind not in _INTEGER_TYPES:
+        return None
+    return _get(attr.data, "value", np.int32).astype(np.float32)
 
 
 def _first_keeps(values: np.ndarray) -> np.ndarray:
@@ -138,11 +150,17 @@ def _first_keeps(values: np.ndarray) -> np.ndarray:
 
 @dataclass
 class MeshArrays:
-    """One Blender mesh as glTF primitives: (material name or None, attributes) each, and the
-    Blender face of each triangle in the written order."""
+    """One Blender mesh as scene_to_wad takes it: per-corner float32 attributes by the mapping's
+    names, three corners a triangle (faces fanned); the material names of its slots and each
+    triangle's slot (empty when there is at most one); the Blender face of each triangle."""
 
-    primitives: list[tuple[str | None, dict[str, np.ndarray]]]
+    attributes: dict[str, np.ndarray]
+    materials: list[str | None]
+    triangle_materials: np.ndarray
     face_of_triangle: np.ndarray
+
+
+NO_MATERIALS = np.zeros(0, np.uint32)
 
 
 def _material_names(mesh) -> list[str | None]:
@@ -150,166 +168,206 @@ def _material_names(mesh) -> list[str | None]:
 
 
 def render_arrays(mesh) -> MeshArrays:
-    tri_loops, tri_face = _fan(mesh)
-    corners = tri_loops.ravel()
-    loop_vertex = _get(mesh.loops, "vertex_index", np.int64)
-    corner_vertex = loop_vertex[corners]
+    corners = _Corners(mesh)
+    corner_vertex = corners.of_loops(_get(mesh.loops, "vertex_index", np.int32))
     co = _get(mesh.vertices, "co", np.float32, 3)
     attrs: dict[str, np.ndarray] = {"POSITION": space.blender_to_file(co[corner_vertex])}
-    corner_face = np.repeat(tri_face, 3)
     # The Blender face of every corner: the way back cuts quads along the diagonal the game can
     # show their UVs along, and names faces the artist sees.
-    attrs["_SOURCE_FACE"] = corner_face.astype(np.float32)
+    attrs["_SOURCE_FACE"] = corners.face.astype(np.float32)
     for name, key in (("wad_flags", "_FLAGS"), ("wad_texture", "_TEXTURE"), ("wad_face", "_FACE")):
         values = _int_values(mesh, name, "FACE")
         if values is not None:
-            attrs[key] = values[corner_face].astype(np.float32)
+            attrs[key] = corners.of_faces(values)
     vertex = _int_values(mesh, "wad_vertex", "POINT")
     if vertex is not None:
-        attrs["_VERTEX"] = vertex[corner_vertex].astype(np.float32)
+        attrs["_VERTEX"] = vertex[corner_vertex]
     k = 0
     while (rgb := _int_values(mesh, f"wad_rgb_{k}", "POINT")) is not None:
         alpha = _int_values(mesh, f"wad_alpha_{k}", "POINT")
-        attrs[f"_RGB_{k}"] = rgb[corner_vertex].astype(np.float32)
-        attrs[f"_ALPHA_{k}"] = (alpha[corner_vertex] if alpha is not None else np.zeros(len(corners))).astype(np.float32)
+        attrs[f"_RGB_{k}"] = rgb[corner_vertex]
+        attrs[f"_ALPHA_{k}"] = alpha[corner_vertex] if alpha is not None else np.zeros(len(corner_vertex), np.float32)
         k += 1
     colours = mesh.color_attributes.get(COLOUR)
     if colours is not None:
         values = _get(colours.data, "color", np.float32, 4)
-        attrs["COLOR_0"] = values[corners] if colours.domain == "CORNER" else values[corner_vertex]
+        attrs["COLOR_0"] = corners.of_loops(values) if colours.domain == "CORNER" else values[corner_vertex]
     uv_layer = mesh.uv_layers.active
     if uv_layer is not None:
-        uv = _get(uv_layer.uv, "vector", np.float32, 2)[corners]
+        uv = corners.of_loops(_get(uv_layer.uv, "vector", np.float32, 2))
         uv[:, 1] = 1.0 - uv[:, 1]
         attrs["TEXCOORD_0"] = uv
     names = _material_names(mesh)
     if len(names) <= 1:
-        return MeshArrays([(names[0] if names else None, attrs)], tri_face)
-    material_index = np.clip(_get(mesh.polygons, "material_index", np.int32)[tri_face], 0, len(names) - 1)
-    order = np.argsort(material_index, kind="stable")
-    primitives = []
-    for slot in np.unique(material_index):
-        tris = order[material_index[order] == slot]
-        corner_index = (tris[:, None] * 3 + np.arange(3)).ravel()
-        primitives.append((names[slot], {key: values[corner_index] for key, values in attrs.items()}))
-    return MeshArrays(primitives, tri_face[order])
+        return MeshArrays(attrs, names[:1], NO_MATERIALS, corners.tri_face)
+    slots = _get(mesh.polygons, "material_index", np.int32)
+    # A face may keep the index of a slot since removed: it has the last slot, as in Blender.
+    triangle_materials = np.minimum(slots, len(names) - 1).astype(np.uint32)[corners.tri_face]
+    return MeshArrays(attrs, names, triangle_materials, corners.tri_face)
 
 
-def _face_data_arrays(mesh, face_attributes) -> tuple[dict, np.ndarray, np.ndarray]:
+def _face_data_arrays(mesh, face_attributes) -> tuple[dict, _Corners]:
     """Positions of every triangle corner (file space) and the named FACE-domain integer
     attributes as per-corner floats, for meshes whose data belong to faces (collision, zones)."""
-    tri_loops, tri_face = _fan(mesh)
-    loop_vertex = _get(mesh.loops, "vertex_index", np.int64)
+    corners = _Corners(mesh)
+    corner_vertex = corners.of_loops(_get(mesh.loops, "vertex_index", np.int32))
     co = _get(mesh.vertices, "co", np.float32, 3)
-    attrs = {"POSITION": space.blender_to_file(co[loop_vertex[tri_loops.ravel()]])}
-    corner_face = np.repeat(tri_face, 3)
+    attrs = {"POSITION": space.blender_to_file(co[corner_vertex])}
     for name, key in face_attributes:
         values = _int_values(mesh, name, "FACE")
         if values is not None:
-            attrs[key] = values[corner_face].astype(np.float32)
-    return attrs, tri_face, corner_face
+            attrs[key] = corners.of_faces(values)
+    return attrs, corners
 
 
 def collision_arrays(mesh) -> MeshArrays:
-    attrs, tri_face, corner_face = _face_data_arrays(
-        mesh, (("wad_material", "_MATERIAL"), ("wad_kind", "_KIND"), ("wad_group", "_GROUP"))
-    )
+    attrs, corners = _face_data_arrays(mesh, (("wad_material", "_MATERIAL"), ("wad_kind", "_KIND"), ("wad_group", "_GROUP")))
     polygon = _int_values(mesh, "wad_polygon", "FACE")
-    polygon = np.full(len(mesh.polygons), -1, np.int32) if polygon is None else _first_keeps(polygon.astype(np.int32))
-    attrs["_POLYGON"] = polygon[corner_face].astype(np.float32)
-    attrs["_SOURCE_FACE"] = corner_face.astype(np.float32)
-    return MeshArrays([("collision", attrs)], tri_face)
+    polygon = np.full(len(mesh.polygons), -1, np.float32) if polygon is None else _first_keeps(polygon)
+    attrs["_POLYGON"] = corners.of_faces(polygon)
+    attrs["_SOURCE_FACE"] = corners.face.astype(np.float32)
+    return MeshArrays(attrs, ["collision"], NO_MATERIALS, corners.tri_face)
 
 
 def zones_arrays(mesh) -> MeshArrays:
-    attrs, tri_face, _ = _face_data_arrays(mesh, (("wad_cell", "_CELL"), ("wad_zone", "_ZONE")))
-    return MeshArrays([("zones", attrs)], tri_face)
+    attrs, corners = _face_data_arrays(mesh, (("wad_cell", "_CELL"), ("wad_zone", "_ZONE")))
+    return MeshArrays(attrs, ["zones"], NO_MATERIALS, corners.tri_face)
 
 
-class _Writer:
-    def __init__(self):
-        self.b = GltfBuilder()
-        self.materials: dict[str, int] = {}
-        self.b.json["materials"] = []
-        self.meshes: dict[str, tuple[int, np.ndarray]] = {}
+_json = json.JSONEncoder(separators=(",", ":")).encode
 
-    def material(self, name: str | None) -> int | None:
-        if name is None:
-            return None
-        if name not in self.materials:
-            self.b.json["materials"].append({"name": name})
-            self.materials[name] = len(self.b.json["materials"]) - 1
-        return self.materials[name]
+
+def _extras(obj) -> str:
+    """The object's custom properties that JSON can hold, as JSON text: the node's extras."""
+    out = {}
+    for key, value in obj.items():
+        if not isinstance(value, (str, int, float)):
+            if hasattr(value, "to_dict"):
+                value = value.to_dict()
+            elif hasattr(value, "to_list"):
+                value = value.to_list()
+            if not isinstance(value, (list, dict)):
+                continue
+        out[key] = value
+    return _json(out)
+
+
+class _Scene:
+    """The nodes and meshes handed to ``llamawad.scene_to_wad``, parents before children."""
+
+    def __init__(self, out: Gathered):
+        self.out = out
+        self.names: list[str] = []
+        self.parents: list[int] = []
+        self.matrices: list[np.ndarray] = []
+        self.node_meshes: list[int] = []
+        self.extras: list[str | None] = []
+        self.meshes: list[dict] = []
+        self.mesh_of: dict[str, tuple[int, np.ndarray]] = {}
 
     def mesh(self, mesh, arrays_of) -> tuple[int, np.ndarray]:
-        """The glTF mesh of a Blender mesh, written once however many objects use it."""
+        """The number of a Blender mesh among the meshes, gathered once however many objects
+        use it, and the Blender face of each of its triangles."""
         key = mesh.name_full
-        if key not in self.meshes:
+        if key not in self.mesh_of:
             arrays = arrays_of(mesh)
-            prims = []
-            for material, attrs in arrays.primitives:
-                prim = {
-                    "attributes": {k: self.b.accessor(v, bounds=k == "POSITION") for k, v in attrs.items()},
-                    "mode": 4,
+            self.meshes.append(
+                {
+                    "attributes": arrays.attributes,
+                    "materials": arrays.materials,
+                    "triangle_materials": arrays.triangle_materials,
                 }
-                m = self.material(material)
-                if m is not None:
-                    prim["material"] = m
-                prims.append(prim)
-            self.b.json["meshes"].append({"name": mesh.name, "primitives": prims})
-            self.meshes[key] = (len(self.b.json["meshes"]) - 1, arrays.face_of_triangle)
-        return self.meshes[key]
+            )
+            self.mesh_of[key] = (len(self.meshes) - 1, arrays.face_of_triangle)
+        return self.mesh_of[key]
 
+    def node(self, name: str, matrix: np.ndarray, parent: int = -1, extras: str | None = None, obj=None, arrays_of=None) -> int:
+        index = len(self.names)
+        mesh_index = -1
+        if arrays_of is not None and obj.type == "MESH" and len(obj.data.polygons):
+            mesh_index, table = self.mesh(obj.data, arrays_of)
+            self.out.face_of_triangle[index] = table
+        if obj is not None:
+            self.out.node_objects[index] = obj
+            self.out.node_names[obj.name] = index
+        self.names.append(name)
+        self.parents.append(parent)
+        self.matrices.append(matrix)
+        self.node_meshes.append(mesh_index)
+        self.extras.append(extras)
+        return index
 
-def _placement(matrix: Matrix) -> dict:
-    loc, rot, scale = matrix.decompose()
-    out = {"translation": space.vector_to_file(loc)}
-    rot.normalize()
-    if tuple(rot) != (1.0, 0.0, 0.0, 0.0):
-        out["rotation"] = space.quaternion_to_file(rot)
-    if any(abs(s - 1.0) > 1e-6 for s in scale):
-        sx, sy, sz = scale
-        out["scale"] = [sx, sz, sy]
-    return out
-
-
-def _is_identity(m: Matrix) -> bool:
-    return all(abs(m[i][j] - (1.0 if i == j else 0.0)) < 1e-6 for i in range(4) for j in range(4))
-
-
-def _extras(obj) -> dict:
-    out = {}
-    for key in obj.keys():
-        value = obj[key]
-        if hasattr(value, "to_dict"):
-            value = value.to_dict()
-        elif hasattr(value, "to_list"):
-            value = value.to_list()
-        if isinstance(value, (str, int, float, bool, list, dict)):
-            out[key] = value
-    return out
+    def arrays(self, level_json: str) -> dict:
+        return {
+            "extras": level_json or None,
+            "nodes": {
+                "name": self.names,
+                "parent": np.array(self.parents, np.int32),
+                "matrix": np.array(self.matrices, np.float32).reshape(-1),
+                "mesh": np.array(self.node_meshes, np.int32),
+                "extras": self.extras,
+            },
+            "meshes": self.meshes,
+        }
 
 
 def canonical_tile_name(obj) -> str:
     return f"tile {obj.get('tile', 0):04} · model {obj.get('model', 0)}"
 
 
-def gather_level(context) -> Gathered:
-    """The scene's level as our glTF (GLB bytes), with what a refusal's node and face numbers
-    point at."""
-    scene = context.scene
-    for obj in scene.objects:
-        if obj.mode == "EDIT":
-            raise RuntimeError(f"{obj.name} is in edit mode: leave edit mode before gathering (attributes cannot be read)")
+def _matrices(objects) -> tuple[np.ndarray, np.ndarray]:
+    """Every object's world matrix and its transform in its parent's frame (rows, Blender space),
+    from the objects' own transforms (parent chain, parent inverse), so that objects the
+    depsgraph does not evaluate (hidden collision) are placed right too."""
+    n = len(objects)
+    basis = np.empty(16 * n, np.float32)
+    parent_inverse = np.empty(16 * n, np.float32)
+    if n:
+        objects.foreach_get("matrix_basis", basis)
+        objects.foreach_get("matrix_parent_inverse", parent_inverse)
+    # foreach_get gives Blender's column-major matrices.
+    basis = basis.reshape(n, 4, 4).transpose(0, 2, 1)
+    parent_inverse = parent_inverse.reshape(n, 4, 4).transpose(0, 2, 1)
+    number = {obj: k for k, obj in enumerate(objects)}
+    parents = np.array([number.get(obj.parent, -1) if obj.parent is not None else -1 for obj in objects], np.int64)
+    parented = np.flatnonzero(parents >= 0)
+    local = basis.copy()
+    local[parented] = parent_inverse[parented] @ basis[parented]
+    world = local.copy()
+    # Parents before children: one generation below the roots at a time.
+    depth = _depth(parents, parented)
+    for d in range(1, int(depth.max(initial=0)) + 1):
+        at = parented[depth == d]
+        world[at] = world[parents[at]] @ local[at]
+    return world, local
 
-    w = _Writer()
-    b = w.b
-    out = Gathered(glb=b"")
+
+def _depth(parents: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """How many parents each of ``which`` has above it."""
+    depth = np.zeros(len(which), np.int64)
+    up = parents[which]
+    while (up >= 0).any():
+        depth += up >= 0
+        up = np.where(up >= 0, parents[np.maximum(up, 0)], -1)
+    return depth
+
+
+def gather_level(context) -> Gathered:
+    """The scene's level as the arrays ``llamawad.scene_to_wad`` takes, with what a refusal's
+    node and face numbers point at."""
+    scene = context.scene
+    out = Gathered(scene={})
+    w = _Scene(out)
     colls = level_scene.level_collections(scene)
     tiles_collection = colls.get("tiles")
+    world, local = _matrices(scene.objects)
+    number = {}
 
     tiles, new_meshes, collisions, zones = [], [], [], None
-    for obj in scene.objects:
+    for k, obj in enumerate(scene.objects):
+        if obj.mode == "EDIT":
+            raise RuntimeError(f"{obj.name} is in edit mode: leave edit mode before gathering (attributes cannot be read)")
+        number[obj] = k
         role = level_scene.role(obj)
         if role == "tile":
             tiles.append(obj)
@@ -324,26 +382,23 @@ def gather_level(context) -> Gathered:
         elif role is None and obj.type == "MESH" and not level_scene.is_given_collision(obj):
             out.notes.append(Note(obj.name, f"{obj.name}: not in the Tiles collection, so not part of the level; move it there to add it"))
     tiles.sort(key=lambda o: (int(o.get("tile", 0)), o.name != canonical_tile_name(o), o.name))
+    file_world = space.matrices_to_file(world)
+    identity = np.eye(4, dtype=np.float32)
 
-    def add_node(obj, node_fields, arrays_of=None):
-        mesh_index = None
-        if arrays_of is not None and obj.type == "MESH" and len(obj.data.polygons):
-            mesh_index, table = w.mesh(obj.data, arrays_of)
-        index = b.node(name=obj.name, mesh=mesh_index, **node_fields)
-        out.node_objects[index] = obj
-        out.node_names[obj.name] = index
-        if mesh_index is not None:
-            out.face_of_triangle[index] = table
-        return index
+    def file_local(m: np.ndarray) -> np.ndarray:
+        """(n, 4, 4) transforms in the parent's frame in file space; one within float noise of
+        none is none, as an imported collision object is placed."""
+        m = m.copy()
+        m[np.abs(m - identity).max(axis=(1, 2)) < 1e-6] = identity
+        return space.matrices_to_file(m)
 
-    tile_nodes = []
-    worlds = {}
+    tiles_node = w.node("Tiles", identity.reshape(16), extras='{"llamawad":"tiles"}')
+    tile_node_of = {}
     for obj in tiles:
-        world = world_matrix(obj)
-        worlds[obj] = world
-        tile_nodes.append(add_node(obj, {**_placement(world), "extras": _extras(obj)}, render_arrays))
-    tile_node_of = {out.node_objects[i]: i for i in tile_nodes}
+        tile_node_of[obj] = w.node(obj.name, file_world[number[obj]], tiles_node, _extras(obj), obj, render_arrays)
 
+    # A tile's collision follows the tiles: its node comes after its parent's.
+    placed = []
     for obj in collisions:
         tile = obj.parent if obj.parent in tile_node_of else None
         if tile is None:
@@ -353,30 +408,22 @@ def gather_level(context) -> Gathered:
             if tile is None:
                 out.notes.append(Note(obj.name, f"{obj.name}: collision of no tile; left out"))
                 continue
-            local = worlds[tile].inverted() @ world_matrix(obj)
+            m = np.linalg.inv(world[number[tile]].astype(np.float64)) @ world[number[obj]]
         else:
-            local = obj.matrix_parent_inverse @ obj.matrix_basis
-        fields = {"extras": _extras(obj)}
-        if not _is_identity(local):
-            fields["matrix"] = space.matrix_to_file(local)
-        node = add_node(obj, fields, collision_arrays)
-        b.add_child(tile_node_of[tile], node)
+            m = local[number[obj]]
+        placed.append((obj, tile, m))
+    locals_ = file_local(np.array([m for _, _, m in placed], np.float32).reshape(-1, 4, 4))
+    for (obj, tile, _), m in zip(placed, locals_):
+        w.node(obj.name, m, tile_node_of[tile], _extras(obj), obj, collision_arrays)
 
     for obj in new_meshes:
-        node = add_node(obj, _placement(world_matrix(obj)), render_arrays)
-        tile_nodes.append(node)
+        node = w.node(obj.name, file_world[number[obj]], tiles_node, None, obj, render_arrays)
         for child in obj.children:
             if level_scene.is_given_collision(child):
-                local = child.matrix_parent_inverse @ child.matrix_basis
-                fields = {} if _is_identity(local) else {"matrix": space.matrix_to_file(local)}
-                b.add_child(node, add_node(child, fields, collision_arrays))
+                m = local[number[child]] if child in number else np.array(child.matrix_parent_inverse @ child.matrix_basis, np.float32)
+                w.node(child.name, file_local(m[None])[0], node, None, child, collision_arrays)
 
-    tiles_node = b.node(name="Tiles", children=tile_nodes or None, extras={"llamawad": "tiles"})
-    scene_nodes = [tiles_node]
     if zones is not None:
-        scene_nodes.append(add_node(zones, {**_placement(world_matrix(zones)), "extras": _extras(zones)}, zones_arrays))
-    b.scene("Level", scene_nodes, extras={"llamawad": level_scene.level_document(scene)})
-    if not b.json["materials"]:
-        del b.json["materials"]
-    out.glb = b.glb()
+        w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays)
+    out.scene = w.arrays(scene.llamawad.level_json)
     return out

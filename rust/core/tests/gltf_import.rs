@@ -20,11 +20,13 @@ use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::face_uvs;
 use llamawad::gltf::{
-    gltf_to_wad, wad_to_gltf, ChangeReport, Document, Gltf, ImportError, ImportOptions, Source,
+    wad_to_gltf, ChangeReport, Document, Gltf, ImportError, ImportOptions, Source,
 };
 use llamawad::level::{Model, Tile};
 use llamawad::raw::CollisionPolygon;
 use llamawad::Level;
+
+mod doors;
 
 const OPTIONS: ImportOptions = ImportOptions {
     force: false,
@@ -39,7 +41,7 @@ fn temp_dir(what: &str) -> std::path::PathBuf {
 }
 
 fn unchanged(base: &Level, base_bytes: &[u8], doc: &Document) -> Vec<u8> {
-    let (level, report) = gltf_to_wad(base, base_bytes, doc, OPTIONS).unwrap();
+    let (level, report) = doors::convert(base, base_bytes, doc, OPTIONS).unwrap();
     assert!(
         report.is_empty() && report.warnings.is_empty(),
         "{report:?}"
@@ -334,7 +336,7 @@ impl Case {
     }
 
     fn convert(&self) -> Result<(Level, ChangeReport), ImportError> {
-        gltf_to_wad(&self.base, &self.bytes, &self.document(), OPTIONS)
+        doors::convert(&self.base, &self.bytes, &self.document(), OPTIONS)
     }
 
     /// The level written from the edited glTF, read back from its bytes, and the report.
@@ -1908,7 +1910,7 @@ fn refused_a_gltf_of_another_level_unless_forced() {
     other.map_mut().unwrap().regions[7].value += 1;
     let other_bytes = other.to_bytes().unwrap();
     let doc = case.document();
-    let e = gltf_to_wad(&other, &other_bytes, &doc, OPTIONS).unwrap_err();
+    let e = doors::convert(&other, &other_bytes, &doc, OPTIONS).unwrap_err();
     let text = e.to_string();
     assert!(
         text.contains("another level") && text.contains(&format!("{} bytes", case.bytes.len())),
@@ -1919,7 +1921,7 @@ fn refused_a_gltf_of_another_level_unless_forced() {
         force: true,
         ..OPTIONS
     };
-    let (level, report) = gltf_to_wad(&other, &other_bytes, &doc, forced).unwrap();
+    let (level, report) = doors::convert(&other, &other_bytes, &doc, forced).unwrap();
     assert!(
         report.warnings.iter().any(|w| w.contains("forced")),
         "{report:?}"

@@ -15,11 +15,11 @@ use llamawad::game::floors::{compare_floors, random_points};
 use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::face_uvs;
-use llamawad::gltf::{
-    gltf_to_wad, wad_to_gltf, ChangeReport, Document, Gltf, ImportOptions, Source,
-};
+use llamawad::gltf::{wad_to_gltf, ChangeReport, Document, Gltf, ImportOptions, Source};
 use llamawad::raw::face_flags;
 use llamawad::Level;
+
+mod doors;
 
 /// Adds a mesh node (file-space triangles, optional UVs and material) to scene 0.
 fn add_mesh(
@@ -96,7 +96,7 @@ fn convert(
 ) -> Result<(Level, ChangeReport), llamawad::gltf::ImportError> {
     let bytes = base.to_bytes().unwrap();
     let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
-    gltf_to_wad(base, &bytes, &doc, options)
+    doors::convert(base, &bytes, &doc, options)
 }
 
 /// A page material of the export and a texture entry on that page.

@@ -10,6 +10,7 @@
 //! not catch.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use llamawad::game::coverage::world_polygon;
@@ -21,6 +22,7 @@ use llamawad::gltf::{self as wad_gltf, export, uv, Gltf, Source};
 use llamawad::info::Info;
 use llamawad::raw::{face_flags, TextureEntry};
 use llamawad::{Level, WadError as CoreError};
+use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -37,7 +39,7 @@ pyo3::create_exception!(
     llamawad,
     ImportRefused,
     WadError,
-    "The glTF cannot become a level. Besides the message, the fields say what to select and \
+    "The glTF (or the scene handed over as arrays) cannot become a level. Besides the message, the fields say what to select and \
      why, never to be parsed from the message: `message` (what is wrong and what to do, \
      without the culprit the string of the exception puts before it), `code` (short and stable: `no-uvs`, \
      `no-material`, `uvs-not-rectangle`, `tile-outside-grid`, `game-rules`, …), `object` (the \
@@ -49,7 +51,8 @@ pyo3::create_exception!(
      problem's `tile`, `polygon` and `cell` [x, z]."
 );
 
-/// Why `gltf_to_wad` failed: a refusal of the glTF (with its culprit), or any other error.
+/// Why `gltf_to_wad` or `scene_to_wad` failed: a refusal of the scene (with its culprit), or any
+/// other error.
 enum ImportFailure {
     Refused(wad_gltf::ImportError),
     Other(String),
@@ -552,26 +555,187 @@ mod _native {
                 bytes_input("a base level", &base)
             )
         };
-        let result = detach(py, input, || {
-            let other = |e: String| ImportFailure::Other(e);
-            let level =
-                Level::parse(&base).map_err(|e| other(format!("base: {}", CoreError::from(e))))?;
+        let options = (force, snap_uvs, generate_collision);
+        super::written_level(py, input, &base, options, |level, options| {
             let doc = wad_gltf::Document::from_slice(&gltf, directory.as_deref())
-                .map_err(|e| other(format!("glTF: {e}")))?;
-            let options = wad_gltf::ImportOptions {
-                force,
-                snap_uvs,
-                generate_collision,
-            };
-            let (written, report) = wad_gltf::gltf_to_wad(&level, &base, &doc, options)
-                .map_err(ImportFailure::Refused)?;
-            let bytes = written
-                .to_bytes()
-                .map_err(|e| other(CoreError::from(e).to_string()))?;
-            let report = serde_json::to_string(&report).expect("the change report is plain data");
-            Ok::<_, ImportFailure>((bytes, report))
-        })?;
-        let (bytes, report) = result.map_err(|f| import_failure(py, f))?;
-        Ok((PyBytes::new(py, &bytes), json_to_python(py, &report)?))
+                .map_err(|e| format!("glTF: {e}"))?;
+            Ok(wad_gltf::gltf_to_wad(level, &base, &doc, options))
+        })
     }
+
+    /// scene_to_wad(base: bytes, scene: dict, force: bool = False, snap_uvs: bool = False, generate_collision: bool = True) -> tuple[bytes, dict]
+    ///
+    /// What `gltf_to_wad` does with a glTF, done with the same scene handed over as arrays (the
+    /// add-on's export: no glTF is written or parsed). `scene` is a dict:
+    /// `extras` (the JSON text of the scene extras' `llamawad` object, or None);
+    /// `nodes`, a dict of columns, one entry a node, parents before their children:
+    /// `name` (list of str or None), `parent` (int32 buffer, the parent's number or -1),
+    /// `matrix` (float32 buffer, 16 a node: the transform in its parent's frame, file space,
+    /// column-major), `mesh` (int32 buffer, a mesh number or -1), `extras` (list of JSON text or
+    /// None); `meshes`, a list of dicts: `attributes` (dict of glTF attribute name, as
+    /// MAPPING.md names them, to a float32 buffer of per-corner values, three corners a
+    /// triangle), `materials` (list of material names or None) and `triangle_materials` (uint32
+    /// buffer, each triangle's index into `materials`; empty when all use the first). Buffers are
+    /// anything with the buffer protocol (numpy arrays), read without a copy in Python.
+    /// Raises ImportRefused for arrays that are wrong (code `unreadable`, naming the node), as
+    /// for everything `gltf_to_wad` refuses; WadError when the base cannot be read or `scene`
+    /// is not shaped as said.
+    #[pyfunction]
+    #[pyo3(signature = (base, scene, force = false, snap_uvs = false, generate_collision = true))]
+    fn scene_to_wad<'py>(
+        py: Python<'py>,
+        base: Cow<'_, [u8]>,
+        scene: &Bound<'py, PyAny>,
+        force: bool,
+        snap_uvs: bool,
+        generate_collision: bool,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
+        let arrays = super::scene_arrays(py, scene)?;
+        let (nodes, meshes) = (arrays.nodes.len(), arrays.meshes.len());
+        let input = || {
+            format!(
+                "a scene of {nodes} nodes and {meshes} meshes against {}",
+                bytes_input("a base level", &base)
+            )
+        };
+        let options = (force, snap_uvs, generate_collision);
+        super::written_level(py, input, &base, options, |level, options| {
+            Ok(wad_gltf::arrays_to_wad(level, &base, arrays, options))
+        })
+    }
+}
+
+/// Runs one conversion of the way back against the base with the GIL released, with the options
+/// the Python functions take (`force`, `snap_uvs`, `generate_collision`), and hands the written
+/// level's bytes and the change report to Python: a refusal as ImportRefused, the reading of the
+/// base or of what `convert` reads (its `Err`) as WadError.
+fn written_level<'py>(
+    py: Python<'py>,
+    input: impl FnOnce() -> String + Send,
+    base: &[u8],
+    (force, snap_uvs, generate_collision): (bool, bool, bool),
+    convert: impl FnOnce(&Level, wad_gltf::ImportOptions) -> Result<Converted, String> + Send,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
+    let options = wad_gltf::ImportOptions {
+        force,
+        snap_uvs,
+        generate_collision,
+    };
+    let result = detach(py, input, || {
+        let other = |e: String| ImportFailure::Other(e);
+        let level =
+            Level::parse(base).map_err(|e| other(format!("base: {}", CoreError::from(e))))?;
+        let (written, report) = convert(&level, options)
+            .map_err(other)?
+            .map_err(ImportFailure::Refused)?;
+        let bytes = written
+            .to_bytes()
+            .map_err(|e| other(CoreError::from(e).to_string()))?;
+        let report = serde_json::to_string(&report).expect("the change report is plain data");
+        Ok::<_, ImportFailure>((bytes, report))
+    })?;
+    let (bytes, report) = result.map_err(|f| import_failure(py, f))?;
+    Ok((PyBytes::new(py, &bytes), json_to_python(py, &report)?))
+}
+
+/// A conversion of the way back: the level and its change report, or the refusal.
+type Converted = Result<(Level, wad_gltf::ChangeReport), wad_gltf::ImportError>;
+
+/// The scene `scene_to_wad` is given, as its doc says.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct SceneColumns {
+    extras: Option<String>,
+    nodes: NodeColumns,
+    meshes: Vec<MeshColumns>,
+}
+
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct NodeColumns {
+    name: Vec<Option<String>>,
+    parent: PyBuffer<i32>,
+    matrix: PyBuffer<f32>,
+    mesh: PyBuffer<i32>,
+    extras: Vec<Option<String>>,
+}
+
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct MeshColumns {
+    attributes: BTreeMap<String, PyBuffer<f32>>,
+    materials: Vec<Option<String>>,
+    triangle_materials: PyBuffer<u32>,
+}
+
+/// The scene's columns as the core's arrays, each buffer copied once; a dict not shaped as
+/// `scene_to_wad` says raises WadError.
+fn scene_arrays(py: Python<'_>, scene: &Bound<'_, PyAny>) -> PyResult<wad_gltf::SceneArrays> {
+    // PyO3 says which field failed in the error, and why in its causes.
+    let shape = |e: PyErr| {
+        let mut message = format!("scene: {e}");
+        let mut cause = e.cause(py);
+        while let Some(c) = cause {
+            message.push_str(&format!(": {c}"));
+            cause = c.cause(py);
+        }
+        WadError::new_err(message)
+    };
+    let columns: SceneColumns = scene.extract().map_err(shape)?;
+    let nodes = &columns.nodes;
+    let (parents, matrices, meshes) = (
+        nodes.parent.to_vec(py).map_err(shape)?,
+        nodes.matrix.to_vec(py).map_err(shape)?,
+        nodes.mesh.to_vec(py).map_err(shape)?,
+    );
+    let count = nodes.name.len();
+    let lengths = [
+        parents.len(),
+        matrices.len() / 16,
+        meshes.len(),
+        nodes.extras.len(),
+    ];
+    if lengths.iter().any(|&n| n != count) || matrices.len() % 16 != 0 {
+        return Err(WadError::new_err(format!(
+            "scene: the node columns disagree: {count} names, {} parents, {} matrix values, {} \
+             meshes, {} extras",
+            parents.len(),
+            matrices.len(),
+            meshes.len(),
+            nodes.extras.len()
+        )));
+    }
+    let number = |v: i32| usize::try_from(v).ok();
+    let nodes = (0..count)
+        .map(|k| wad_gltf::NodeArrays {
+            name: nodes.name[k].clone(),
+            parent: number(parents[k]),
+            matrix: matrices[16 * k..16 * k + 16]
+                .try_into()
+                .expect("16 values a node, checked above"),
+            mesh: number(meshes[k]),
+            extras: nodes.extras[k].clone(),
+        })
+        .collect();
+    let meshes = columns
+        .meshes
+        .into_iter()
+        .map(|mesh| {
+            Ok(wad_gltf::MeshArrays {
+                attributes: mesh
+                    .attributes
+                    .into_iter()
+                    .map(|(name, values)| Ok((name, values.to_vec(py)?)))
+                    .collect::<PyResult<_>>()?,
+                materials: mesh.materials,
+                triangle_materials: mesh.triangle_materials.to_vec(py)?,
+            })
+        })
+        .collect::<PyResult<_>>()
+        .map_err(shape)?;
+    Ok(wad_gltf::SceneArrays {
+        extras: columns.extras,
+        nodes,
+        meshes,
+    })
 }

@@ -9,5 +9,8 @@ pub mod texture;
 pub mod uv;
 
 pub use export::{wad_to_gltf, Gltf, GltfExportError, Source};
-pub use import::{gltf_to_wad, BrokenRules, ChangeReport, ImportError, ImportOptions};
+pub use import::{
+    arrays_to_wad, gltf_to_wad, BrokenRules, ChangeReport, ImportError, ImportOptions, MeshArrays,
+    NodeArrays, SceneArrays,
+};
 pub use read::Document;

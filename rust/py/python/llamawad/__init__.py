@@ -13,6 +13,9 @@ The work is done in Rust (the ``_native`` extension); this package only re-expor
 - ``gltf_to_wad(base, gltf, force=False, directory=None) -> (bytes, dict)``: a level written from
   a glTF (.glb bytes, or .gltf JSON bytes with its buffers in ``directory``) and the level it was
   made from, and the change report
+- ``scene_to_wad(base, scene, force=False, snap_uvs=False, generate_collision=True) -> (bytes,
+  dict)``: the same, with the scene handed over as numpy arrays instead of a glTF (the add-on's
+  export; ``help(scene_to_wad)`` says how ``scene`` is made)
 - ``probe(level, points) -> list[dict]``: the game's floor test at each (x, y, z) point
 - ``floors(a, b, points=2800, seed=1) -> dict``: two levels' floors compared at random points
 - ``check(level, base=None) -> dict``: every rule of the notes, every problem with its culprit
@@ -39,6 +42,7 @@ from ._native import (
     polygon_outlines,
     probe,
     roundtrip,
+    scene_to_wad,
     shown_colours,
     tile_models,
     wad_to_glb,
@@ -58,6 +62,7 @@ __all__ = [
     "polygon_outlines",
     "probe",
     "roundtrip",
+    "scene_to_wad",
     "shown_colours",
     "tile_models",
     "wad_to_glb",

@@ -1,10 +1,13 @@
 //! A node's triangles and the integer attributes the mapping puts on them (MAPPING.md), read
 //! the way every tool may have written them (floats, integers as floats).
 
-use glam::{Mat4, Vec3};
+use std::borrow::Cow;
+
+use glam::Vec3;
 
 use super::error::ImportError;
-use crate::gltf::read::{Document, Triangles};
+use super::scene::{Node, Scene};
+use crate::gltf::read::Triangles;
 
 /// How far beyond the grid's edges a position may lie (x and z), and how far up or down (y), in
 /// units: farther is no place in a level, where f32 arithmetic also stops being exact enough.
@@ -48,24 +51,23 @@ pub(super) fn face_flags(tris: &Triangles, name: &str) -> Result<Vec<Option<u16>
     }
 }
 
-/// A node's triangles (none without a mesh), refusing any corner that lies, after `world`,
-/// beyond the reach of a `grid` (width, height) level.
-pub(super) fn node_triangles(
-    doc: &Document,
-    node: &gltf::Node,
-    world: &Mat4,
+/// A node's triangles (none without a mesh), refusing any corner that lies, after its world
+/// transform, beyond the reach of a `grid` (width, height) level.
+pub(super) fn node_triangles<'s>(
+    scene: &'s Scene,
+    node: &Node,
     grid: (u32, u32),
     name: &str,
-) -> Result<Triangles, ImportError> {
-    let Some(mesh) = node.mesh() else {
-        return Ok(Triangles::default());
+) -> Result<Cow<'s, Triangles>, ImportError> {
+    let Some(mesh) = node.mesh else {
+        return Ok(Cow::Owned(Triangles::default()));
     };
-    let tris = doc
-        .triangles(&mesh)
+    let tris = scene
+        .triangles(mesh)
         .map_err(|e| ImportError::read(name, e))?;
     let (w, h) = (grid.0 as f32, grid.1 as f32);
     let within = |p: Vec3| {
-        let p = world.transform_point3(p);
+        let p = node.world.transform_point3(p);
         (-REACH..=w + REACH).contains(&p.x)
             && (-REACH..=h + REACH).contains(&p.z)
             && (-MAX_HEIGHT..=MAX_HEIGHT).contains(&p.y)

@@ -4,8 +4,10 @@
 //! (normals, planes and box margins that cannot be recomputed exactly); what changed is rebuilt
 //! the way the notes' checklists say. The glTF may come from this project or from any tool that
 //! keeps the attributes and extras (Blender's exporter reorders, splits and merges vertices and
-//! writes integers as floats; all of that is accepted).
+//! writes integers as floats; all of that is accepted). A tool may hand the scene over as arrays
+//! instead of a glTF ([`arrays_to_wad`]): both become one [`Scene`], which one conversion reads.
 
+mod arrays;
 mod attributes;
 mod collision;
 mod colours;
@@ -15,10 +17,12 @@ mod model;
 mod new_geometry;
 mod nodes;
 mod report;
+mod scene;
 mod source;
 mod tile;
 mod zones;
 
+pub use arrays::{MeshArrays, NodeArrays, SceneArrays};
 pub use error::{BrokenRules, ImportError};
 pub use report::{ChangeReport, ImportOptions};
 
@@ -31,6 +35,7 @@ use crate::level::Level;
 use cover::cover;
 use new_geometry::add_new_geometry;
 use nodes::sort_nodes;
+use scene::Scene;
 use source::check_source;
 use tile::Conversion;
 use zones::{apply_zone_masks, apply_zones};
@@ -42,15 +47,36 @@ pub fn gltf_to_wad(
     doc: &Document,
     options: ImportOptions,
 ) -> Result<(Level, ChangeReport), ImportError> {
+    scene_to_wad(base, base_bytes, &Scene::of_document(doc), options)
+}
+
+/// Converts a scene handed over as arrays back into a level, given the level it was made from:
+/// what [`gltf_to_wad`] does with a glTF of the same nodes and meshes. The arrays are checked
+/// like a file from a stranger; what is wrong with them is refused like a glTF's faults.
+pub fn arrays_to_wad(
+    base: &Level,
+    base_bytes: &[u8],
+    arrays: SceneArrays,
+    options: ImportOptions,
+) -> Result<(Level, ChangeReport), ImportError> {
+    scene_to_wad(base, base_bytes, &Scene::of_arrays(arrays)?, options)
+}
+
+fn scene_to_wad(
+    base: &Level,
+    base_bytes: &[u8],
+    scene: &Scene,
+    options: ImportOptions,
+) -> Result<(Level, ChangeReport), ImportError> {
     let mut report = ChangeReport::default();
-    check_source(base, base_bytes, doc, options, &mut report)?;
+    check_source(base, base_bytes, scene, options, &mut report)?;
     let base_trak = base.trak().ok_or_else(|| {
         ImportError::level("the base level has no TRAK chunk").code("base-incomplete")
     })?;
     let base_map = base.map().ok_or_else(|| {
         ImportError::level("the base level has no MAP chunk").code("base-incomplete")
     })?;
-    let nodes = sort_nodes(doc, base_map.tiles.len())?;
+    let nodes = sort_nodes(scene, base_map.tiles.len())?;
     let mut c = Conversion {
         base,
         level: base.clone(),
@@ -67,16 +93,17 @@ pub fn gltf_to_wad(
     for i in (0..base_map.tiles.len()).filter(|&i| !nodes.claimed[i]) {
         c.empty_tile(i);
     }
-    for (tile, copy) in nodes
+    for (&(i, node), copy) in nodes
         .tiles
         .iter()
         .map(|t| (t, false))
         .chain(nodes.copies.iter().map(|t| (t, true)))
     {
-        c.tile(doc, tile, nodes.collision_of.get(&tile.1.index()), copy)?;
+        let collision = nodes.collision_of.get(&node.index).copied();
+        c.tile(scene, (i, node), collision, copy)?;
     }
     add_new_geometry(
-        doc,
+        scene,
         &nodes.new_meshes,
         &mut c.level,
         &mut c.new_models,
@@ -106,10 +133,10 @@ pub fn gltf_to_wad(
     report.texture_entries_appended = appended.len();
     report.fit = fitter.report();
 
-    if let Some(node) = &nodes.zones {
-        apply_zones(doc, node, &mut level, &mut report)?;
+    if let Some(node) = nodes.zones {
+        apply_zones(scene, node, &mut level, &mut report)?;
     }
-    apply_zone_masks(doc, &mut level, &mut report);
+    apply_zone_masks(scene, &mut level, &mut report);
 
     if !new_models.is_empty() {
         level

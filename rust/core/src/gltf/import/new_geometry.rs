@@ -8,19 +8,19 @@
 
 use std::collections::BTreeMap;
 
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 
 use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::{encode, given_polygons, GivenPolygon};
 use super::error::ImportError;
 use super::model::{build_model, recut_new_quads, ModelSource};
-use super::nodes::{placement, raw_node_name, NewMesh};
+use super::nodes::{placement, NewMesh};
 use super::report::ChangeReport;
+use super::scene::{Node, Scene};
 use crate::game::cells::{coordinate_in_cell, loader_col_row};
 use crate::game::space::to_local;
 use crate::gltf::fit::Fitter;
-use crate::gltf::read::node_name;
-use crate::gltf::read::{Document, Triangles};
+use crate::gltf::read::Triangles;
 use crate::level::{Level, Model, Tile};
 use crate::raw::CollisionPolygon;
 
@@ -82,15 +82,14 @@ impl Anchor {
 }
 
 pub(super) fn world_triangles(
-    doc: &Document,
-    node: &gltf::Node,
-    world: &Mat4,
+    scene: &Scene,
+    node: &Node,
     grid: (u32, u32),
     name: &str,
 ) -> Result<Triangles, ImportError> {
-    let mut tris = node_triangles(doc, node, world, grid, name)?;
+    let mut tris = node_triangles(scene, node, grid, name)?.into_owned();
     for p in &mut tris.positions {
-        *p = world.transform_point3(*p);
+        *p = node.world.transform_point3(*p);
     }
     Ok(tris)
 }
@@ -141,7 +140,7 @@ pub(super) struct NewTile {
 /// Adds the new meshes as tiles; their models go to `new_models` (numbered from `first_model`).
 #[allow(clippy::too_many_arguments)]
 pub fn add_new_geometry(
-    doc: &Document,
+    scene: &Scene,
     meshes: &[NewMesh],
     level: &mut Level,
     new_models: &mut Vec<Model>,
@@ -158,13 +157,13 @@ pub fn add_new_geometry(
 
     let mut rotations = Vec::with_capacity(meshes.len());
     for (mesh_index, mesh) in meshes.iter().enumerate() {
-        let name = node_name(&mesh.node);
-        let object = raw_node_name(&mesh.node);
-        let tris = world_triangles(doc, &mesh.node, &mesh.world, (width, height), &name)?;
+        let name = mesh.node.label();
+        let object = mesh.node.raw_name();
+        let tris = world_triangles(scene, mesh.node, (width, height), &name)?;
         let tris = recut_new_quads(&tris, fitter).unwrap_or(tris);
         // Its tiles turn as the mesh does, so that its faces and polygons keep their own frame
         // (and a re-tiled level its planes); a scaled or tilted mesh is baked into unturned tiles.
-        let rotation = placement(&mesh.world, &name).map_or(0, |(_, r)| r);
+        let rotation = placement(&mesh.node.world, &name).map_or(0, |(_, r)| r);
         rotations.push(rotation);
         let centroid = |t: usize| {
             (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2]) / 3.0
@@ -189,7 +188,7 @@ pub fn add_new_geometry(
                 .push(t);
         }
         let flags = face_flags(&tris, &name)?;
-        let anchor = Anchor(mesh.world.w_axis.truncate());
+        let anchor = Anchor(mesh.node.world.w_axis.truncate());
         // A mesh with faces over its own origin's cell (a tile's node), or collision alone, keeps
         // its collision at its origin; one drawn away from its origin (another tool's, at the
         // world's) by cells.
@@ -228,13 +227,12 @@ pub fn add_new_geometry(
         }
 
         // The polygons, and the triangles their face numbers count.
-        let given = match &mesh.collision {
-            Some((node, world)) => Some(world_triangles(
-                doc,
+        let given = match mesh.collision {
+            Some(node) => Some(world_triangles(
+                scene,
                 node,
-                world,
                 (width, height),
-                &node_name_of(node),
+                &node.label(),
             )?),
             None => None,
         };
@@ -277,7 +275,7 @@ pub fn add_new_geometry(
         placed.colours = tile.colours;
         report
             .sources
-            .push((map.tiles.len(), raw_node_name(&meshes[slot.mesh].node)));
+            .push((map.tiles.len(), meshes[slot.mesh].node.raw_name()));
         if tile.fitted {
             report.tiles_fitted.push(map.tiles.len());
         }
@@ -287,10 +285,6 @@ pub fn add_new_geometry(
         report.models_added += 1;
     }
     Ok(())
-}
-
-pub(super) fn node_name_of(node: &gltf::Node) -> String {
-    node_name(node)
 }
 
 pub(super) fn corners_of(tris: &Triangles, t: usize) -> [Vec3; 3] {

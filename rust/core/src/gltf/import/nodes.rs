@@ -6,14 +6,14 @@ use std::collections::HashMap;
 use glam::{Mat4, Vec3};
 
 use super::error::ImportError;
-use crate::gltf::read::{extras_json, node_name, number, Document};
+use super::scene::{Node, Scene};
+use crate::gltf::read::number;
 
 /// A mesh node that belongs to no tile, with the collision mesh given with it (a child node whose
 /// name starts with "collision").
 pub struct NewMesh<'a> {
-    pub node: gltf::Node<'a>,
-    pub world: Mat4,
-    pub collision: Option<(gltf::Node<'a>, Mat4)>,
+    pub node: &'a Node,
+    pub collision: Option<&'a Node>,
 }
 
 /// Our role and index in a node's extras, however a tool spelled the numbers.
@@ -22,8 +22,8 @@ pub(super) struct Role {
     index: Option<usize>,
 }
 
-pub(super) fn role(node: &gltf::Node) -> Option<Role> {
-    let extras = extras_json(node.extras())?;
+pub(super) fn role(node: &Node) -> Option<Role> {
+    let extras = node.extras.as_ref()?;
     let kind = extras.get("llamawad")?.as_str()?.to_string();
     let index = ["tile", "strat", "object_model"]
         .iter()
@@ -32,12 +32,6 @@ pub(super) fn role(node: &gltf::Node) -> Option<Role> {
         .filter(|v| *v >= 0.0 && v.fract() == 0.0)
         .map(|v| v as usize);
     Some(Role { kind, index })
-}
-
-/// A node's name as the tool that wrote it gave it (Blender: the object's name).
-pub(super) fn raw_node_name(node: &gltf::Node) -> String {
-    node.name()
-        .map_or_else(|| format!("node {}", node.index()), str::to_string)
 }
 
 /// A tile's placement from its node's world transform: export-space position and rotation.
@@ -72,26 +66,21 @@ pub(super) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), Imp
 /// The nodes of a glTF sorted by what they are to the level.
 pub(super) struct Nodes<'a> {
     /// Tile nodes in document order, the first node of each tile.
-    pub(super) tiles: Vec<(usize, gltf::Node<'a>, Mat4)>,
+    pub(super) tiles: Vec<(usize, &'a Node)>,
     /// Further nodes of a tile already claimed: copies, which become new tiles.
-    pub(super) copies: Vec<(usize, gltf::Node<'a>, Mat4)>,
+    pub(super) copies: Vec<(usize, &'a Node)>,
     /// Whether some node stands for each base tile.
     pub(super) claimed: Vec<bool>,
-    /// The collision node of each tile node (by the tile node's index).
-    pub(super) collision_of: HashMap<usize, (gltf::Node<'a>, Mat4)>,
-    pub(super) zones: Option<gltf::Node<'a>>,
+    /// The collision node of each tile node (by the tile node's number).
+    pub(super) collision_of: HashMap<usize, &'a Node>,
+    pub(super) zones: Option<&'a Node>,
     pub(super) new_meshes: Vec<NewMesh<'a>>,
 }
 
 pub(super) fn sort_nodes<'a>(
-    doc: &'a Document,
+    scene: &'a Scene,
     tile_count: usize,
 ) -> Result<Nodes<'a>, ImportError> {
-    let nodes = doc.world_nodes();
-    let parents: HashMap<usize, usize> = nodes
-        .iter()
-        .flat_map(|(n, _)| n.children().map(move |c| (c.index(), n.index())))
-        .collect();
     let mut sorted = Nodes {
         tiles: Vec::new(),
         copies: Vec::new(),
@@ -100,71 +89,60 @@ pub(super) fn sort_nodes<'a>(
         zones: None,
         new_meshes: Vec::new(),
     };
-    // A child that is a collision mesh: named "collision…", or a tile's collision node of ours.
-    let collision_child = |n: &gltf::Node| {
-        n.children()
-            .any(|c| is_given_collision(&c) || role(&c).is_some_and(|r| r.kind == "collision"))
+    // A collision mesh: named "collision…", or a tile's collision node of ours.
+    let is_collision =
+        |n: &Node| is_given_collision(n) || role(n).is_some_and(|r| r.kind == "collision");
+    // A node's first child that is a collision mesh.
+    let collision_child = |n: &Node| {
+        n.children
+            .iter()
+            .find_map(|&c| scene.node(c).filter(|c| is_collision(c)))
     };
-    for (node, world) in &nodes {
+    for node in &scene.nodes {
         let Some(role) = role(node) else {
             // New geometry: a mesh, or collision alone (a node without faces whose child is
-            // collision, as a re-tiled level's water planes are).
-            let new = node.mesh().is_some() || collision_child(node);
-            if new && !is_given_collision(node) {
-                sorted.new_meshes.push(NewMesh {
-                    node: node.clone(),
-                    world: *world,
-                    collision: None,
-                });
+            // collision, as a re-tiled level's water planes are). Its collision is a child mesh
+            // named "collision…", or the collision node a tile had before its node lost its tile
+            // (a whole level re-tiled).
+            let collision = collision_child(node);
+            if (node.mesh.is_some() || collision.is_some()) && !is_given_collision(node) {
+                sorted.new_meshes.push(NewMesh { node, collision });
             }
             continue;
         };
         match (role.kind.as_str(), role.index) {
             ("tile", Some(i)) if i < tile_count => {
                 if sorted.claimed[i] {
-                    sorted.copies.push((i, node.clone(), *world));
+                    sorted.copies.push((i, node));
                 } else {
                     sorted.claimed[i] = true;
-                    sorted.tiles.push((i, node.clone(), *world));
+                    sorted.tiles.push((i, node));
                 }
             }
             ("tile", _) => {
                 return Err(ImportError::node(
-                    &node_name(node),
+                    &node.label(),
                     format!("names a tile the base level does not have ({tile_count} tiles)"),
                 )
                 .code("unknown-tile"));
             }
             ("collision", _) => {
-                if let Some(&parent) = parents.get(&node.index()) {
-                    sorted.collision_of.insert(parent, (node.clone(), *world));
+                if let Some(parent) = node.parent {
+                    sorted.collision_of.insert(parent, node);
                 }
             }
-            ("zones", _) => sorted.zones = Some(node.clone()),
+            ("zones", _) => sorted.zones = Some(node),
             _ => {}
         }
-    }
-    // A new mesh's collision is a child mesh named "collision…", or the collision node a tile
-    // had before its node lost its tile (a whole level re-tiled).
-    for mesh in &mut sorted.new_meshes {
-        mesh.collision = mesh
-            .node
-            .children()
-            .find(|c| is_given_collision(c) || role(c).is_some_and(|r| r.kind == "collision"))
-            .and_then(|c| {
-                nodes
-                    .iter()
-                    .find(|(n, _)| n.index() == c.index())
-                    .map(|(n, w)| (n.clone(), *w))
-            });
     }
     Ok(sorted)
 }
 
 /// A mesh given as the collision of a new mesh: named "collision…", without a role of ours.
-pub(super) fn is_given_collision(node: &gltf::Node) -> bool {
+pub(super) fn is_given_collision(node: &Node) -> bool {
     role(node).is_none()
         && node
-            .name()
+            .name
+            .as_ref()
             .is_some_and(|n| n.to_ascii_lowercase().starts_with("collision"))
 }

@@ -2,28 +2,19 @@
 
 use super::error::ImportError;
 use super::report::{ChangeReport, ImportOptions};
+use super::scene::Scene;
 use crate::gltf::export::Source;
-use crate::gltf::read::{extras_json, number, Document};
+use crate::gltf::read::number;
 use crate::level::Level;
-
-/// Our extras of the document's scene.
-pub(super) fn scene_extras(doc: &Document) -> Option<serde_json::Value> {
-    doc.document.scenes().find_map(|s| {
-        extras_json(s.extras())?
-            .get("llamawad")
-            .filter(|v| v.is_object())
-            .cloned()
-    })
-}
 
 pub(super) fn check_source(
     base: &Level,
     base_bytes: &[u8],
-    doc: &Document,
+    scene: &Scene,
     options: ImportOptions,
     report: &mut ChangeReport,
 ) -> Result<(), ImportError> {
-    let Some(ours) = scene_extras(doc) else {
+    let Some(ours) = &scene.extras else {
         report.warnings.push(
             "the glTF does not say which level it was made from; the base is taken as given".into(),
         );

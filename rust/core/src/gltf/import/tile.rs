@@ -3,18 +3,16 @@
 
 use std::collections::HashMap;
 
-use glam::Mat4;
-
 use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::collision_from_node;
 use super::colours::{colours_differ, corner_colours, vertex_colours};
 use super::error::ImportError;
 use super::model::{build_model, matches_model, ModelSource, POSITION_TOLERANCE};
-use super::nodes::{placement, raw_node_name};
+use super::nodes::placement;
 use super::report::ChangeReport;
+use super::scene::{Node, Scene};
 use crate::game::cells::tile_cell;
 use crate::gltf::fit::Fitter;
-use crate::gltf::read::{node_name, Document};
 use crate::level::{Level, Model};
 
 /// The state of one conversion: the level being written and what it gains.
@@ -71,18 +69,17 @@ impl Conversion<'_> {
     /// `copy` marks a second node of the same tile, which becomes a new tile.
     pub(super) fn tile(
         &mut self,
-        doc: &Document,
-        (i, node, world): &(usize, gltf::Node, Mat4),
-        collision_node: Option<&(gltf::Node, Mat4)>,
+        scene: &Scene,
+        (i, node): (usize, &Node),
+        collision_node: Option<&Node>,
         copy: bool,
     ) -> Result<(), ImportError> {
-        let (i, world) = (*i, *world);
-        let name = node_name(node);
+        let name = node.label();
         let base_map = self.base.map().expect("checked by gltf_to_wad");
         let base_tile = &base_map.tiles[i];
         let base_model = &self.base.trak().expect("checked by gltf_to_wad").models
             [base_tile.model_index as usize];
-        let (position, rotation) = placement(&world, &name)?;
+        let (position, rotation) = placement(&node.world, &name)?;
         let mut tile = base_tile.clone();
         let moved = (0..3)
             .any(|k| (position[k] - base_tile.float.position[k]).abs() > POSITION_TOLERANCE)
@@ -104,16 +101,23 @@ impl Conversion<'_> {
         }
 
         let grid = (base_map.width, base_map.height);
-        let tris = node_triangles(doc, node, &world, grid, &name)?;
+        let tris = node_triangles(scene, node, grid, &name)?;
         let flags = face_flags(&tris, &name)?;
         let textures = per_triangle(&tris, "TEXTURE");
         let geometry_same =
             matches_model(&tris, base_model, &flags, &textures, &self.fitter.entries);
         let collision = match collision_node {
-            Some((cnode, cworld)) => {
-                let ctris = node_triangles(doc, cnode, cworld, grid, &name)?;
-                collision_from_node(&ctris, cworld, &world, base_model, &name, &mut self.report)
-                    .map_err(|e| e.in_source_faces(&ctris))?
+            Some(cnode) => {
+                let ctris = node_triangles(scene, cnode, grid, &name)?;
+                collision_from_node(
+                    &ctris,
+                    &cnode.world,
+                    &node.world,
+                    base_model,
+                    &name,
+                    &mut self.report,
+                )
+                .map_err(|e| e.in_source_faces(&ctris))?
             }
             // A copy (Blender's Shift D, Alt D) comes without the tile's collision object: it keeps
             // its model's collision. The tile itself without one had it deleted.
@@ -165,7 +169,7 @@ impl Conversion<'_> {
                 flags: &flags,
                 textures: &textures,
                 name: &name,
-                object: &raw_node_name(node),
+                object: &node.raw_name(),
                 base: Some(base_model),
                 frames,
             };
@@ -209,7 +213,7 @@ impl Conversion<'_> {
             map.tiles[i] = tile;
             i
         };
-        report.sources.push((index, raw_node_name(node)));
+        report.sources.push((index, node.raw_name()));
         if fitted {
             report.tiles_fitted.push(index);
         }

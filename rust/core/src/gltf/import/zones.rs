@@ -3,23 +3,23 @@
 use super::attributes::per_triangle;
 use super::error::ImportError;
 use super::report::ChangeReport;
-use super::source::scene_extras;
-use crate::gltf::read::{node_name, number, Document};
+use super::scene::{Node, Scene};
+use crate::gltf::read::number;
 use crate::level::Level;
 
 /// Each cell's zone from the Zones mesh (`_CELL`, `_ZONE`).
 pub(super) fn apply_zones(
-    doc: &Document,
-    node: &gltf::Node,
+    scene: &Scene,
+    node: &Node,
     level: &mut Level,
     report: &mut ChangeReport,
 ) -> Result<(), ImportError> {
-    let Some(mesh) = node.mesh() else {
+    let Some(mesh) = node.mesh else {
         return Ok(());
     };
-    let name = node_name(node);
-    let tris = doc
-        .triangles(&mesh)
+    let name = node.label();
+    let tris = scene
+        .triangles(mesh)
         .map_err(|e| ImportError::read(&name, e))?;
     let cells = per_triangle(&tris, "CELL");
     let zones = per_triangle(&tris, "ZONE");
@@ -50,8 +50,8 @@ pub(super) fn apply_zones(
     Ok(())
 }
 
-pub(super) fn apply_zone_masks(doc: &Document, level: &mut Level, report: &mut ChangeReport) {
-    let Some(ours) = scene_extras(doc) else {
+pub(super) fn apply_zone_masks(scene: &Scene, level: &mut Level, report: &mut ChangeReport) {
+    let Some(ours) = &scene.extras else {
         return;
     };
     let Some(regions) = ours["regions"].as_array() else {

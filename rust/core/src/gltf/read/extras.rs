@@ -6,7 +6,13 @@
 /// `repr`, which its exporter then writes as a JSON string. Such a string (one that starts with
 /// `{` or `[`) at the top level is read back as the value it spells.
 pub fn extras_json(extras: &gltf::json::Extras) -> Option<serde_json::Value> {
-    let mut value: serde_json::Value = serde_json::from_str(extras.as_ref()?.get()).ok()?;
+    let value: serde_json::Value = serde_json::from_str(extras.as_ref()?.get()).ok()?;
+    Some(spelled_out(value))
+}
+
+/// Extras with every top-level string that spells a Python dictionary or list (what Blender keeps
+/// of a value a custom property cannot hold) read back as that value.
+pub fn spelled_out(mut value: serde_json::Value) -> serde_json::Value {
     if let Some(object) = value.as_object_mut() {
         for v in object.values_mut() {
             let spelled = v
@@ -18,7 +24,7 @@ pub fn extras_json(extras: &gltf::json::Extras) -> Option<serde_json::Value> {
             }
         }
     }
-    Some(value)
+    value
 }
 
 /// A number however a tool wrote it: a JSON number, or a string of one (what Blender keeps of

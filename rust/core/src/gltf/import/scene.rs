@@ -1,0 +1,152 @@
+//! The scene the way back reads, however it came: its nodes with their names, extras, parents,
+//! children and world transforms, and the triangles of their meshes. A glTF document fills it
+//! ([`Scene::of_document`]), and so do the arrays a tool hands over without writing a glTF
+//! (`arrays.rs`): the conversion itself has one implementation for both.
+
+use std::borrow::Cow;
+
+use glam::Mat4;
+
+use crate::gltf::read::{extras_json, Document, ReadError, Triangles};
+
+/// A node of the scene.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// The node's number: its index among the document's (or the arrays') nodes, which names a
+    /// node without a name.
+    pub index: usize,
+    pub name: Option<String>,
+    /// The node's extras as JSON, with what a tool made of ours undone ([`extras_json`]).
+    pub extras: Option<serde_json::Value>,
+    /// Numbers of its parent and its children.
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    pub world: Mat4,
+    pub mesh: Option<usize>,
+}
+
+impl Node {
+    /// How a node is named in messages: `node 'NAME'`, or `node N` without a name.
+    pub fn label(&self) -> String {
+        match &self.name {
+            Some(n) => format!("node '{n}'"),
+            None => format!("node {}", self.index),
+        }
+    }
+
+    /// Its name as the tool that wrote it gave it (Blender: the object's name), or `node N`.
+    pub fn raw_name(&self) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("node {}", self.index))
+    }
+}
+
+enum Meshes<'a> {
+    /// Read from the document when a node asks (a mesh no node of the level uses is never read).
+    Document(&'a Document, Vec<gltf::Mesh<'a>>),
+    /// Checked when handed over; a mesh that failed says why when a node asks for it.
+    Arrays(Vec<Result<Triangles, ReadError>>),
+}
+
+/// The nodes of every scene with their meshes, and our extras of the scene.
+pub struct Scene<'a> {
+    /// Every node of every scene, parents before children (depth first, children in order).
+    pub nodes: Vec<Node>,
+    /// Our extras of the scene: the `llamawad` object of the first scene that has one.
+    pub extras: Option<serde_json::Value>,
+    /// Where each node number is in `nodes` (None for a node no scene holds).
+    position: Vec<Option<usize>>,
+    meshes: Meshes<'a>,
+}
+
+impl<'a> Scene<'a> {
+    /// The scene of a glTF document: its nodes (the reader checked them: a forest of finite world
+    /// transforms), their extras read once, and meshes read when asked for.
+    pub fn of_document(doc: &'a Document) -> Scene<'a> {
+        let nodes = doc
+            .world_nodes()
+            .into_iter()
+            .map(|(node, world)| Node {
+                index: node.index(),
+                name: node.name().map(str::to_string),
+                extras: extras_json(node.extras()),
+                parent: None,
+                children: node.children().map(|c| c.index()).collect(),
+                world,
+                mesh: node.mesh().map(|m| m.index()),
+            })
+            .collect();
+        let extras = doc.document.scenes().find_map(|s| {
+            extras_json(s.extras())?
+                .get("llamawad")
+                .filter(|v| v.is_object())
+                .cloned()
+        });
+        let meshes = Meshes::Document(doc, doc.document.meshes().collect());
+        Scene::new(nodes, extras, doc.document.nodes().len(), meshes)
+    }
+
+    /// The scene of arrays already checked (`arrays.rs`): nodes in walk order, one result per
+    /// mesh.
+    pub(super) fn of_checked_arrays(
+        nodes: Vec<Node>,
+        extras: Option<serde_json::Value>,
+        node_count: usize,
+        meshes: Vec<Result<Triangles, ReadError>>,
+    ) -> Scene<'static> {
+        Scene::new(nodes, extras, node_count, Meshes::Arrays(meshes))
+    }
+
+    fn new(
+        mut nodes: Vec<Node>,
+        extras: Option<serde_json::Value>,
+        node_count: usize,
+        meshes: Meshes<'a>,
+    ) -> Scene<'a> {
+        let mut position = vec![None; node_count];
+        for (k, node) in nodes.iter().enumerate() {
+            position[node.index] = Some(k);
+        }
+        let parents: Vec<(usize, usize)> = nodes
+            .iter()
+            .flat_map(|n| n.children.iter().map(move |&c| (c, n.index)))
+            .collect();
+        for (child, parent) in parents {
+            if let Some(k) = position[child] {
+                nodes[k].parent = Some(parent);
+            }
+        }
+        Scene {
+            nodes,
+            extras,
+            position,
+            meshes,
+        }
+    }
+}
+
+impl Scene<'_> {
+    /// The node with this number, when a scene holds it.
+    pub fn node(&self, number: usize) -> Option<&Node> {
+        self.nodes.get((*self.position.get(number)?)?)
+    }
+
+    /// The triangles of a mesh, every attribute checked.
+    pub fn triangles(&self, mesh: usize) -> Result<Cow<'_, Triangles>, ReadError> {
+        let missing = || ReadError {
+            message: format!("mesh {mesh} does not exist"),
+            faces: Vec::new(),
+        };
+        match &self.meshes {
+            Meshes::Document(doc, meshes) => {
+                let mesh = meshes.get(mesh).ok_or_else(missing)?;
+                doc.triangles(mesh).map(Cow::Owned)
+            }
+            Meshes::Arrays(meshes) => match meshes.get(mesh).ok_or_else(missing)? {
+                Ok(tris) => Ok(Cow::Borrowed(tris)),
+                Err(e) => Err(e.clone()),
+            },
+        }
+    }
+}

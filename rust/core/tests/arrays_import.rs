@@ -1,0 +1,256 @@
+//! The scene handed over as arrays (the add-on's export): the generated levels come back
+//! byte-identical through it as through their glTF, and arrays a stranger made wrong are refused
+//! naming the node, never a panic. (Every edit of `gltf_import.rs` and `new_geometry.rs` also
+//! goes through both doors: `doors::convert`.)
+
+use llamawad::generate::{generate, Size};
+use llamawad::gltf::{
+    arrays_to_wad, wad_to_gltf, Document, ImportError, ImportOptions, SceneArrays, Source,
+};
+use llamawad::Level;
+
+mod doors;
+
+struct Case {
+    base: Level,
+    bytes: Vec<u8>,
+    arrays: SceneArrays,
+}
+
+fn case(seed: u64, size: Size) -> Case {
+    let bytes = generate(seed, size).to_bytes().unwrap();
+    let base = Level::parse(&bytes).unwrap();
+    let gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
+    let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
+    let arrays = SceneArrays::of_document(&doc).unwrap();
+    Case {
+        base,
+        bytes,
+        arrays,
+    }
+}
+
+impl Case {
+    /// The first tile node with a mesh: its number and name.
+    fn tile(&self) -> (usize, String) {
+        let k = self
+            .arrays
+            .nodes
+            .iter()
+            .position(|n| {
+                n.mesh.is_some() && n.extras.as_deref().is_some_and(|e| e.contains("\"tile\""))
+            })
+            .unwrap();
+        (k, self.arrays.nodes[k].name.clone().unwrap())
+    }
+
+    fn refused(&self, what: &str, edit: impl FnOnce(&mut SceneArrays)) -> ImportError {
+        let mut arrays = self.arrays.clone();
+        edit(&mut arrays);
+        match arrays_to_wad(&self.base, &self.bytes, arrays, ImportOptions::default()) {
+            Ok(_) => panic!("{what}: converted although the arrays are wrong"),
+            Err(e) => e,
+        }
+    }
+}
+
+#[test]
+fn generated_levels_come_back_byte_identical_through_arrays() {
+    for (seed, size) in [(1, Size::Full), (2, Size::Small), (3, Size::Tiny)] {
+        let c = case(seed, size);
+        let (level, report) =
+            arrays_to_wad(&c.base, &c.bytes, c.arrays, ImportOptions::default()).unwrap();
+        assert!(
+            report.is_empty() && report.warnings.is_empty(),
+            "{report:?}"
+        );
+        assert!(level.to_bytes().unwrap() == c.bytes, "{size} seed {seed}");
+    }
+}
+
+#[test]
+fn edited_full_size_level_converts_alike_through_both_doors() {
+    // A tile moved, another's UVs shifted: what the glTF door makes of them, the arrays door
+    // makes too (doors::convert compares bytes and reports).
+    let bytes = generate(1, Size::Full).to_bytes().unwrap();
+    let base = Level::parse(&bytes).unwrap();
+    let mut gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
+    let tiles: Vec<usize> = (0..gltf.root.nodes.len())
+        .filter(|&n| {
+            gltf.root.nodes[n].mesh.is_some()
+                && gltf.root.nodes[n]
+                    .extras
+                    .as_ref()
+                    .is_some_and(|e| e.get().contains("\"tile\""))
+        })
+        .collect();
+    let moved = &mut gltf.root.nodes[tiles[10]];
+    let t = moved.translation.get_or_insert([0.0; 3]);
+    t[1] += 0.25;
+    let turned = &mut gltf.root.nodes[tiles[20]];
+    turned.rotation = Some(gltf::json::scene::UnitQuaternion([0.0, 1.0, 0.0, 0.0]));
+    let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
+    let (_, report) = doors::convert(&base, &bytes, &doc, ImportOptions::default()).unwrap();
+    assert_eq!(report.tiles_moved.len() + report.tiles_reshaped.len(), 2);
+}
+
+#[test]
+fn wrong_arrays_are_refused_naming_the_node() {
+    let c = case(1, Size::Tiny);
+    let (tile, name) = c.tile();
+    let mesh = c.arrays.nodes[tile].mesh.unwrap();
+    let node = Some(format!("node '{name}'"));
+    let attribute = |a: &mut SceneArrays, wanted: &str| {
+        let k = a.meshes[mesh]
+            .attributes
+            .iter()
+            .position(|(n, _)| n == wanted)
+            .unwrap();
+        k
+    };
+    type Spoil<'a> = Box<dyn FnOnce(&mut SceneArrays) + 'a>;
+    let cases: Vec<(&str, Spoil, &str)> = vec![
+        (
+            "POSITION one value short",
+            Box::new(|a| {
+                let k = attribute(a, "POSITION");
+                a.meshes[mesh].attributes[k].1.pop();
+            }),
+            "not three a corner",
+        ),
+        (
+            "TEXCOORD_0 one corner short",
+            Box::new(|a| {
+                let k = attribute(a, "TEXCOORD_0");
+                a.meshes[mesh].attributes[k].1.truncate(4);
+            }),
+            "not 2 for each",
+        ),
+        (
+            "an attribute the mapping does not know",
+            Box::new(|a| {
+                let n = a.meshes[mesh].attributes[0].1.len() / 3;
+                a.meshes[mesh]
+                    .attributes
+                    .push(("_BOGUS".into(), vec![0.0; n]));
+            }),
+            "not an attribute of the mapping",
+        ),
+        (
+            "an attribute given twice",
+            Box::new(|a| {
+                let k = attribute(a, "TEXCOORD_0");
+                let again = a.meshes[mesh].attributes[k].clone();
+                a.meshes[mesh].attributes.push(again);
+            }),
+            "given twice",
+        ),
+        (
+            "an infinite UV",
+            Box::new(|a| {
+                let k = attribute(a, "TEXCOORD_0");
+                a.meshes[mesh].attributes[k].1[7] = f32::INFINITY;
+            }),
+            "not finite",
+        ),
+        (
+            "NaN among the positions",
+            Box::new(|a| {
+                let k = attribute(a, "POSITION");
+                a.meshes[mesh].attributes[k].1[0] = f32::NAN;
+            }),
+            "not finite",
+        ),
+        (
+            "a material index beyond the materials",
+            Box::new(|a| {
+                let m = &mut a.meshes[mesh];
+                let n = m.attributes[0].1.len() / 9;
+                m.triangle_materials = vec![0; n];
+                m.triangle_materials[n - 1] = u32::MAX;
+            }),
+            "not among the mesh's",
+        ),
+        (
+            "fewer triangle materials than triangles",
+            Box::new(|a| a.meshes[mesh].triangle_materials = vec![0]),
+            "triangle materials for",
+        ),
+        (
+            "a mesh index out of range",
+            Box::new(|a| a.nodes[tile].mesh = Some(usize::MAX)),
+            "names mesh",
+        ),
+        (
+            "a parent after its child",
+            Box::new(|a| a.nodes[tile].parent = Some(tile + 1)),
+            "a parent comes before its children",
+        ),
+        (
+            "a parent far out of range",
+            Box::new(|a| a.nodes[tile].parent = Some(usize::MAX)),
+            "a parent comes before its children",
+        ),
+        (
+            "a NaN transform",
+            Box::new(|a| a.nodes[tile].matrix[13] = f32::NAN),
+            "not made of finite numbers",
+        ),
+        (
+            "an infinite scale",
+            Box::new(|a| a.nodes[tile].matrix[0] = f32::INFINITY),
+            "not made of finite numbers",
+        ),
+        (
+            "extras that are not JSON",
+            Box::new(|a| a.nodes[tile].extras = Some("{\"llamawad\": ".into())),
+            "extras are not JSON",
+        ),
+    ];
+    for (what, edit, words) in cases {
+        let e = c.refused(what, edit);
+        assert_eq!(e.code, "unreadable", "{what}: {e}");
+        assert_eq!(e.node, node, "{what}: {e}");
+        assert!(e.message.contains(words), "{what}: {e}");
+    }
+
+    // Faults of a value name the triangles at fault.
+    let e = c.refused("an infinite UV", |a| {
+        let k = attribute(a, "TEXCOORD_0");
+        a.meshes[mesh].attributes[k].1[7] = f32::INFINITY;
+    });
+    assert_eq!(e.faces, vec![1]);
+
+    // Nested deeper than a glTF is read.
+    let e = c.refused("nested too deep", |a| {
+        let first = a.nodes.len();
+        for k in 0..70 {
+            let mut n = a.nodes[tile].clone();
+            n.name = Some(format!("deep {k}"));
+            n.parent = (k > 0).then(|| first + k - 1);
+            a.nodes.push(n);
+        }
+    });
+    assert_eq!(e.code, "unreadable");
+    assert_eq!(e.node.as_deref(), Some("node 'deep 64'"), "{e}");
+
+    // A scene whose extras are not an object is the level's fault.
+    let e = c.refused("scene extras", |a| a.extras = Some("[1, 2]".into()));
+    assert_eq!((e.code, e.node), ("unreadable", None));
+}
+
+#[test]
+fn more_triangles_than_a_level_can_use_are_refused_before_they_are_read() {
+    let c = case(1, Size::Tiny);
+    let (tile, name) = c.tile();
+    let mesh = c.arrays.nodes[tile].mesh.unwrap();
+    let e = c.refused("huge", |a| {
+        a.meshes[mesh].attributes = vec![(
+            "POSITION".into(),
+            vec![0.0; 9 * (llamawad::gltf::read::MAX_MESH_TRIANGLES + 1)],
+        )];
+    });
+    assert_eq!(e.code, "unreadable");
+    assert_eq!(e.node, Some(format!("node '{name}'")));
+    assert!(e.message.contains("more than"), "{e}");
+}

@@ -1,0 +1,40 @@
+//! The way back's two front doors side by side: a glTF, and the same scene handed over as arrays
+//! (`SceneArrays::of_document`) give the same level bytes and report, or the same refusal.
+
+use llamawad::gltf::{
+    arrays_to_wad, gltf_to_wad, ChangeReport, Document, ImportError, ImportOptions, SceneArrays,
+};
+use llamawad::Level;
+
+/// `gltf_to_wad`, after checking that the arrays of the same scene come out the same. A glTF
+/// whose meshes cannot all be read has no arrays: then the glTF door must refuse it.
+pub fn convert(
+    base: &Level,
+    base_bytes: &[u8],
+    doc: &Document,
+    options: ImportOptions,
+) -> Result<(Level, ChangeReport), ImportError> {
+    let through_gltf = gltf_to_wad(base, base_bytes, doc, options);
+    let Ok(arrays) = SceneArrays::of_document(doc) else {
+        let refusal = through_gltf.as_ref().err().map(|e| e.code);
+        assert_eq!(refusal, Some("unreadable"), "a mesh that cannot be read");
+        return through_gltf;
+    };
+    let through_arrays = arrays_to_wad(base, base_bytes, arrays, options);
+    match (&through_gltf, &through_arrays) {
+        (Ok((a, report_a)), Ok((b, report_b))) => {
+            assert_eq!(report_a, report_b, "the two doors report alike");
+            assert!(
+                a.to_bytes().ok() == b.to_bytes().ok(),
+                "the two doors give the same bytes"
+            );
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "the two doors refuse alike"),
+        (a, b) => panic!(
+            "one door converts, the other refuses: glTF {:?}, arrays {:?}",
+            a.as_ref().err(),
+            b.as_ref().err()
+        ),
+    }
+    through_gltf
+}

@@ -1,0 +1,139 @@
+"""The scene handed over as arrays (llamawad.scene_to_wad, what the add-on's export uses): a
+level's glTF taken apart into the arrays gives the level's very bytes, edits arrive as through the
+glTF, and arrays that are wrong raise ImportRefused naming the node, or WadError when the dict is
+not shaped as the function says. No Blender."""
+
+import json
+
+import llamawad
+import numpy as np
+import pytest
+from addon.common.gltf_arrays import Document, node_trs
+
+pytestmark = pytest.mark.generator
+
+
+def trs_matrix(translation, rotation, scale) -> np.ndarray:
+    """A glTF node's TRS as a matrix (rows)."""
+    x, y, z, w = rotation
+    r = np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+    m = np.eye(4)
+    m[:3, :3] = r * np.asarray(scale)
+    m[:3, 3] = translation
+    return m
+
+
+def scene_of(glb: bytes) -> dict:
+    """A glTF of ours as the arrays scene_to_wad takes, nodes renumbered parents first."""
+    doc = Document.from_glb(glb)
+    walked = doc.walk(doc.json.get("scene", 0))
+    number = {node: k for k, (node, _) in enumerate(walked)}
+    material_names = [m.get("name") for m in doc.json.get("materials", [])]
+    nodes = {"name": [], "parent": [], "matrix": [], "mesh": [], "extras": []}
+    meshes, mesh_number = [], {}
+    for node, parent in walked:
+        n = doc.json["nodes"][node]
+        nodes["name"].append(n.get("name"))
+        nodes["parent"].append(-1 if parent is None else number[parent])
+        nodes["matrix"].append(trs_matrix(*node_trs(n)).T.ravel())
+        nodes["extras"].append(json.dumps(n["extras"]) if "extras" in n else None)
+        if "mesh" in n and n["mesh"] not in mesh_number:
+            tris = doc.triangles(n["mesh"])
+            mesh_number[n["mesh"]] = len(meshes)
+            meshes.append(
+                {
+                    "attributes": {k: v.astype(np.float32) for k, v in tris.attributes.items()},
+                    "materials": [material_names[m] if m >= 0 else None for m in tris.primitive_materials],
+                    "triangle_materials": tris.primitive_of_triangle.astype(np.uint32),
+                }
+            )
+        nodes["mesh"].append(mesh_number[n["mesh"]] if "mesh" in n else -1)
+    nodes["parent"] = np.array(nodes["parent"], np.int32)
+    nodes["mesh"] = np.array(nodes["mesh"], np.int32)
+    nodes["matrix"] = np.array(nodes["matrix"], np.float32)
+    return {"extras": json.dumps(doc.scene_extras()["llamawad"]), "nodes": nodes, "meshes": meshes}
+
+
+@pytest.fixture(scope="module")
+def small():
+    wad = llamawad.generate(2, "small")
+    glb, _ = llamawad.wad_to_glb(wad)
+    return wad, glb
+
+
+def tile_node(scene: dict) -> int:
+    return next(k for k, e in enumerate(scene["nodes"]["extras"]) if e and '"tile"' in e and scene["nodes"]["mesh"][k] >= 0)
+
+
+def test_unchanged_arrays_give_the_base(small):
+    wad, glb = small
+    written, report = llamawad.scene_to_wad(wad, scene_of(glb))
+    assert written == wad
+    assert report == llamawad.gltf_to_wad(wad, glb)[1]
+
+
+def test_a_moved_tile_arrives_as_through_the_glb(small):
+    wad, glb = small
+    scene = scene_of(glb)
+    k = tile_node(scene)
+    scene["nodes"]["matrix"][k, 13] += 0.5  # column-major: translation y
+    written, report = llamawad.scene_to_wad(wad, scene)
+    assert written != wad
+    assert report["tiles_moved"] == [json.loads(scene["nodes"]["extras"][k])["tile"]]
+
+
+def test_wrong_arrays_are_refused_naming_the_node(small):
+    wad, glb = small
+    scene = scene_of(glb)
+    k = tile_node(scene)
+    name = scene["nodes"]["name"][k]
+    scene["nodes"]["matrix"][k, 0] = np.nan
+    with pytest.raises(llamawad.ImportRefused) as e:
+        llamawad.scene_to_wad(wad, scene)
+    assert (e.value.code, e.value.object) == ("unreadable", name)
+    assert "finite" in e.value.message
+
+    scene = scene_of(glb)
+    mesh = scene["meshes"][scene["nodes"]["mesh"][k]]
+    mesh["attributes"]["TEXCOORD_0"][4] = np.inf
+    with pytest.raises(llamawad.ImportRefused) as e:
+        llamawad.scene_to_wad(wad, scene)
+    assert (e.value.code, e.value.object, e.value.faces) == ("unreadable", name, [1])
+    # _SOURCE_FACE is absent from our own glTF: no Blender faces to name.
+    assert e.value.source_faces == []
+
+
+@pytest.mark.parametrize(
+    "spoil, words",
+    [
+        (lambda s: s["nodes"].__setitem__("parent", s["nodes"]["parent"][:-1]), "node columns disagree"),
+        (lambda s: s["nodes"].__setitem__("matrix", s["nodes"]["matrix"].astype(np.float64)), "scene"),
+        (lambda s: s["nodes"].pop("extras"), "extras"),
+        (lambda s: s["meshes"][0].__setitem__("triangle_materials", [0]), "triangle_materials"),
+    ],
+)
+def test_a_dict_not_shaped_as_said_raises_wad_error(small, spoil, words):
+    wad, glb = small
+    scene = scene_of(glb)
+    spoil(scene)
+    with pytest.raises(llamawad.WadError, match=words) as e:
+        llamawad.scene_to_wad(wad, scene)
+    assert not isinstance(e.value, llamawad.ImportRefused)
+
+
+def test_arrays_need_not_be_contiguous(small):
+    wad, glb = small
+    scene = scene_of(glb)
+    # Every other row of a wider array: a strided buffer, read as its values.
+    for mesh in scene["meshes"]:
+        for name, values in mesh["attributes"].items():
+            wide = np.repeat(values, 2, axis=0)
+            mesh["attributes"][name] = wide[::2]
+            assert not mesh["attributes"][name].flags.c_contiguous or values.size == 0
+    assert llamawad.scene_to_wad(wad, scene)[0] == wad
