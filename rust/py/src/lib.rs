@@ -296,6 +296,15 @@ mod _native {
         Ok((json, PyBytes::new(py, &gltf.bin), gltf.warnings))
     }
 
+    /// What wad_to_arrays returns.
+    type HandOver<'py> = (
+        Bound<'py, PyAny>,
+        Vec<Bound<'py, PyBytes>>,
+        Bound<'py, PyBytes>,
+        Vec<Bound<'py, PyBytes>>,
+        Vec<String>,
+    );
+
     /// wad_to_arrays(data: bytes) -> tuple[dict, list[bytes], bytes, list[bytes], list[str]]
     ///
     /// The level's glTF (as wad_to_gltf makes it) handed over as the add-on's importer reads
@@ -306,16 +315,7 @@ mod _native {
     /// rotation x y z w, scale), each image's PNG bytes, and the conversion's warnings. Raises
     /// WadError like wad_to_glb.
     #[pyfunction]
-    fn wad_to_arrays<'py>(
-        py: Python<'py>,
-        data: Cow<'_, [u8]>,
-    ) -> PyResult<(
-        Bound<'py, PyAny>,
-        Vec<Bound<'py, PyBytes>>,
-        Bound<'py, PyBytes>,
-        Vec<Bound<'py, PyBytes>>,
-        Vec<String>,
-    )> {
+    fn wad_to_arrays<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<HandOver<'py>> {
         let (info, level, warnings) = detach(
             py,
             || bytes_input("a level", &data),
