@@ -139,6 +139,30 @@ def test_tiles_are_placed_and_carry_their_data(small, imported):
     assert triangles == small.info["tile_faces"]
 
 
+def test_tiles_of_one_model_own_their_data(small, imported):
+    """Tiles of one model get copies of one mesh: a write to one tile's UVs, colours or
+    attributes, through any of Blender's APIs, leaves the others as they were."""
+    tiles = [o for o in bpy.data.collections["Tiles"].objects if o.type == "MESH"]
+    by_model = {}
+    for obj in tiles:
+        by_model.setdefault(obj["model"], []).append(obj)
+    a, b = next(objs for objs in by_model.values() if len(objs) > 1 and "UVMap" in objs[0].data.uv_layers)[:2]
+    assert a.data != b.data
+    before = {
+        "uv": get(b.data.uv_layers["UVMap"].uv, "vector", np.float32, 2),
+        "col": get(b.data.color_attributes["Col"].data, "color", np.float32, 4),
+        "flags": attribute(b.data, "wad_flags"),
+    }
+    uv = a.data.uv_layers["UVMap"].uv
+    uv.foreach_set("vector", np.full(len(uv) * 2, 0.25, np.float32))
+    uv[0].vector = (0.75, 0.75)
+    a.data.color_attributes["Col"].data[0].color = (0.0, 0.0, 0.0, 1.0)
+    a.data.attributes["wad_flags"].data[0].value = 12345
+    np.testing.assert_array_equal(get(b.data.uv_layers["UVMap"].uv, "vector", np.float32, 2), before["uv"])
+    np.testing.assert_array_equal(get(b.data.color_attributes["Col"].data, "color", np.float32, 4), before["col"])
+    np.testing.assert_array_equal(attribute(b.data, "wad_flags"), before["flags"])
+
+
 def test_materials_show_the_pages(small, imported):
     pages = [i for i in bpy.data.images if i.get("llamawad") == "page"]
     assert len(pages) == len(small.doc.json["images"])

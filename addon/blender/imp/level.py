@@ -59,11 +59,16 @@ class ImportSummary:
 # --- small helpers
 
 
-def _int_attribute(mesh, name: str, domain: str, values: np.ndarray) -> None:
-    mesh.attributes.new(name, "INT", domain).data.foreach_set("value", np.ascontiguousarray(values, np.int32))
+def _int_attribute(mesh, name: str, domain: str, values: np.ndarray, new: bool = True) -> None:
+    """Sets an INT attribute, made first unless ``new`` is False (a copied mesh has it)."""
+    attr = mesh.attributes.new(name, "INT", domain) if new else mesh.attributes[name]
+    attr.data.foreach_set("value", np.ascontiguousarray(values, np.int32))
 
 
-def _colour_attribute(mesh, colours: np.ndarray) -> None:
+def _colour_attribute(mesh, colours: np.ndarray, new: bool = True) -> None:
+    if not new:
+        mesh.color_attributes[mats.COLOUR_ATTRIBUTE].data.foreach_set("color", np.ascontiguousarray(colours, np.float32).ravel())
+        return
     attr = mesh.color_attributes.new(mats.COLOUR_ATTRIBUTE, "FLOAT_COLOR", "CORNER")
     attr.data.foreach_set("color", np.ascontiguousarray(colours, np.float32).ravel())
     mesh.color_attributes.active_color = attr
@@ -119,6 +124,8 @@ class Batch:
     attributes: dict[str, np.ndarray]
     # Per attribute: the meshes (positions in the batch) none of whose primitives has it.
     missing: dict[str, set[int]]
+    # Per mesh: an earlier mesh it differs from only in the tile's colours, or None.
+    same_but_colours: list[int | None]
 
     def __len__(self):
         return len(self.meshes)
@@ -142,6 +149,7 @@ def read_batch(batch: dict, arrays: list[bytes]) -> Batch:
         batch["primitive_triangles"],
         attributes,
         missing,
+        batch["same_but_colours"],
     )
 
 
@@ -224,18 +232,33 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
         else:
             corner_of_vertex = np.arange(c0, c1)
             loops = np.arange(c1 - c0)
-        mesh = _new_mesh(batch.names[i], co_all[corner_of_vertex], loops, np.arange(0, c1 - c0, 3))
-        _int_attribute(mesh, "wad_flags", "FACE", flags[t0:t1])
-        _int_attribute(mesh, "wad_texture", "FACE", textures[t0:t1])
-        _int_attribute(mesh, "wad_face", "FACE", faces[t0:t1])
-        _int_attribute(mesh, "wad_vertex", "POINT", vertex_ints[corner_of_vertex] if merged else np.full(len(corner_of_vertex), -1, np.int32))
+        same = batch.same_but_colours[i]
+        if same is None:
+            mesh = _new_mesh(batch.names[i], co_all[corner_of_vertex], loops, np.arange(0, c1 - c0, 3))
+            _int_attribute(mesh, "wad_flags", "FACE", flags[t0:t1])
+            _int_attribute(mesh, "wad_texture", "FACE", textures[t0:t1])
+            _int_attribute(mesh, "wad_face", "FACE", faces[t0:t1])
+            _int_attribute(mesh, "wad_vertex", "POINT", vertex_ints[corner_of_vertex] if merged else np.full(len(corner_of_vertex), -1, np.int32))
+        else:
+            # Another tile of the same model: its mesh but for the colours, copied in one go.
+            mesh = out[same].copy()
+            mesh.name = batch.names[i]
         for k, (rgb, alpha) in enumerate(raw):
             if not batch.has(i, f"_RGB_{k}"):
                 break
-            _int_attribute(mesh, f"wad_rgb_{k}", "POINT", rgb[corner_of_vertex])
-            _int_attribute(mesh, f"wad_alpha_{k}", "POINT", alpha[corner_of_vertex])
+            _int_attribute(mesh, f"wad_rgb_{k}", "POINT", rgb[corner_of_vertex], same is None)
+            _int_attribute(mesh, f"wad_alpha_{k}", "POINT", alpha[corner_of_vertex], same is None)
         if colours is not None and batch.has(i, "COLOR_0"):
-            _colour_attribute(mesh, colours[c0:c1])
+            _colour_attribute(mesh, colours[c0:c1], same is None)
+        if same is not None:
+            if uv is not None and batch.has(i, "TEXCOORD_0"):
+                # A copy shares its arrays with the mesh it copies until either is written through
+                # the attribute API; Blender 5.0's uv_layers[...].uv writes into the shared array,
+                # which would change every tile of the model at once. Written once here, the copy
+                # owns its UVs.
+                mesh.attributes[UV_NAME].data.foreach_set("vector", uv[c0:c1].ravel())
+            out.append(mesh)
+            continue
         if uv is not None and batch.has(i, "TEXCOORD_0"):
             mesh.uv_layers.new(name=UV_NAME).uv.foreach_set("vector", uv[c0:c1].ravel())
         slots, slot_index = _material_slots(materials, batch.primitive_materials[i], batch.primitive_triangles[i])

@@ -41,6 +41,30 @@ fn generated_levels_are_handed_over_as_their_gltf_holds_them() {
         ] {
             assert!(names.contains(&name), "{size}: {name} in {names:?}");
         }
+        // Tiles of one model with as many colour frames: one mesh built, the others the
+        // same but for their colours.
+        let mut model_of_mesh = std::collections::HashMap::new();
+        for (k, mesh) in info.nodes.mesh.iter().enumerate() {
+            if let (Some(m), Some("tile")) = (mesh, info.nodes.role[k].as_deref()) {
+                let extras: serde_json::Value =
+                    serde_json::from_str(info.nodes.extras[k].as_ref().unwrap().get()).unwrap();
+                model_of_mesh.insert(
+                    *m,
+                    (extras["model"].clone(), extras["colour_frames"].clone()),
+                );
+            }
+        }
+        let kinds: std::collections::HashSet<_> = model_of_mesh.values().collect();
+        let copies = tiles.same_but_colours.iter().flatten().count();
+        assert_eq!(copies, tiles.meshes.len() - kinds.len(), "{size}");
+        for (i, same) in tiles.same_but_colours.iter().enumerate() {
+            if let Some(j) = same {
+                assert_eq!(
+                    model_of_mesh[&tiles.meshes[i]],
+                    model_of_mesh[&tiles.meshes[*j]]
+                );
+            }
+        }
         assert!(compared.held > 0 && compared.filled > 0, "{compared:?}");
         if size == Size::Full {
             // 26,004 triangles of tiles, each corner with its attributes.

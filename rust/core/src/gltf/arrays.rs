@@ -8,7 +8,8 @@
 //! and primitive starts. The rest (nodes with their extras, materials, images, the scene's
 //! extras) is small and plain: [`LevelArrays::info`] serialises to JSON.
 
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 
 use gltf::json::{
     self,
@@ -89,6 +90,10 @@ pub struct Batch {
     pub primitive_materials: Vec<Vec<Option<usize>>>,
     pub primitive_triangles: Vec<Vec<usize>>,
     pub attributes: Vec<Attribute>,
+    /// Per mesh: the first mesh of the batch it differs from only in the tile's colours
+    /// ([`is_tile_colour`]), where there is one: a tile whose model an earlier tile places
+    /// (the add-on copies that mesh and sets the colours).
+    pub same_but_colours: Vec<Option<usize>>,
 }
 
 /// One attribute over a whole batch (NORMAL is left out: Blender computes its own normals, the
@@ -113,6 +118,12 @@ pub fn missing_value(name: &str) -> f32 {
         "COLOR_0" => 1.0,
         _ => 0.0,
     }
+}
+
+/// The attributes a tile has of its own while its model's primitives are shared (MAPPING.md,
+/// "Render meshes"): `COLOR_0`, `_RGB_k`, `_ALPHA_k`.
+pub fn is_tile_colour(name: &str) -> bool {
+    name == "COLOR_0" || name.starts_with("_RGB_") || name.starts_with("_ALPHA_")
 }
 
 /// The level's glTF as arrays for the add-on.
@@ -301,6 +312,10 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
     };
     // Per primitive of the batch: its corner count and its attributes by name.
     let mut primitives: Vec<(usize, BTreeMap<String, usize>)> = Vec::new();
+    // A mesh's primitives without the tile's colours (material, then attributes and accessors;
+    // the colours by name only), and the first mesh with each.
+    type Shape = Vec<(Option<usize>, Vec<(String, Option<usize>)>)>;
+    let mut shapes: HashMap<Shape, usize> = HashMap::new();
     // Attribute names in the order they first come, and the meshes having each.
     let mut names: Vec<String> = Vec::new();
     let mut having: Vec<Vec<bool>> = Vec::new();
@@ -310,6 +325,7 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
             .get(m)
             .ok_or_else(|| ArraysError(format!("mesh {m} is missing")))?;
         let mut materials = Vec::with_capacity(mesh.primitives.len());
+        let mut shape: Shape = Vec::with_capacity(mesh.primitives.len());
         let mut triangles = Vec::with_capacity(mesh.primitives.len());
         let mut corners = 0;
         for (p, prim) in mesh.primitives.iter().enumerate() {
@@ -353,6 +369,13 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
             materials.push(prim.material.map(|i| i.value()));
             triangles.push(count / 3);
             corners += count;
+            shape.push((
+                prim.material.map(|i| i.value()),
+                attributes
+                    .iter()
+                    .map(|(name, &a)| (name.clone(), (!is_tile_colour(name)).then_some(a)))
+                    .collect(),
+            ));
             primitives.push((count, attributes));
         }
         out.names
@@ -360,6 +383,13 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
         out.corner_start
             .push(out.corner_start.last().copied().unwrap_or(0) + corners);
         out.primitive_materials.push(materials);
+        out.same_but_colours.push(match shapes.entry(shape) {
+            Entry::Occupied(first) => Some(*first.get()),
+            Entry::Vacant(slot) => {
+                slot.insert(position);
+                None
+            }
+        });
         out.primitive_triangles.push(triangles);
     }
     let total = out.corner_start.last().copied().unwrap_or(0);

@@ -3,7 +3,7 @@
 //! material and image.
 
 use gltf::mesh::Semantic;
-use llamawad::gltf::arrays::{level_arrays, LevelArrays, BATCH_ROLES};
+use llamawad::gltf::arrays::{is_tile_colour, level_arrays, LevelArrays, BATCH_ROLES};
 use llamawad::gltf::Gltf;
 
 fn floats(bytes: &[u8]) -> Vec<f32> {
@@ -162,6 +162,21 @@ pub fn check_hand_over(gltf: &Gltf) -> (LevelArrays, Compared) {
                 }
                 assert_eq!(at, batch.corner_start[i + 1] * width);
                 assert_eq!(attribute.meshes_without.contains(&i), !has);
+            }
+        }
+        // A mesh the same as an earlier one but for the tile's colours: its other attributes
+        // equal number by number, its primitives alike.
+        for (i, same) in batch.same_but_colours.iter().enumerate() {
+            let Some(j) = *same else { continue };
+            assert!(j < i && batch.same_but_colours[j].is_none());
+            assert_eq!(batch.primitive_materials[i], batch.primitive_materials[j]);
+            assert_eq!(batch.primitive_triangles[i], batch.primitive_triangles[j]);
+            for attribute in batch.attributes.iter().filter(|a| !is_tile_colour(&a.name)) {
+                let values = floats(&hand_over.arrays[attribute.array]);
+                let w = attribute.width;
+                let corners =
+                    |k: usize| &values[batch.corner_start[k] * w..batch.corner_start[k + 1] * w];
+                assert_eq!(corners(i), corners(j), "{role_name} {}", attribute.name);
             }
         }
         // Every attribute of the batch's meshes is handed over but the normals.
