@@ -2,7 +2,8 @@
 (the bpy module, headless), the add-on registered from the source tree.
 
 Every number is checked against the glTF document the Rust side makes of the same WAD
-(llamawad.wad_to_gltf), read with the add-on's own tested reader (test_addon_common.py).
+(llamawad.wad_to_gltf), read with the tests' own tested reader (tests/gltf_arrays.py), apart from
+the Rust hand-over the importer builds from (llamawad.wad_to_arrays).
 """
 
 from types import SimpleNamespace
@@ -13,7 +14,7 @@ import llamawad
 import numpy as np
 import pytest
 from addon.common import game, space
-from addon.common.gltf_arrays import Document
+from gltf_arrays import Document
 
 pytestmark = pytest.mark.generator
 

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use gltf::json::{
     self,
     accessor::{ComponentType, Type},
+    material::AlphaMode,
     mesh::{Mode, Semantic},
     validation::Checked::{self, Valid},
 };
@@ -60,7 +61,8 @@ pub struct Material {
     pub base_colour: [f32; 4],
     /// Index of the image of its base colour texture.
     pub image: Option<usize>,
-    pub alpha_mode: Checked<json::material::AlphaMode>,
+    /// `OPAQUE`, `MASK` or `BLEND`.
+    pub alpha_mode: &'static str,
     pub double_sided: bool,
 }
 
@@ -170,7 +172,11 @@ pub fn level_arrays(gltf: &Gltf) -> Result<LevelArrays, ArraysError> {
                 .as_ref()
                 .and_then(|t| root.textures.get(t.index.value()))
                 .map(|t| t.source.value()),
-            alpha_mode: m.alpha_mode,
+            alpha_mode: match m.alpha_mode {
+                Valid(AlphaMode::Mask) => "MASK",
+                Valid(AlphaMode::Blend) => "BLEND",
+                _ => "OPAQUE",
+            },
             double_sided: m.double_sided,
         })
         .collect();

@@ -94,6 +94,12 @@ pub fn check_hand_over(gltf: &Gltf) -> (LevelArrays, Compared) {
                 .map(|t| t.texture().source().index())
         );
         assert_eq!(m.double_sided, material.double_sided());
+        let alpha = match material.alpha_mode() {
+            gltf::material::AlphaMode::Opaque => "OPAQUE",
+            gltf::material::AlphaMode::Mask => "MASK",
+            gltf::material::AlphaMode::Blend => "BLEND",
+        };
+        assert_eq!(m.alpha_mode, alpha);
     }
     assert_eq!(hand_over.pngs.len(), document.images().len());
     for (png, image) in hand_over.pngs.iter().zip(document.images()) {
