@@ -1,6 +1,7 @@
-"""The level's glTF document → Blender: collections, objects, meshes with per-face and
-per-corner attributes, materials and page images, built directly with foreach_set (no
-io_scene_gltf2).
+"""The level's glTF document, as llamawad.wad_to_arrays hands it over taken apart (nodes,
+materials and per role every mesh attribute in one float32 array), → Blender: collections,
+objects, meshes with per-face and per-corner attributes, materials and page images, built
+directly with foreach_set (no io_scene_gltf2, no glTF parsed in Python).
 
 What a tile mesh carries (the way back needs all of it, see blender/exp/level.py):
 
