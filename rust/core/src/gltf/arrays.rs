@@ -9,7 +9,7 @@
 //! extras) is small and plain: [`LevelArrays::info`] serialises to JSON.
 
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use gltf::json::{
     self,
@@ -135,12 +135,11 @@ pub fn level_arrays(gltf: &Gltf) -> Result<LevelArrays, ArraysError> {
     let mut arrays = Vec::new();
     let mut batches = BTreeMap::new();
     for role in BATCH_ROLES {
-        let mut meshes: Vec<usize> = Vec::new();
-        for (r, &mesh) in nodes.role.iter().zip(&nodes.mesh) {
-            if let Some(m) = mesh.filter(|m| r.as_deref() == Some(role) && !meshes.contains(m)) {
-                meshes.push(m);
-            }
-        }
+        let mut seen = HashSet::new();
+        let meshes: Vec<usize> = (nodes.role.iter().zip(&nodes.mesh))
+            .filter_map(|(r, &mesh)| mesh.filter(|_| r.as_deref() == Some(role)))
+            .filter(|&m| seen.insert(m))
+            .collect();
         if !meshes.is_empty() {
             batches.insert(role.to_string(), batch(gltf, meshes, &mut arrays)?);
         }
