@@ -73,7 +73,7 @@ def level_state(wad: bytes) -> dict:
     import llamawad
     import numpy as np
 
-    from addon.common.gltf_arrays import Document
+    from gltf_arrays import Document
 
     text, bin_data, _ = llamawad.wad_to_gltf(wad)
     doc = Document.from_json(text, bin_data)

@@ -5,7 +5,7 @@ sparse accessors."""
 import numpy as np
 
 import addon_support  # noqa: F401  (puts the repository root on sys.path)
-from addon.common.gltf_arrays import split_glb
+from gltf_arrays import split_glb
 
 COMPONENT_TYPES = {5120: "i1", 5121: "u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
 COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}

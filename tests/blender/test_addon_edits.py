@@ -76,7 +76,7 @@ def page_material(page: int):
 @pytest.fixture(scope="module")
 def page_size(base_level):
     """Width and height of page 0 in pixels, from the level's glTF image."""
-    from addon.common.gltf_arrays import Document
+    from gltf_arrays import Document
 
     text, data, _ = llamawad.wad_to_gltf(base_level.read_bytes())
     doc = Document.from_json(text, data)

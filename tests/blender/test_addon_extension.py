@@ -34,7 +34,7 @@ def test_zip_layout(extension_zip):
     with zipfile.ZipFile(extension_zip) as z:
         names = set(z.namelist())
         manifest = z.read("blender_manifest.toml").decode()
-    assert {"blender_manifest.toml", "__init__.py", "common/gltf_arrays.py", "operators/export_level.py"} <= names
+    assert {"blender_manifest.toml", "__init__.py", "common/game.py", "operators/export_level.py"} <= names
     wheels = sorted(n for n in names if n.startswith("wheels/") and n.endswith(".whl"))
     assert wheels, names
     for wheel in wheels:

@@ -2,7 +2,8 @@
 (the bpy module, headless), the add-on registered from the source tree.
 
 Every number is checked against the glTF document the Rust side makes of the same WAD
-(llamawad.wad_to_gltf), read with the add-on's own tested reader (test_addon_common.py).
+(llamawad.wad_to_gltf), read with the tests' own tested reader (tests/gltf_arrays.py), apart from
+the Rust hand-over the importer builds from (llamawad.wad_to_arrays).
 """
 
 from types import SimpleNamespace
@@ -13,7 +14,7 @@ import llamawad
 import numpy as np
 import pytest
 from addon.common import game, space
-from addon.common.gltf_arrays import Document
+from gltf_arrays import Document
 
 pytestmark = pytest.mark.generator
 
@@ -137,6 +138,30 @@ def test_tiles_are_placed_and_carry_their_data(small, imported):
             assert got == want or got == want + " double-sided", (obj.name, got, want)
         triangles += len(mesh.polygons)
     assert triangles == small.info["tile_faces"]
+
+
+def test_tiles_of_one_model_own_their_data(small, imported):
+    """Tiles of one model get copies of one mesh: a write to one tile's UVs, colours or
+    attributes, through any of Blender's APIs, leaves the others as they were."""
+    tiles = [o for o in bpy.data.collections["Tiles"].objects if o.type == "MESH"]
+    by_model = {}
+    for obj in tiles:
+        by_model.setdefault(obj["model"], []).append(obj)
+    a, b = next(objs for objs in by_model.values() if len(objs) > 1 and "UVMap" in objs[0].data.uv_layers)[:2]
+    assert a.data != b.data
+    before = {
+        "uv": get(b.data.uv_layers["UVMap"].uv, "vector", np.float32, 2),
+        "col": get(b.data.color_attributes["Col"].data, "color", np.float32, 4),
+        "flags": attribute(b.data, "wad_flags"),
+    }
+    uv = a.data.uv_layers["UVMap"].uv
+    uv.foreach_set("vector", np.full(len(uv) * 2, 0.25, np.float32))
+    uv[0].vector = (0.75, 0.75)
+    a.data.color_attributes["Col"].data[0].color = (0.0, 0.0, 0.0, 1.0)
+    a.data.attributes["wad_flags"].data[0].value = 12345
+    np.testing.assert_array_equal(get(b.data.uv_layers["UVMap"].uv, "vector", np.float32, 2), before["uv"])
+    np.testing.assert_array_equal(get(b.data.color_attributes["Col"].data, "color", np.float32, 4), before["col"])
+    np.testing.assert_array_equal(attribute(b.data, "wad_flags"), before["flags"])
 
 
 def test_materials_show_the_pages(small, imported):

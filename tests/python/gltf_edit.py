@@ -12,7 +12,7 @@ import numpy as np
 
 # The GLB container is read by the add-on's own reader (pure Python, no Blender needed); the
 # repository root is on sys.path through tests/conftest.py.
-from addon.common.gltf_arrays import split_glb
+from gltf_arrays import split_glb
 
 COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
 TYPES = {n: t for t, n in COMPONENTS.items()}

@@ -1,8 +1,9 @@
 """The add-on's pure-Python part (addon/common): no Blender, plain pytest.
 
-The glTF reader against the documents llamawad.wad_to_gltf writes (JSON + buffer, and the same
-as GLB), against hand-made documents with what other tools write (indices, interleaved views,
-normalized integers, matrices); the texture rule and the displayed colours against the Rust export's own TEXCOORD_0 and COLOR_0.
+The tests' glTF reader (tests/gltf_arrays.py) against the documents llamawad.wad_to_gltf writes
+(JSON + buffer, and the same as GLB), against hand-made documents with what other tools write
+(indices, interleaved views, normalized integers, matrices); the texture rule and the displayed
+colours against the Rust export's own TEXCOORD_0 and COLOR_0.
 """
 
 import json
@@ -12,7 +13,7 @@ import llamawad
 import numpy as np
 import pytest
 from addon.common import game, space
-from addon.common.gltf_arrays import Document, GltfReadError, node_trs, split_glb
+from gltf_arrays import Document, GltfReadError, node_trs, split_glb
 
 pytestmark = pytest.mark.generator
 

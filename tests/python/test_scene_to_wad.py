@@ -8,7 +8,7 @@ import json
 import llamawad
 import numpy as np
 import pytest
-from addon.common.gltf_arrays import Document, node_trs
+from gltf_arrays import Document, node_trs
 
 pytestmark = pytest.mark.generator
 

@@ -1,6 +1,7 @@
-"""The level's glTF document → Blender: collections, objects, meshes with per-face and
-per-corner attributes, materials and page images, built directly with foreach_set (no
-io_scene_gltf2).
+"""The level's glTF document, as llamawad.wad_to_arrays hands it over taken apart (nodes,
+materials and per role every mesh attribute in one float32 array), → Blender: collections,
+objects, meshes with per-face and per-corner attributes, materials and page images, built
+directly with foreach_set (no io_scene_gltf2, no glTF parsed in Python).
 
 What a tile mesh carries (the way back needs all of it, see blender/exp/level.py):
 
@@ -26,7 +27,6 @@ import bpy
 import numpy as np
 
 from ...common import game, space
-from ...common.gltf_arrays import Document, Triangles, node_trs
 from .. import scene as level_scene
 from . import materials as mats
 
@@ -60,25 +60,16 @@ class ImportSummary:
 # --- small helpers
 
 
-def _ints(values: np.ndarray | None, n: int, default: int = 0) -> np.ndarray:
-    """Attribute values (integers carried as floats) as int32; a missing attribute is all
-    ``default``. Callers fill missing corners through Document.triangles(fill=...)."""
-    if values is None:
-        return np.full(n, default, np.int32)
-    return np.rint(values).astype(np.int32)
+def _int_attribute(mesh, name: str, domain: str, values: np.ndarray, new: bool = True) -> None:
+    """Sets an INT attribute, made first unless ``new`` is False (a copied mesh has it)."""
+    attr = mesh.attributes.new(name, "INT", domain) if new else mesh.attributes[name]
+    attr.data.foreach_set("value", np.ascontiguousarray(values, np.int32))
 
 
-# Values for corners of primitives that lack an attribute another primitive has.
-RENDER_FILL = {"_FLAGS": 0.0, "_TEXTURE": 0.0, "_FACE": -1.0, "_VERTEX": -1.0, "TEXCOORD_0": 0.0, "COLOR_0": 1.0}
-COLLISION_FILL = {"_POLYGON": -1.0, "_MATERIAL": 0.0, "_KIND": 0.0, "_GROUP": 0.0}
-ZONES_FILL = {"_CELL": -1.0, "_ZONE": 0.0}
-
-
-def _int_attribute(mesh, name: str, domain: str, values: np.ndarray) -> None:
-    mesh.attributes.new(name, "INT", domain).data.foreach_set("value", np.ascontiguousarray(values, np.int32))
-
-
-def _colour_attribute(mesh, colours: np.ndarray) -> None:
+def _colour_attribute(mesh, colours: np.ndarray, new: bool = True) -> None:
+    if not new:
+        mesh.color_attributes[mats.COLOUR_ATTRIBUTE].data.foreach_set("color", np.ascontiguousarray(colours, np.float32).ravel())
+        return
     attr = mesh.color_attributes.new(mats.COLOUR_ATTRIBUTE, "FLOAT_COLOR", "CORNER")
     attr.data.foreach_set("color", np.ascontiguousarray(colours, np.float32).ravel())
     mesh.color_attributes.active_color = attr
@@ -119,83 +110,48 @@ def _merge_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass
 class Batch:
-    """Meshes read together: every attribute concatenated over all their primitives, so that
-    conversions run once over the whole level instead of once per mesh."""
+    """Meshes read together (``llamawad.wad_to_arrays`` hands them over so): every attribute
+    concatenated over all their primitives, so that conversions run once over the whole level
+    instead of once per mesh. Where one primitive lacks an attribute another has, its corners
+    carry the mapping's "missing" value (llamawad::gltf::arrays::missing_value)."""
 
     meshes: list[int]
     names: list[str]
     # Corner range of mesh i: corner_start[i]:corner_start[i + 1].
     corner_start: np.ndarray
-    # Per mesh: material index of each primitive and its number of triangles.
-    primitive_materials: list[list[int]]
+    # Per mesh: material index (or None) of each primitive and its number of triangles.
+    primitive_materials: list[list[int | None]]
     primitive_triangles: list[list[int]]
     attributes: dict[str, np.ndarray]
-    # Per mesh: the attributes at least one of its primitives has.
-    present: list[set[str]]
+    # Per attribute: the meshes (positions in the batch) none of whose primitives has it.
+    missing: dict[str, set[int]]
+    # Per mesh: an earlier mesh it differs from only in the tile's colours, or None.
+    same_but_colours: list[int | None]
 
     def __len__(self):
         return len(self.meshes)
 
-
-def read_batch(doc: Document, mesh_indices: list[int], fill: dict[str, float]) -> Batch:
-    meshes = doc.json["meshes"]
-    accessors = doc.json["accessors"]
-    prims = [p for m in mesh_indices for p in meshes[m]["primitives"]]
-    simple = all("indices" not in p and p.get("mode", 4) == 4 for p in prims)
-    names = [meshes[m].get("name", f"mesh {m}") for m in mesh_indices]
-    if simple:
-        counts = [accessors[p["attributes"]["POSITION"]]["count"] for p in prims]
-        # NORMAL is left out: Blender computes its own, and the way back recomputes the game's.
-        attribute_names = list(dict.fromkeys(k for p in prims for k in p["attributes"] if k != "NORMAL"))
-        attributes = {}
-        for name in attribute_names:
-            accs = [p["attributes"].get(name) for p in prims]
-            sample = accessors[next(a for a in accs if a is not None)]
-            width = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}.get(sample["type"])
-            if width is None:
-                continue
-            attributes[name] = doc.concat(accs, counts, width, _fill(fill, name))
-        per_mesh_counts = []
-        materials = []
-        triangles = []
-        present = []
-        k = 0
-        for m in mesh_indices:
-            present.append({name for p in meshes[m]["primitives"] for name in p["attributes"]})
-            n = len(meshes[m]["primitives"])
-            per_mesh_counts.append(sum(counts[k : k + n]))
-            materials.append([p.get("material", -1) for p in meshes[m]["primitives"]])
-            triangles.append([c // 3 for c in counts[k : k + n]])
-            k += n
-    else:
-        tris = [doc.triangles(m, fill) for m in mesh_indices]
-        present = [set(t.attributes) for t in tris]
-        per_mesh_counts = [t.corner_count for t in tris]
-        materials = [t.primitive_materials for t in tris]
-        triangles = [list(np.bincount(t.primitive_of_triangle, minlength=len(t.primitive_materials))) for t in tris]
-        attribute_names = list(dict.fromkeys(k for t in tris for k in t.attributes))
-        attributes = {}
-        for name in attribute_names:
-            sample = next(t.attributes[name] for t in tris if name in t.attributes)
-            attributes[name] = np.concatenate(
-                [
-                    t.attributes[name].astype(np.float32)
-                    if name in t.attributes
-                    else np.full((t.corner_count,) + sample.shape[1:], _fill(fill, name), np.float32)
-                    for t in tris
-                ]
-            )
-    corner_start = np.concatenate([[0], np.cumsum(per_mesh_counts)]).astype(np.int64)
-    return Batch(mesh_indices, names, corner_start, materials, triangles, attributes, present)
+    def has(self, i: int, name: str) -> bool:
+        return name in self.attributes and i not in self.missing[name]
 
 
-def _fill(fill: dict[str, float], name: str) -> float:
-    if name in fill:
-        return fill[name]
-    # Raw colour frames: what a vertex without colours would carry.
-    if name.startswith(("_RGB_", "_ALPHA_")):
-        return 0.0
-    return np.nan
+def read_batch(batch: dict, arrays: list[bytes]) -> Batch:
+    """A batch of the hand-over; its arrays are read in place (np.frombuffer), not copied."""
+    attributes, missing = {}, {}
+    for a in batch["attributes"]:
+        values = np.frombuffer(arrays[a["array"]], "<f4")
+        attributes[a["name"]] = values if a["width"] == 1 else values.reshape(-1, a["width"])
+        missing[a["name"]] = set(a["meshes_without"])
+    return Batch(
+        batch["meshes"],
+        batch["names"],
+        np.asarray(batch["corner_start"], np.int64),
+        batch["primitive_materials"],
+        batch["primitive_triangles"],
+        attributes,
+        missing,
+        batch["same_but_colours"],
+    )
 
 
 def _per_triangle_ints(batch: Batch, name: str, default: int) -> np.ndarray:
@@ -207,7 +163,7 @@ def _per_triangle_ints(batch: Batch, name: str, default: int) -> np.ndarray:
 def _material_slots(materials: list, primitive_materials: list[int], primitive_triangles: list[int]):
     slots, slot_of_primitive = [], []
     for m in primitive_materials:
-        mat = materials[m] if 0 <= m < len(materials) else None
+        mat = materials[m] if m is not None and 0 <= m < len(materials) else None
         if mat not in slots:
             slots.append(mat)
         slot_of_primitive.append(slots.index(mat))
@@ -277,20 +233,34 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
         else:
             corner_of_vertex = np.arange(c0, c1)
             loops = np.arange(c1 - c0)
-        mesh = _new_mesh(batch.names[i], co_all[corner_of_vertex], loops, np.arange(0, c1 - c0, 3))
-        _int_attribute(mesh, "wad_flags", "FACE", flags[t0:t1])
-        _int_attribute(mesh, "wad_texture", "FACE", textures[t0:t1])
-        _int_attribute(mesh, "wad_face", "FACE", faces[t0:t1])
-        _int_attribute(mesh, "wad_vertex", "POINT", vertex_ints[corner_of_vertex] if merged else np.full(len(corner_of_vertex), -1, np.int32))
-        has = batch.present[i]
+        same = batch.same_but_colours[i]
+        if same is None:
+            mesh = _new_mesh(batch.names[i], co_all[corner_of_vertex], loops, np.arange(0, c1 - c0, 3))
+            _int_attribute(mesh, "wad_flags", "FACE", flags[t0:t1])
+            _int_attribute(mesh, "wad_texture", "FACE", textures[t0:t1])
+            _int_attribute(mesh, "wad_face", "FACE", faces[t0:t1])
+            _int_attribute(mesh, "wad_vertex", "POINT", vertex_ints[corner_of_vertex] if merged else np.full(len(corner_of_vertex), -1, np.int32))
+        else:
+            # Another tile of the same model: its mesh but for the colours, copied in one go.
+            mesh = out[same].copy()
+            mesh.name = batch.names[i]
         for k, (rgb, alpha) in enumerate(raw):
-            if f"_RGB_{k}" not in has:
+            if not batch.has(i, f"_RGB_{k}"):
                 break
-            _int_attribute(mesh, f"wad_rgb_{k}", "POINT", rgb[corner_of_vertex])
-            _int_attribute(mesh, f"wad_alpha_{k}", "POINT", alpha[corner_of_vertex])
-        if colours is not None and "COLOR_0" in has:
-            _colour_attribute(mesh, colours[c0:c1])
-        if uv is not None and "TEXCOORD_0" in has:
+            _int_attribute(mesh, f"wad_rgb_{k}", "POINT", rgb[corner_of_vertex], same is None)
+            _int_attribute(mesh, f"wad_alpha_{k}", "POINT", alpha[corner_of_vertex], same is None)
+        if colours is not None and batch.has(i, "COLOR_0"):
+            _colour_attribute(mesh, colours[c0:c1], same is None)
+        if same is not None:
+            if uv is not None and batch.has(i, "TEXCOORD_0"):
+                # A copy shares its arrays with the mesh it copies until either is written through
+                # the attribute API; Blender 5.0's uv_layers[...].uv writes into the shared array,
+                # which would change every tile of the model at once. Written once here, the copy
+                # owns its UVs.
+                mesh.attributes[UV_NAME].data.foreach_set("vector", uv[c0:c1].ravel())
+            out.append(mesh)
+            continue
+        if uv is not None and batch.has(i, "TEXCOORD_0"):
             mesh.uv_layers.new(name=UV_NAME).uv.foreach_set("vector", uv[c0:c1].ravel())
         slots, slot_index = _material_slots(materials, batch.primitive_materials[i], batch.primitive_triangles[i])
         for mat in slots:
@@ -428,13 +398,13 @@ def build_collision_meshes(batch: Batch, material) -> list:
     return out
 
 
-def build_zones_mesh(name: str, tris: Triangles, material):
+def build_zones_mesh(batch: Batch, i: int, material):
     """One face per cell: the glTF's two triangles of a cell become a quad."""
-    attrs = tris.attributes
-    positions = attrs["POSITION"]
+    c0, c1 = int(batch.corner_start[i]), int(batch.corner_start[i + 1])
+    positions = batch.attributes["POSITION"][c0:c1]
     nt = len(positions) // 3
-    cell = _ints(tris.per_triangle("_CELL"), nt, -1)
-    zone = _ints(tris.per_triangle("_ZONE"), nt)
+    cell = _per_triangle_ints(batch, "_CELL", -1)[c0 // 3 : c1 // 3]
+    zone = _per_triangle_ints(batch, "_ZONE", 0)[c0 // 3 : c1 // 3]
     first, inverse = _merge_rows(positions) if nt else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     tri = inverse.reshape(-1, 3)
     # The export writes each cell as (x0,z0) (x0,z1) (x1,z0) | (x1,z0) (x0,z1) (x1,z1).
@@ -451,7 +421,7 @@ def build_zones_mesh(name: str, tris: Triangles, material):
         face_cell, face_zone = cell, zone
         size = 3
     co = space.file_to_blender(positions[first]) if nt else np.zeros((0, 3), np.float32)
-    mesh = _new_mesh(name, co, loops, np.arange(0, len(loops), size))
+    mesh = _new_mesh(batch.names[i], co, loops, np.arange(0, len(loops), size))
     _int_attribute(mesh, "wad_cell", "FACE", face_cell)
     _int_attribute(mesh, "wad_zone", "FACE", face_zone)
     _colour_attribute(mesh, np.repeat(game.colour_table(game.zone_colour, face_zone), size, axis=0))
@@ -464,22 +434,19 @@ def build_zones_mesh(name: str, tris: Triangles, material):
 # --- objects
 
 
-def _place(obj, node: dict) -> None:
-    if "matrix" not in node and "scale" not in node:
-        t = node.get("translation")
-        if t is not None:
-            obj.location = (t[0], -t[2], t[1])
-        r = node.get("rotation")
-        if r is None:
-            return
-        if abs(r[0]) < 1e-7 and abs(r[2]) < 1e-7:
-            # Tiles and strats turn about the vertical only: a plain Z angle is what an artist edits.
+def _place(obj, transform: list[float]) -> None:
+    """``transform``: translation, rotation (x, y, z, w) and scale in file space, as
+    ``llamawad.wad_to_arrays`` hands each node's over."""
+    t, r, scale = transform[0:3], transform[3:7], transform[7:10]
+    if t != [0.0, 0.0, 0.0]:
+        obj.location = space.vector_to_blender(t)
+    if scale == [1.0, 1.0, 1.0] and abs(r[0]) < 1e-7 and abs(r[2]) < 1e-7:
+        # Tiles and strats turn about the vertical only: a plain Z angle is what an artist edits.
+        if r[1] != 0.0:
             obj.rotation_euler = (0.0, 0.0, space.vertical_angle(r))
-            return
-    translation, rotation, scale = node_trs(node)
-    obj.location = space.vector_to_blender(translation)
+        return
     obj.rotation_mode = "QUATERNION"
-    obj.rotation_quaternion = space.quaternion_to_blender(rotation)
+    obj.rotation_quaternion = space.quaternion_to_blender(r)
     if scale != [1.0, 1.0, 1.0]:
         sx, sy, sz = scale
         obj.scale = (sx, sz, sy)
@@ -508,10 +475,16 @@ def collision_object_name(tile: int) -> str:
     return f"tile {tile:04} · collision"
 
 
-def _first_material(materials, doc, mesh_index):
-    prims = doc.json["meshes"][mesh_index]["primitives"]
-    m = prims[0].get("material", -1) if prims else -1
-    return materials[m] if 0 <= m < len(materials) else None
+def _first_material(materials, batch: Batch, i: int):
+    prims = batch.primitive_materials[i]
+    m = prims[0] if prims else None
+    return materials[m] if m is not None and 0 <= m < len(materials) else None
+
+
+def _build(batches: dict, role: str, build) -> dict:
+    """The Blender meshes of a role's batch by glTF mesh index ({} without one)."""
+    batch = batches.get(role)
+    return {} if batch is None else dict(zip(batch.meshes, build(batch)))
 
 
 def import_level(context, data: bytes, filepath: str = "", progress=None) -> ImportSummary:
@@ -521,32 +494,22 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
 
     started = time.perf_counter()
     report = progress or (lambda fraction: None)
-    text, bin_data, warnings = llamawad.wad_to_gltf(data)
-    doc = Document.from_json(text, bin_data)
-    extras = doc.scene_extras(0).get("llamawad", {})
+    info, arrays, transforms, pngs, warnings = llamawad.wad_to_arrays(data)
+    extras = (info["scene_extras"][0] or {}).get("llamawad", {}) if info["scene_extras"] else {}
     summary = ImportSummary(level_name=extras.get("level_name") or "", warnings=list(warnings))
+    batches = {role: read_batch(batch, arrays) for role, batch in info["batches"].items()}
     report(0.05)
 
     scene = context.scene
-    images = mats.build_images(doc)
-    materials = mats.build_materials(doc, images)
+    images = mats.build_images(info, pngs)
+    materials = mats.build_materials(info, images)
     report(0.1)
 
-    nodes = doc.json["nodes"]
-    order = doc.walk(0)
-    roles = [(node_index, parent, (nodes[node_index].get("extras") or {}).get("llamawad")) for node_index, parent in order]
-
     # Meshes first, all of a kind at once.
-    tile_meshes = list(dict.fromkeys(nodes[n]["mesh"] for n, _, r in roles if r == "tile" and "mesh" in nodes[n]))
-    collision_meshes = list(dict.fromkeys(nodes[n]["mesh"] for n, _, r in roles if r == "collision" and "mesh" in nodes[n]))
-    render = dict(zip(tile_meshes, build_render_meshes(read_batch(doc, tile_meshes, RENDER_FILL), materials, True))) if tile_meshes else {}
+    render = _build(batches, "tile", lambda b: build_render_meshes(b, materials, True))
     report(0.55)
-    collision_material = _first_material(materials, doc, collision_meshes[0]) if collision_meshes else None
-    collision = (
-        dict(zip(collision_meshes, build_collision_meshes(read_batch(doc, collision_meshes, COLLISION_FILL), collision_material)))
-        if collision_meshes
-        else {}
-    )
+    collision = _build(batches, "collision", lambda b: build_collision_meshes(b, _first_material(materials, b, 0)))
+    zones = _build(batches, "zones", lambda b: [build_zones_mesh(b, i, _first_material(materials, b, i)) for i in range(len(b))])
     summary.triangles = sum(len(m.polygons) for m in render.values())
     report(0.7)
 
@@ -558,70 +521,63 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     # The zone grid is an editing aid: never rendered, drawn as wire over the level.
     colls["zones"].hide_render = True
 
+    nodes = info["nodes"]
+    transforms = np.frombuffer(transforms, "<f4").reshape(-1, 10).tolist()
     objects: dict[int, bpy.types.Object] = {}
     tiles_link = colls["tiles"].objects.link
     collision_link = colls["collision"].objects.link
-    for node_index, parent, role in roles:
-        node = nodes[node_index]
-        name = node.get("name", f"node {node_index}")
-        mesh_index = node.get("mesh")
+    for k, (scene_index, role, mesh_index) in enumerate(zip(nodes["scene"], nodes["role"], nodes["mesh"])):
+        if scene_index != 0:
+            continue
+        name = nodes["name"][k] or f"node {nodes['node'][k]}"
+        node_extras = nodes["extras"][k] or {}
         if role == "tile":
             mesh = render.get(mesh_index)
             obj = bpy.data.objects.new(name, mesh)
             if mesh is None:
                 obj.empty_display_size = 0.25
-            _place(obj, node)
-            _set_properties(obj, node["extras"])
             tiles_link(obj)
             summary.tiles += 1
         elif role == "collision":
             mesh = collision.get(mesh_index)
             if mesh is None:
                 continue
-            obj = bpy.data.objects.new(collision_object_name(int(node["extras"].get("tile", 0))), mesh)
-            _place(obj, node)
-            _set_properties(obj, node["extras"])
-            parent_obj = objects.get(parent)
+            obj = bpy.data.objects.new(collision_object_name(int(node_extras.get("tile", 0))), mesh)
+            parent_obj = objects.get(nodes["parent"][k])
             if parent_obj is not None:
                 obj.parent = parent_obj
             collision_link(obj)
             summary.collision_polygons += len(mesh.polygons)
         elif role == "zones":
-            mesh = None
-            if mesh_index is not None:
-                tris = doc.triangles(mesh_index, ZONES_FILL)
-                mesh = build_zones_mesh(doc.json["meshes"][mesh_index].get("name", "zones"), tris, _first_material(materials, doc, mesh_index))
+            mesh = zones.get(mesh_index)
+            if mesh is not None:
                 summary.cells = len(mesh.polygons)
             obj = bpy.data.objects.new(name, mesh)
             obj.display_type = "WIRE"
-            _place(obj, node)
-            _set_properties(obj, node["extras"])
             colls["zones"].objects.link(obj)
         elif role == "strat":
             obj = bpy.data.objects.new(name, None)
             obj.empty_display_type = "SINGLE_ARROW"
             obj.empty_display_size = 0.5
-            _place(obj, node)
-            _set_properties(obj, node["extras"])
             colls["strats"].objects.link(obj)
             summary.strats += 1
         else:
             continue
-        objects[node_index] = obj
+        _place(obj, transforms[k])
+        _set_properties(obj, node_extras)
+        objects[nodes["node"][k]] = obj
     report(0.9)
 
     # Scene 1: the STPC object models, excluded from the view layer.
-    if len(doc.json.get("scenes", [])) > 1:
-        model_nodes = [n for n, _ in doc.walk(1) if (nodes[n].get("extras") or {}).get("llamawad") == "object_model"]
-        model_meshes = list(dict.fromkeys(nodes[n]["mesh"] for n in model_nodes if "mesh" in nodes[n]))
-        built = dict(zip(model_meshes, build_render_meshes(read_batch(doc, model_meshes, RENDER_FILL), materials, False))) if model_meshes else {}
-        for n in model_nodes:
-            node = nodes[n]
-            obj = bpy.data.objects.new(node.get("name", f"object model {n}"), built.get(node.get("mesh")))
-            _place(obj, node)
-            _set_properties(obj, node["extras"])
-            colls["object_models"].objects.link(obj)
-            summary.object_models += 1
+    built = _build(batches, "object_model", lambda b: build_render_meshes(b, materials, False))
+    for k, (scene_index, role, mesh_index) in enumerate(zip(nodes["scene"], nodes["role"], nodes["mesh"])):
+        if scene_index != 1 or role != "object_model":
+            continue
+        obj = bpy.data.objects.new(nodes["name"][k] or f"object model {nodes['node'][k]}", built.get(mesh_index))
+        _place(obj, transforms[k])
+        _set_properties(obj, nodes["extras"][k] or {})
+        colls["object_models"].objects.link(obj)
+        summary.object_models += 1
     lc = level_scene.layer_collection(context.view_layer, colls["object_models"])
     if lc is not None:
         lc.exclude = True

@@ -13,27 +13,16 @@ COLOUR_ATTRIBUTE = "Col"
 KEY = "llamawad_material"
 
 
-def build_images(doc) -> list[bpy.types.Image]:
+def build_images(info: dict, pngs: list[bytes]) -> list[bpy.types.Image]:
+    """The pages, from the hand-over of ``llamawad.wad_to_arrays``: names and PNG bytes."""
     images = []
-    for i, image in enumerate(doc.json.get("images", [])):
-        name = image.get("name", f"image {i}")
-        if "bufferView" not in image:
-            images.append(None)
-            continue
-        png = doc.view_bytes(image["bufferView"])
+    for name, png in zip(info["images"], pngs):
         img = bpy.data.images.new(name, 1, 1)
         img.pack(data=png, data_len=len(png))
         img.source = "FILE"
         img["llamawad"] = "page"
         images.append(img)
     return images
-
-
-def texture_image(doc, images, texture_index: int | None) -> bpy.types.Image | None:
-    if texture_index is None:
-        return None
-    source = doc.json["textures"][texture_index].get("source")
-    return None if source is None else images[source]
 
 
 def new_material(name: str, *, base=(1.0, 1.0, 1.0, 1.0), image=None, alpha_mode="OPAQUE", double_sided=False, vertex_colours=True, key=None, templates=None):
@@ -127,24 +116,22 @@ def _build_material(name, *, base, image, alpha_mode, double_sided, vertex_colou
     return mat
 
 
-def build_materials(doc, images) -> list[bpy.types.Material]:
+def build_materials(info: dict, images) -> list[bpy.types.Material]:
     out = []
     templates = {}
-    for m in doc.json.get("materials", []):
-        pbr = m.get("pbrMetallicRoughness", {})
-        base = tuple(pbr.get("baseColorFactor", (1.0, 1.0, 1.0, 1.0)))
-        texture = pbr.get("baseColorTexture", {}).get("index")
-        double_sided = bool(m.get("doubleSided", False))
-        name = m.get("name", "material")
+    for m in info["materials"]:
+        double_sided = m["double_sided"]
+        name = m["name"]
         # Blender names are unique: the export gives flat colours the same name either way.
         if double_sided and not name.endswith(" double-sided"):
             name += " double-sided"
+        image = m["image"]
         out.append(
             new_material(
                 name,
-                base=base,
-                image=texture_image(doc, images, texture),
-                alpha_mode=m.get("alphaMode", "OPAQUE"),
+                base=tuple(m["base_colour"]),
+                image=None if image is None else images[image],
+                alpha_mode=m["alpha_mode"],
                 double_sided=double_sided,
                 key=name,
                 templates=templates,

@@ -3,6 +3,10 @@
 //! object models, no strats, no lights, a 2 × 2 grid, the largest model the engine transforms)
 //! reads, writes back byte for byte, converts to glTF and back, and passes the check.
 
+mod support {
+    pub mod arrays;
+}
+
 use llamawad::game::{check, Severity};
 use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, ImportOptions, Source};
 use llamawad::Level;
@@ -222,6 +226,20 @@ fn a_handmade_level_goes_through_gltf_unchanged_and_keeps_the_rules() {
             "{:#?}",
             report.problems
         );
+    }
+}
+
+#[test]
+fn a_handmade_level_is_handed_to_the_add_on_as_its_gltf_holds_it() {
+    for big in [false, true] {
+        let bytes = handmade(big);
+        let level = Level::parse(&bytes).unwrap();
+        let gltf = wad_to_gltf(&level, Source::of(&bytes)).unwrap();
+        let (hand_over, compared) = support::arrays::check_hand_over(&gltf);
+        // No strats, no object models: no batch for them, nothing missed.
+        assert!(!hand_over.info.batches.contains_key("object_model"));
+        assert!(hand_over.info.batches.contains_key("tile"));
+        assert!(compared.held > 0, "big: {big}");
     }
 }
 

@@ -299,6 +299,47 @@ mod _native {
         Ok((json, PyBytes::new(py, &gltf.bin), gltf.warnings))
     }
 
+    /// What wad_to_arrays returns.
+    type HandOver<'py> = (
+        Bound<'py, PyAny>,
+        Vec<Bound<'py, PyBytes>>,
+        Bound<'py, PyBytes>,
+        Vec<Bound<'py, PyBytes>>,
+        Vec<String>,
+    );
+
+    /// wad_to_arrays(data: bytes) -> tuple[dict, list[bytes], bytes, list[bytes], list[str]]
+    ///
+    /// The level's glTF (as wad_to_gltf makes it) handed over as the add-on's importer reads
+    /// it: a dict of plain values (`scene_extras`, `images`, `materials`, `nodes` as one list
+    /// per field, and per role `batches` of meshes, see llamawad::gltf::arrays), the batches'
+    /// attribute arrays (little-endian float32 bytes, one per attribute of a batch:
+    /// `np.frombuffer` reads them), the nodes' transforms (float32, 10 per node: translation,
+    /// rotation x y z w, scale), each image's PNG bytes, and the conversion's warnings. Raises
+    /// WadError like wad_to_glb.
+    #[pyfunction]
+    fn wad_to_arrays<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<HandOver<'py>> {
+        let (info, level, warnings) = detach(
+            py,
+            || bytes_input("a level", &data),
+            || {
+                let gltf = convert(&data)?;
+                let level = wad_gltf::arrays::level_arrays(&gltf).map_err(|e| e.to_string())?;
+                let info = serde_json::to_string(&level.info).expect("the hand-over is plain data");
+                Ok::<_, String>((info, level, gltf.warnings))
+            },
+        )?
+        .map_err(WadError::new_err)?;
+        let bytes = |all: &[Vec<u8>]| all.iter().map(|b| PyBytes::new(py, b)).collect();
+        Ok((
+            json_to_python(py, &info)?,
+            bytes(&level.arrays),
+            PyBytes::new(py, &level.transforms),
+            bytes(&level.pngs),
+            warnings,
+        ))
+    }
+
     /// probe(level: bytes, points: list[tuple[float, float, float]]) -> list[dict]
     ///
     /// The game's floor test (FUN_004036d0) at each point (game units: x east, y up, z the grid

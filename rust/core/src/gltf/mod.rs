@@ -1,5 +1,6 @@
 //! The level as glTF 2.0 in file space (game space: y up, right-handed, the grid at z ≥ 0).
 
+pub mod arrays;
 mod buffer;
 pub mod export;
 pub mod fit;

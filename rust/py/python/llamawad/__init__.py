@@ -10,6 +10,10 @@ The work is done in Rust (the ``_native`` extension); this package only re-expor
   conversion's warnings
 - ``wad_to_gltf(data) -> (str, bytes, list[str])``: the level as glTF JSON text (buffer 0 has no
   uri), its binary buffer, and the warnings
+- ``wad_to_arrays(data) -> (dict, list[bytes], bytes, list[bytes], list[str])``: that glTF as
+  the add-on's importer reads it: nodes, materials and mesh batches as plain values, the
+  batches' attributes and the nodes' transforms as float32 bytes, the images' PNGs, and the
+  warnings
 - ``gltf_to_wad(base, gltf, force=False, directory=None) -> (bytes, dict)``: a level written from
   a glTF (.glb bytes, or .gltf JSON bytes with its buffers in ``directory``) and the level it was
   made from, and the change report
@@ -45,6 +49,7 @@ from ._native import (
     scene_to_wad,
     shown_colours,
     tile_models,
+    wad_to_arrays,
     wad_to_glb,
     wad_to_gltf,
 )
@@ -65,6 +70,7 @@ __all__ = [
     "scene_to_wad",
     "shown_colours",
     "tile_models",
+    "wad_to_arrays",
     "wad_to_glb",
     "wad_to_gltf",
 ]

@@ -1,7 +1,9 @@
-"""Reading our glTF document (rust/core/src/gltf/MAPPING.md) into numpy arrays. No bpy.
+"""The tests' own reader of our glTF document (rust/core/src/gltf/MAPPING.md) into numpy arrays,
+no bpy: what the add-on builds and exports is checked against the document read this way, apart
+from the Rust code that hands the level to the add-on (llamawad.wad_to_arrays).
 
-The Rust module hands the level over as JSON text and one binary buffer (``llamawad.wad_to_gltf``);
-a ``.glb`` file holds the same two parts. Accessors are read with ``np.frombuffer`` straight out
+``llamawad.wad_to_gltf`` gives the document as JSON text and one binary buffer; a ``.glb`` file
+holds the same two parts. Accessors are read with ``np.frombuffer`` straight out
 of the buffer, without a copy where the data allows it. The reader also takes what other tools
 write: indexed primitives, interleaved views, normalized integer attributes.
 """
