@@ -10,7 +10,6 @@
 //! not catch.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use llamawad::game::coverage::world_polygon;
@@ -22,10 +21,11 @@ use llamawad::gltf::{self as wad_gltf, export, uv, Gltf, Source};
 use llamawad::info::Info;
 use llamawad::raw::{face_flags, TextureEntry};
 use llamawad::{Level, WadError as CoreError};
-use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+
+mod scene;
 
 pyo3::create_exception!(
     llamawad,
@@ -631,7 +631,7 @@ mod _native {
         snap_uvs: bool,
         generate_collision: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
-        let arrays = super::scene_arrays(py, scene)?;
+        let arrays = super::scene::scene_arrays(py, scene)?;
         let (nodes, meshes) = (arrays.nodes.len(), arrays.meshes.len());
         let input = || {
             format!(
@@ -681,102 +681,3 @@ fn written_level<'py>(
 
 /// A conversion of the way back: the level and its change report, or the refusal.
 type Converted = Result<(Level, wad_gltf::ChangeReport), wad_gltf::ImportError>;
-
-/// The scene `scene_to_wad` is given, as its doc says.
-#[derive(FromPyObject)]
-#[pyo3(from_item_all)]
-struct SceneColumns {
-    extras: Option<String>,
-    nodes: NodeColumns,
-    meshes: Vec<MeshColumns>,
-}
-
-#[derive(FromPyObject)]
-#[pyo3(from_item_all)]
-struct NodeColumns {
-    name: Vec<Option<String>>,
-    parent: PyBuffer<i32>,
-    matrix: PyBuffer<f32>,
-    mesh: PyBuffer<i32>,
-    extras: Vec<Option<String>>,
-}
-
-#[derive(FromPyObject)]
-#[pyo3(from_item_all)]
-struct MeshColumns {
-    attributes: BTreeMap<String, PyBuffer<f32>>,
-    materials: Vec<Option<String>>,
-    triangle_materials: PyBuffer<u32>,
-}
-
-/// The scene's columns as the core's arrays, each buffer copied once; a dict not shaped as
-/// `scene_to_wad` says raises WadError.
-fn scene_arrays(py: Python<'_>, scene: &Bound<'_, PyAny>) -> PyResult<wad_gltf::SceneArrays> {
-    // PyO3 says which field failed in the error, and why in its causes.
-    let shape = |e: PyErr| {
-        let mut message = format!("scene: {e}");
-        let mut cause = e.cause(py);
-        while let Some(c) = cause {
-            message.push_str(&format!(": {c}"));
-            cause = c.cause(py);
-        }
-        WadError::new_err(message)
-    };
-    let columns: SceneColumns = scene.extract().map_err(shape)?;
-    let nodes = &columns.nodes;
-    let (parents, matrices, meshes) = (
-        nodes.parent.to_vec(py).map_err(shape)?,
-        nodes.matrix.to_vec(py).map_err(shape)?,
-        nodes.mesh.to_vec(py).map_err(shape)?,
-    );
-    let count = nodes.name.len();
-    let lengths = [
-        parents.len(),
-        matrices.len() / 16,
-        meshes.len(),
-        nodes.extras.len(),
-    ];
-    if lengths.iter().any(|&n| n != count) || matrices.len() % 16 != 0 {
-        return Err(WadError::new_err(format!(
-            "scene: the node columns disagree: {count} names, {} parents, {} matrix values, {} \
-             meshes, {} extras",
-            parents.len(),
-            matrices.len(),
-            meshes.len(),
-            nodes.extras.len()
-        )));
-    }
-    let number = |v: i32| usize::try_from(v).ok();
-    let nodes = (0..count)
-        .map(|k| wad_gltf::NodeArrays {
-            name: nodes.name[k].clone(),
-            parent: number(parents[k]),
-            matrix: matrices[16 * k..16 * k + 16]
-                .try_into()
-                .expect("16 values a node, checked above"),
-            mesh: number(meshes[k]),
-            extras: nodes.extras[k].clone(),
-        })
-        .collect();
-    let meshes = columns
-        .meshes
-        .into_iter()
-        .map(|mesh| {
-            Ok(wad_gltf::MeshArrays {
-                attributes: mesh
-                    .attributes
-                    .into_iter()
-                    .map(|(name, values)| Ok((name, values.to_vec(py)?)))
-                    .collect::<PyResult<_>>()?,
-                materials: mesh.materials,
-                triangle_materials: mesh.triangle_materials.to_vec(py)?,
-            })
-        })
-        .collect::<PyResult<_>>()
-        .map_err(shape)?;
-    Ok(wad_gltf::SceneArrays {
-        extras: columns.extras,
-        nodes,
-        meshes,
-    })
-}

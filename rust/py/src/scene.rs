@@ -1,0 +1,113 @@
+//! The scene `scene_to_wad` is handed (the add-on's export): a dict of columns and numpy buffers,
+//! taken into the core's [`SceneArrays`](wad_gltf::SceneArrays). Only its shape is checked here;
+//! what the arrays say is the core's to check, as for a glTF from a stranger.
+
+use std::collections::BTreeMap;
+
+use llamawad::gltf as wad_gltf;
+use pyo3::buffer::PyBuffer;
+use pyo3::prelude::*;
+
+use crate::WadError;
+
+/// The scene `scene_to_wad` is given, as its doc says.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct SceneColumns {
+    extras: Option<String>,
+    nodes: NodeColumns,
+    meshes: Vec<MeshColumns>,
+}
+
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct NodeColumns {
+    name: Vec<Option<String>>,
+    parent: PyBuffer<i32>,
+    matrix: PyBuffer<f32>,
+    mesh: PyBuffer<i32>,
+    extras: Vec<Option<String>>,
+}
+
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct MeshColumns {
+    attributes: BTreeMap<String, PyBuffer<f32>>,
+    materials: Vec<Option<String>>,
+    triangle_materials: PyBuffer<u32>,
+}
+
+/// The scene's columns as the core's arrays, each buffer copied once; a dict not shaped as
+/// `scene_to_wad` says raises WadError.
+pub(crate) fn scene_arrays(
+    py: Python<'_>,
+    scene: &Bound<'_, PyAny>,
+) -> PyResult<wad_gltf::SceneArrays> {
+    // PyO3 says which field failed in the error, and why in its causes.
+    let shape = |e: PyErr| {
+        let mut message = format!("scene: {e}");
+        let mut cause = e.cause(py);
+        while let Some(c) = cause {
+            message.push_str(&format!(": {c}"));
+            cause = c.cause(py);
+        }
+        WadError::new_err(message)
+    };
+    let columns: SceneColumns = scene.extract().map_err(shape)?;
+    let nodes = &columns.nodes;
+    let (parents, matrices, meshes) = (
+        nodes.parent.to_vec(py).map_err(shape)?,
+        nodes.matrix.to_vec(py).map_err(shape)?,
+        nodes.mesh.to_vec(py).map_err(shape)?,
+    );
+    let count = nodes.name.len();
+    let lengths = [
+        parents.len(),
+        matrices.len() / 16,
+        meshes.len(),
+        nodes.extras.len(),
+    ];
+    if lengths.iter().any(|&n| n != count) || matrices.len() % 16 != 0 {
+        return Err(WadError::new_err(format!(
+            "scene: the node columns disagree: {count} names, {} parents, {} matrix values, {} \
+             meshes, {} extras",
+            parents.len(),
+            matrices.len(),
+            meshes.len(),
+            nodes.extras.len()
+        )));
+    }
+    let number = |v: i32| usize::try_from(v).ok();
+    let nodes = (0..count)
+        .map(|k| wad_gltf::NodeArrays {
+            name: nodes.name[k].clone(),
+            parent: number(parents[k]),
+            matrix: matrices[16 * k..16 * k + 16]
+                .try_into()
+                .expect("16 values a node, checked above"),
+            mesh: number(meshes[k]),
+            extras: nodes.extras[k].clone(),
+        })
+        .collect();
+    let meshes = columns
+        .meshes
+        .into_iter()
+        .map(|mesh| {
+            Ok(wad_gltf::MeshArrays {
+                attributes: mesh
+                    .attributes
+                    .into_iter()
+                    .map(|(name, values)| Ok((name, values.to_vec(py)?)))
+                    .collect::<PyResult<_>>()?,
+                materials: mesh.materials,
+                triangle_materials: mesh.triangle_materials.to_vec(py)?,
+            })
+        })
+        .collect::<PyResult<_>>()
+        .map_err(shape)?;
+    Ok(wad_gltf::SceneArrays {
+        extras: columns.extras,
+        nodes,
+        meshes,
+    })
+}
