@@ -116,6 +116,8 @@ def test_wrong_arrays_are_refused_naming_the_node(small):
         (lambda s: s["nodes"].__setitem__("matrix", s["nodes"]["matrix"].astype(np.float64)), "scene"),
         (lambda s: s["nodes"].pop("extras"), "extras"),
         (lambda s: s["meshes"][0].__setitem__("triangle_materials", [0]), "triangle_materials"),
+        (lambda s: s["nodes"]["parent"].__setitem__(1, -2), "node 1: parent -2"),
+        (lambda s: s["nodes"]["mesh"].__setitem__(0, -7), "node 0: mesh -7"),
     ],
 )
 def test_a_dict_not_shaped_as_said_raises_wad_error(small, spoil, words):

@@ -1,5 +1,6 @@
-//! Any bytes as a level converted to glTF, and the glTF read and converted back against it:
-//! a typed error or a result, never a panic, a hang or a huge allocation.
+//! Any bytes as a level converted to glTF (and handed over as the add-on's arrays), and the glTF
+//! read and converted back against it: a typed error or a result, never a panic, a hang or a huge
+//! allocation.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -11,6 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(gltf) = llamawad::gltf::wad_to_gltf(&level, llamawad::gltf::Source::of(data)) else {
         return;
     };
+    let _ = llamawad::gltf::arrays::level_arrays(&gltf);
     let glb = gltf.to_glb();
     if let Ok(doc) = llamawad::gltf::Document::from_slice(&glb, None) {
         let _ = llamawad::gltf::gltf_to_wad(&level, data, &doc, Default::default());

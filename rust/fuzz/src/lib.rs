@@ -52,18 +52,27 @@ pub fn base() -> &'static (Level, Vec<u8>) {
     })
 }
 
-/// Converts a read glTF against the base; a level that comes out must write and read back as
-/// itself.
+/// Converts a read glTF against the base through both front doors, the glTF and the same scene
+/// as arrays (the add-on's export); a level that comes out must write and read back as itself.
 pub fn convert_against_base(doc: &llamawad::gltf::Document) {
     let (level, bytes) = base();
     let options = llamawad::gltf::ImportOptions {
         force: true,
         generate_collision: true,
+        snap_uvs: true,
     };
-    if let Ok((written, _)) = llamawad::gltf::gltf_to_wad(level, bytes, doc, options) {
+    let reads_back = |(written, _): (Level, _)| {
         let out = written.to_bytes().expect("a converted level can be written");
         let back = Level::parse(&out).expect("a written level parses");
         assert!(back == written, "a written level reads back as itself");
+    };
+    if let Ok(converted) = llamawad::gltf::gltf_to_wad(level, bytes, doc, options) {
+        reads_back(converted);
+    }
+    if let Ok(arrays) = llamawad::gltf::SceneArrays::of_document(doc) {
+        if let Ok(converted) = llamawad::gltf::arrays_to_wad(level, bytes, arrays, options) {
+            reads_back(converted);
+        }
     }
 }
 

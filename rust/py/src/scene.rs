@@ -77,18 +77,28 @@ pub(crate) fn scene_arrays(
             nodes.extras.len()
         )));
     }
-    let number = |v: i32| usize::try_from(v).ok();
+    // -1 is "none"; any other negative number is a mistake, not a node without one.
+    let number = |k: usize, column: &str, v: i32| match v {
+        -1 => Ok(None),
+        v => usize::try_from(v).map(Some).map_err(|_| {
+            WadError::new_err(format!(
+                "scene: node {k}: {column} {v} (a number, or -1 for none)"
+            ))
+        }),
+    };
     let nodes = (0..count)
-        .map(|k| wad_gltf::NodeArrays {
-            name: nodes.name[k].clone(),
-            parent: number(parents[k]),
-            matrix: matrices[16 * k..16 * k + 16]
-                .try_into()
-                .expect("16 values a node, checked above"),
-            mesh: number(meshes[k]),
-            extras: nodes.extras[k].clone(),
+        .map(|k| {
+            Ok(wad_gltf::NodeArrays {
+                name: nodes.name[k].clone(),
+                parent: number(k, "parent", parents[k])?,
+                matrix: matrices[16 * k..16 * k + 16]
+                    .try_into()
+                    .expect("16 values a node, checked above"),
+                mesh: number(k, "mesh", meshes[k])?,
+                extras: nodes.extras[k].clone(),
+            })
         })
-        .collect();
+        .collect::<PyResult<_>>()?;
     let meshes = columns
         .meshes
         .into_iter()
