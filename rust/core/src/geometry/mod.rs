@@ -10,6 +10,13 @@ use glam::{DVec3, Vec3};
 use crate::limits::{render_state, MAX_BATCH_FACES};
 use crate::raw::{face_flags, Face, TextureEntry};
 
+mod collision;
+
+pub use collision::{
+    decode_collision_polygon, encode_collision_polygon, CollisionError, COLLISION_FACING_DOWN,
+    COLLISION_QUAD, MAX_QUAD_WARP,
+};
+
 /// The plane of a render triangle as TRAK stores it: n = normalize((v1−v0)×(v2−v0)), d = n·v0,
 /// in export space (FORMAT.md §3, verified for every original face).
 ///
@@ -99,13 +106,6 @@ pub fn sort_into_batches(faces: &mut [Face], entries: &[TextureEntry]) {
         previous = state;
     }
 }
-
-mod collision;
-
-pub use collision::{
-    decode_collision_polygon, encode_collision_polygon, CollisionError, COLLISION_FACING_DOWN,
-    COLLISION_QUAD, MAX_QUAD_WARP,
-};
 
 #[cfg(test)]
 mod tests {
