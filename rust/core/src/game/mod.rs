@@ -5,7 +5,7 @@
 //! [`cells`] the cell lists the MAP loader builds; [`floor`] the floor test (`FUN_004036d0`) in
 //! the engine's integers, [`floors`] two levels' floors compared; [`coverage`] which cells a
 //! collision polygon must be entered into, and the collision-only tiles that enter it there;
-//! [`check`] every rule, with the culprit named.
+//! [`check`](mod@check) every rule, with the culprit named.
 
 pub mod cells;
 pub mod check;

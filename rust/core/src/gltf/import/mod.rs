@@ -5,7 +5,7 @@
 //! the way the notes' checklists say. The glTF may come from this project or from any tool that
 //! keeps the attributes and extras (Blender's exporter reorders, splits and merges vertices and
 //! writes integers as floats; all of that is accepted). A tool may hand the scene over as arrays
-//! instead of a glTF ([`arrays_to_wad`]): both become one [`Scene`], which one conversion reads.
+//! instead of a glTF ([`arrays_to_wad`]): both become one `Scene`, which one conversion reads.
 
 mod arrays;
 mod attributes;
