@@ -53,6 +53,17 @@ def run_cli(script):
 
 
 @pytest.fixture(scope="session")
+def small_wad_file(tmp_path_factory) -> Path:
+    """The generated small level (seed 2) in a file of its own, the level the add-on's tests
+    import; tests write their outputs elsewhere."""
+    import llamawad
+
+    path = tmp_path_factory.mktemp("base") / "small-2.wad"
+    path.write_bytes(llamawad.generate(2, "small"))
+    return path
+
+
+@pytest.fixture(scope="session")
 def tiny_wad() -> bytes:
     """A generated tiny level (seed 1)."""
     import llamawad

@@ -18,17 +18,10 @@ from mathutils import Vector
 pytestmark = pytest.mark.generator
 
 
-@pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    path = tmp_path_factory.mktemp("base") / "small-2.wad"
-    path.write_bytes(llamawad.generate(2, "small"))
-    return path
-
-
 @pytest.fixture
-def level(base, tmp_path):
-    assert addon_support.import_level(base) == {"FINISHED"}
-    return SimpleNamespace(base=base, data=base.read_bytes(), out=tmp_path / "out.wad")
+def level(small_wad_file, tmp_path):
+    assert addon_support.import_level(small_wad_file) == {"FINISHED"}
+    return SimpleNamespace(base=small_wad_file, data=small_wad_file.read_bytes(), out=tmp_path / "out.wad")
 
 
 def llama():

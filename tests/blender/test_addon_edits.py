@@ -22,17 +22,10 @@ UV_TOLERANCE = 1 / 256
 COLOUR_TOLERANCE = 1 / 128
 
 
-@pytest.fixture(scope="module")
-def base_level(tmp_path_factory):
-    path = tmp_path_factory.mktemp("base") / "small-2.wad"
-    path.write_bytes(llamawad.generate(2, "small"))
-    return path
-
-
 @pytest.fixture
-def level(base_level, tmp_path):
-    assert addon_support.import_level(base_level) == {"FINISHED"}
-    return SimpleNamespace(base=base_level, out=tmp_path / "edited.wad", tmp=tmp_path)
+def level(small_wad_file, tmp_path):
+    assert addon_support.import_level(small_wad_file) == {"FINISHED"}
+    return SimpleNamespace(base=small_wad_file, out=tmp_path / "edited.wad", tmp=tmp_path)
 
 
 def export(path, **options) -> bytes:
@@ -74,11 +67,11 @@ def page_material(page: int):
 
 
 @pytest.fixture(scope="module")
-def page_size(base_level):
+def page_size(small_wad_file):
     """Width and height of page 0 in pixels, from the level's glTF image."""
     from gltf_arrays import Document
 
-    text, data, _ = llamawad.wad_to_gltf(base_level.read_bytes())
+    text, data, _ = llamawad.wad_to_gltf(small_wad_file.read_bytes())
     doc = Document.from_json(text, data)
     png = doc.view_bytes(doc.json["images"][0]["bufferView"])
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")

@@ -17,10 +17,8 @@ pytestmark = pytest.mark.generator
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    path = tmp_path_factory.mktemp("base") / "small-2.wad"
-    path.write_bytes(llamawad.generate(2, "small"))
-    return SimpleNamespace(path=path, state=addon_support.level_state(path.read_bytes()))
+def base(small_wad_file):
+    return SimpleNamespace(path=small_wad_file, state=addon_support.level_state(small_wad_file.read_bytes()))
 
 
 @pytest.fixture

@@ -67,16 +67,9 @@ def labels(log):
     return [t for kind, t in log if kind == "label"]
 
 
-@pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    path = tmp_path_factory.mktemp("base") / "small-2.wad"
-    path.write_bytes(llamawad.generate(2, "small"))
-    return path
-
-
 @pytest.fixture
-def level(base):
-    assert addon_support.import_level(base) == {"FINISHED"}
+def level(small_wad_file):
+    assert addon_support.import_level(small_wad_file) == {"FINISHED"}
 
 
 PANELS = ["LLAMAWAD_PT_level", "LLAMAWAD_PT_probe", "LLAMAWAD_PT_face", "LLAMAWAD_PT_collision", "LLAMAWAD_PT_zones", "LLAMAWAD_PT_zone_matrix"]
