@@ -258,6 +258,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
                 force,
                 generate_collision: !no_collision,
                 snap_uvs,
+                ..Default::default()
             };
             gltf2wad(&base, &input, &output, options, json, out)
         }

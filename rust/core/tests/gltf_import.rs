@@ -32,6 +32,7 @@ const OPTIONS: ImportOptions = ImportOptions {
     force: false,
     generate_collision: false,
     snap_uvs: false,
+    tile_collision_given: true,
 };
 
 fn temp_dir(what: &str) -> std::path::PathBuf {
@@ -688,6 +689,66 @@ fn a_tile_moved_off_centre_or_turned_45_degrees_keeps_its_floors_in_every_cell()
         );
         assert_floors_found(&level, tile, &what);
     }
+}
+
+/// Every tile node's collision child taken off (the add-on's scene before collision is shown).
+fn without_tile_collision(case: &mut Case) {
+    for n in 0..case.gltf.root.nodes.len() {
+        if case.extras(n)["llamawad"] == "tile" {
+            case.gltf.root.nodes[n].children = None;
+        }
+    }
+}
+
+#[test]
+fn tiles_without_collision_nodes_keep_it_when_the_scene_leaves_tile_collision_out() {
+    let mut case = Case::new(2, Size::Small);
+    let (tile, other) = case.shared_tile();
+    without_tile_collision(&mut case);
+    let left_out = ImportOptions {
+        tile_collision_given: false,
+        ..OPTIONS
+    };
+    let convert =
+        |case: &Case| doors::convert(&case.base, &case.bytes, &case.document(), left_out).unwrap();
+
+    // Unchanged: the base's bytes.
+    let (level, report) = convert(&case);
+    assert!(report.is_empty(), "{report:?}");
+    assert!(level.to_bytes().unwrap() == case.bytes);
+
+    // A moved tile and a reshaped one keep their model's collision.
+    let target = case.tiles()[other].float.position;
+    let node = case.tile_node(tile);
+    case.gltf.root.nodes[node].translation = Some([target[0], target[1] + 0.5, -target[2]]);
+    let reshaped = (0..case.tiles().len())
+        .find(|&t| {
+            t != tile && t != other && {
+                let m = case.model_of(t);
+                !m.faces.is_empty() && m.collision_count() > 0
+            }
+        })
+        .expect("another tile with faces and collision");
+    let node = case.tile_node(reshaped);
+    case.edit_mesh(node, |prims| {
+        let moved = prims[0].position(0) + Vec3::new(0.0, 0.125, 0.0);
+        prims[0].set_position(0, moved);
+    });
+    let (level, report) = convert(&case);
+    assert_eq!(report.tiles_moved, vec![tile]);
+    assert_eq!(report.tiles_reshaped, vec![reshaped]);
+    assert_eq!(report.collision_polygons_changed, 0, "{report:?}");
+    let map = level.map().unwrap();
+    let models = &level.trak().unwrap().models;
+    assert_eq!(map.tiles[tile].model_index, case.tiles()[tile].model_index);
+    let new_model = &models[map.tiles[reshaped].model_index as usize];
+    assert_eq!(new_model.collision, case.model_of(reshaped).collision);
+
+    // Where the scene gives tile collision, a tile without it had it deleted: with every tile's
+    // gone, the Llama falls at the start.
+    let e = doors::convert(&case.base, &case.bytes, &case.document(), OPTIONS).unwrap_err();
+    let problems = &e.broken.as_ref().expect("the game's rules").problems;
+    assert!(problems.iter().any(|p| p.code == "player-start"), "{e}");
 }
 
 #[test]

@@ -60,6 +60,7 @@ pub fn convert_against_base(doc: &llamawad::gltf::Document) {
         force: true,
         generate_collision: true,
         snap_uvs: true,
+        ..Default::default()
     };
     let reads_back = |(written, _): (Level, _)| {
         let out = written.to_bytes().expect("a converted level can be written");

@@ -596,7 +596,12 @@ mod _native {
                 bytes_input("a base level", &base)
             )
         };
-        let options = (force, snap_uvs, generate_collision);
+        let options = wad_gltf::ImportOptions {
+            force,
+            snap_uvs,
+            generate_collision,
+            ..Default::default()
+        };
         super::written_level(py, input, &base, options, |level, options| {
             let doc = wad_gltf::Document::from_slice(&gltf, directory.as_deref())
                 .map_err(|e| format!("glTF: {e}"))?;
@@ -604,7 +609,7 @@ mod _native {
         })
     }
 
-    /// scene_to_wad(base: bytes, scene: dict, force: bool = False, snap_uvs: bool = False, generate_collision: bool = True) -> tuple[bytes, dict]
+    /// scene_to_wad(base: bytes, scene: dict, force: bool = False, snap_uvs: bool = False, generate_collision: bool = True, tile_collision_given: bool = True) -> tuple[bytes, dict]
     ///
     /// What `gltf_to_wad` does with a glTF, done with the same scene handed over as arrays (the
     /// add-on's export: no glTF is written or parsed). `scene` is a dict:
@@ -618,11 +623,13 @@ mod _native {
     /// triangle), `materials` (list of material names or None) and `triangle_materials` (uint32
     /// buffer, each triangle's index into `materials`; empty when all use the first). Buffers are
     /// anything with the buffer protocol (numpy arrays), read without a copy in Python.
+    /// `tile_collision_given` False says the scene leaves tile collision out: a tile without a
+    /// collision node keeps its model's instead of having had it deleted.
     /// Raises ImportRefused for arrays that are wrong (code `unreadable`, naming the node), as
     /// for everything `gltf_to_wad` refuses; WadError when the base cannot be read or `scene`
     /// is not shaped as said.
     #[pyfunction]
-    #[pyo3(signature = (base, scene, force = false, snap_uvs = false, generate_collision = true))]
+    #[pyo3(signature = (base, scene, force = false, snap_uvs = false, generate_collision = true, tile_collision_given = true))]
     fn scene_to_wad<'py>(
         py: Python<'py>,
         base: Cow<'_, [u8]>,
@@ -630,6 +637,7 @@ mod _native {
         force: bool,
         snap_uvs: bool,
         generate_collision: bool,
+        tile_collision_given: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
         let arrays = super::scene::scene_arrays(py, scene)?;
         let (nodes, meshes) = (arrays.nodes.len(), arrays.meshes.len());
@@ -639,7 +647,12 @@ mod _native {
                 bytes_input("a base level", &base)
             )
         };
-        let options = (force, snap_uvs, generate_collision);
+        let options = wad_gltf::ImportOptions {
+            force,
+            snap_uvs,
+            generate_collision,
+            tile_collision_given,
+        };
         super::written_level(py, input, &base, options, |level, options| {
             Ok(wad_gltf::arrays_to_wad(level, &base, arrays, options))
         })
@@ -647,21 +660,16 @@ mod _native {
 }
 
 /// Runs one conversion of the way back against the base with the GIL released, with the options
-/// the Python functions take (`force`, `snap_uvs`, `generate_collision`), and hands the written
+/// the Python functions take, and hands the written
 /// level's bytes and the change report to Python: a refusal as ImportRefused, the reading of the
 /// base or of what `convert` reads (its `Err`) as WadError.
 fn written_level<'py>(
     py: Python<'py>,
     input: impl FnOnce() -> String + Send,
     base: &[u8],
-    (force, snap_uvs, generate_collision): (bool, bool, bool),
+    options: wad_gltf::ImportOptions,
     convert: impl FnOnce(&Level, wad_gltf::ImportOptions) -> Result<Converted, String> + Send,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
-    let options = wad_gltf::ImportOptions {
-        force,
-        snap_uvs,
-        generate_collision,
-    };
     let result = detach(py, input, || {
         let other = |e: String| ImportFailure::Other(e);
         let level =

@@ -88,6 +88,7 @@ fn scene_to_wad(
             options.snap_uvs,
         ),
         report,
+        tile_collision_given: options.tile_collision_given,
     };
 
     for i in (0..base_map.tiles.len()).filter(|&i| !nodes.claimed[i]) {

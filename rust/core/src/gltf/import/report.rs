@@ -15,6 +15,11 @@ pub struct ImportOptions {
     /// Faces whose UVs the game cannot show take the nearest layout it can (reported), instead of
     /// refusing the glTF.
     pub snap_uvs: bool,
+    /// Whether the scene gives each tile's collision. When it does, a tile node without a
+    /// collision node has had its collision deleted. When it does not (the add-on makes a tile's
+    /// collision object only once collision is shown, as 1,750 of them are a third of an
+    /// import), such a tile keeps its model's collision.
+    pub tile_collision_given: bool,
 }
 
 impl Default for ImportOptions {
@@ -23,6 +28,7 @@ impl Default for ImportOptions {
             force: false,
             generate_collision: true,
             snap_uvs: false,
+            tile_collision_given: true,
         }
     }
 }

@@ -27,6 +27,8 @@ pub(super) struct Conversion<'a> {
     pub(super) derived_from: HashMap<u32, Vec<usize>>,
     pub(super) fitter: Fitter,
     pub(super) report: ChangeReport,
+    /// ImportOptions::tile_collision_given.
+    pub(super) tile_collision_given: bool,
 }
 
 impl Conversion<'_> {
@@ -120,8 +122,9 @@ impl Conversion<'_> {
                 .map_err(|e| e.in_source_faces(&ctris))?
             }
             // A copy (Blender's Shift D, Alt D) comes without the tile's collision object: it keeps
-            // its model's collision. The tile itself without one had it deleted.
-            None if base_model.collision_count() > 0 && !copy => {
+            // its model's collision. The tile itself without one had it deleted, unless the scene
+            // leaves tile collision out.
+            None if base_model.collision_count() > 0 && !copy && self.tile_collision_given => {
                 self.report.collision_polygons_changed += base_model.collision_count();
                 Some(Default::default())
             }
