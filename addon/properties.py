@@ -41,9 +41,14 @@ def _select_change(self, context):
 
 
 def _show_collision(self, context):
-    from .blender import scene
+    from .blender import collision
+    from .blender.convert import Refusal
 
-    scene.set_collision_visible(context, self.show_collision)
+    try:
+        collision.show_collision(context, self.show_collision)
+    except Refusal as e:
+        # An update has no report: the Show collision button's operator says it.
+        print(f"llamawad: collision not shown: {e}")
 
 
 class LLAMAWAD_PG_problem(bpy.types.PropertyGroup):
@@ -100,6 +105,13 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
         name="Draw the probe",
         description="Draw the probed polygon, its tolerance zone and the candidates that lost in the viewport",
         default=True,
+    )
+    tile_collision_made: BoolProperty(
+        name="Tile collision made",
+        description="The tiles' collision objects are made. Import leaves them for when collision is first shown or "
+        "edited; until then export keeps each tile's model's collision",
+        default=True,
+        options={"HIDDEN"},
     )
     show_collision: BoolProperty(
         name="Show collision",

@@ -11,6 +11,7 @@ import numpy as np
 from ..common import problems as found
 from . import faces as face_tools
 from . import scene as level_scene
+from .collision import ensure_tile_collision
 from .convert import Refusal, convert
 from .exp.level import canonical_tile_name
 
@@ -65,6 +66,17 @@ def _note_problems(notes) -> list[dict]:
     return out
 
 
+def make_collision_for(context, problems: list[dict]) -> None:
+    """A problem that names a tile's collision polygon points at its faces in the tile's
+    collision object: the tiles' collision objects are made for it if they are not yet. Without
+    them (the base cannot be read) the problem names the tile."""
+    if any(p.get("polygon") is not None for p in problems):
+        try:
+            ensure_tile_collision(context)
+        except Refusal:
+            pass
+
+
 def check_level(context, base: bytes) -> list[dict]:
     """Every problem of the scene as a level, in the panel's order, each with ``target`` (a
     problems.Target) and, for a refused glTF, ``faces`` (Blender faces)."""
@@ -74,10 +86,12 @@ def check_level(context, base: bytes) -> list[dict]:
     try:
         converted = convert(context, base)
     except Refusal as e:
+        make_collision_for(context, e.problems)
         listed = locate_all(e.problems, scene_index(scene, e.sources))
         return found.ordered(listed + _note_problems(e.notes))
     report = converted.report
     checked = llamawad.check(converted.wad, base)
+    make_collision_for(context, checked["problems"])
     index = scene_index(
         scene,
         report.get("sources") or [],

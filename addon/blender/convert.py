@@ -81,6 +81,7 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
             force=force,
             snap_uvs=options.snap_uvs,
             generate_collision=options.generate_collision,
+            tile_collision_given=options.tile_collision_made,
         )
     except llamawad.ImportRefused as e:
         obj, faces = gathered.culprit(e.object, list(e.faces), e.code, list(e.source_faces))

@@ -116,8 +116,8 @@ def layer_collection(view_layer, coll) -> bpy.types.LayerCollection | None:
 
 
 def set_collision_visible(context, visible: bool) -> None:
-    """Enables or disables the Collision collection in viewports. Disabled (as after import), its
-    objects are left out of the depsgraph: 1,750 collision objects cost nothing until shown."""
+    """Enables or disables the Collision collection in viewports. Disabled, its objects are left
+    out of the depsgraph: 1,750 collision objects cost nothing while hidden."""
     coll = level_collections(context.scene).get("collision")
     if coll is None:
         return

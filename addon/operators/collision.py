@@ -10,8 +10,11 @@ from bpy.props import BoolProperty, IntProperty
 from mathutils import Vector
 
 from ..blender import scene as level_scene
-from ..blender.modes import object_mode
+from ..blender.collision import ensure_tile_collision, show_collision
+from ..blender.convert import Refusal
 from ..blender.imp import materials as mats
+from ..blender.imp.collision import collision_object_name
+from ..blender.modes import object_mode
 from ..common import game
 from . import _edit
 
@@ -123,8 +126,13 @@ class LLAMAWAD_OT_collision_show(bpy.types.Operator):
 
     def execute(self, context):
         scene = context.scene
-        scene.llamawad.show_collision = self.show
-        level_scene.set_collision_visible(context, self.show)
+        try:
+            show_collision(context, self.show)
+        except Refusal as e:
+            self.report({"ERROR"}, f"Collision not shown: {e}")
+            return {"CANCELLED"}
+        # Set after it is shown: its update would show it again.
+        scene.llamawad["show_collision"] = self.show
         if self.colour_by_material:
             for obj in level_scene.objects_with_role(scene, "collision"):
                 if obj.type == "MESH":
@@ -155,6 +163,12 @@ class LLAMAWAD_OT_collision_from_faces(bpy.types.Operator):
 
     def execute(self, context):
         scene = context.scene
+        try:
+            # Added to each tile's own collision: the tiles' collision objects first.
+            ensure_tile_collision(context)
+        except Refusal as e:
+            self.report({"ERROR"}, f"No collision made: {e}")
+            return {"CANCELLED"}
         with object_mode(context):
             made = 0
             for obj in render_objects(context):
@@ -180,12 +194,6 @@ def collision_objects(context) -> list:
     return [o for o in _edit.candidate_objects(context, {"collision", None}) if level_scene.role(o) == "collision" or level_scene.is_given_collision(o)]
 
 
-def collision_name(tile: int) -> str:
-    from ..blender.imp.level import collision_object_name
-
-    return collision_object_name(tile)
-
-
 def _new_collision_object(scene, owner):
     """An empty collision object for ``owner`` at its origin: a tile's (role ``collision``, the
     tile's numbers) or a new mesh's (its child named "collision…"). In the level's Collision
@@ -193,7 +201,7 @@ def _new_collision_object(scene, owner):
     is_tile = level_scene.role(owner) == "tile"
     mesh = bpy.data.meshes.new(f"{owner.name} · collision")
     if is_tile:
-        collision = bpy.data.objects.new(collision_name(int(owner.get("tile", 0))), mesh)
+        collision = bpy.data.objects.new(collision_object_name(int(owner.get("tile", 0))), mesh)
         collision["llamawad"] = "collision"
         collision["tile"] = owner.get("tile", 0)
         collision["model"] = owner.get("model", 0)

@@ -23,13 +23,27 @@ def register_addon():
     return addon
 
 
-def import_level(path) -> set:
-    """An empty home file with the level at ``path`` imported through the add-on's operator."""
+def import_level(path, collision: bool = False) -> set:
+    """An empty home file with the level at ``path`` imported through the add-on's operator;
+    with ``collision``, the tiles' collision objects made too (Show collision, then hidden
+    again as after import)."""
     import bpy
 
     register_addon()
     bpy.ops.wm.read_homefile(use_empty=True)
-    return bpy.ops.import_scene.llamawad(filepath=str(path))
+    result = bpy.ops.import_scene.llamawad(filepath=str(path))
+    if collision and result == {"FINISHED"}:
+        assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
+        assert bpy.ops.llamawad.collision_show(show=False) == {"FINISHED"}
+    return result
+
+
+def tiles_with_collision(wad: bytes) -> set[int]:
+    """The tiles of the level ``wad`` whose model has collision (those with a collision node)."""
+    import llamawad
+
+    nodes = llamawad.wad_to_arrays(wad)[0]["nodes"]
+    return {int(e["tile"]) for role, e in zip(nodes["role"], nodes["extras"]) if role == "collision"}
 
 
 def tile_object(index: int):

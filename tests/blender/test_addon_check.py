@@ -67,9 +67,15 @@ def delete_the_floor_under_the_llama(data: bytes) -> list[str]:
     return names
 
 
-def test_a_tile_moved_off_centre_passes_the_check(level):
+@pytest.mark.parametrize("made", [False, True], ids=["collision-not-made", "collision-made"])
+def test_a_tile_moved_off_centre_passes_the_check(level, made):
+    """With its collision object or before it is made: either way the tile's collision moves
+    with it."""
     scene = bpy.context.scene
-    tile = next(o for o in addon_support.mesh_tiles() if check.scene_index(scene).collision.get(o.name) and 3 < o.location.x < 10)
+    if made:
+        assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
+    with_collision = addon_support.tiles_with_collision(level.data)
+    tile = next(o for o in addon_support.mesh_tiles() if o["tile"] in with_collision and 3 < o.location.x < 10)
     # Game (+0.3, +0.7): Blender's y is the game's −z.
     tile.location += Vector((0.3, -0.7, 0.0))
     assert bpy.ops.llamawad.check_level() == {"FINISHED"}
@@ -152,6 +158,7 @@ def test_problems_of_polygons_faces_and_cells_select_those_faces(level):
     """The culprits the Rust check names (a tile's polygon, a model's face, a cell) become the
     faces of the collision object, the tile object and the Zones mesh that hold them."""
     scene = bpy.context.scene
+    assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
     index = check.scene_index(scene, tile_models=lambda: llamawad.tile_models(level.data))
     tile = next(o for o in addon_support.mesh_tiles() if index.collision.get(o.name))
     collision = scene.objects[index.collision[tile.name]]
@@ -179,6 +186,21 @@ def test_problems_of_polygons_faces_and_cells_select_those_faces(level):
     assert bpy.ops.llamawad.problem_select(index=2) == {"FINISHED"}
     assert bpy.context.view_layer.objects.active == zones
     assert selected_faces(zones) == np.nonzero(face_values(zones, "wad_cell") == cell)[0].tolist() == [5]
+
+
+def test_a_problem_naming_a_collision_polygon_makes_the_tiles_collision(level):
+    """Before the tiles' collision objects are made, a problem naming a tile's polygon has them
+    made, so that it points at that polygon's faces rather than at the tile."""
+    scene = bpy.context.scene
+    assert not scene.llamawad.tile_collision_made
+    tile = addon_support.tile_object(min(addon_support.tiles_with_collision(level.data)))
+    problem = {**found.problem("collision-normal", "warning", "polygon"), "tile": tile["tile"], "model": tile["model"], "polygon": 0}
+    assert check.locate_all([problem], check.scene_index(scene))[0]["target"].object == tile.name
+    check.make_collision_for(bpy.context, [problem])
+    assert scene.llamawad.tile_collision_made
+    target = check.locate_all([problem], check.scene_index(scene))[0]["target"]
+    collision = scene.objects[target.object]
+    assert collision.parent == tile and (target.attribute, target.value) == ("wad_polygon", 0)
 
 
 def level_scene_zones():

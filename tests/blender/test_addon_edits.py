@@ -39,9 +39,10 @@ def assert_no_new_errors(wad: bytes, base: bytes) -> None:
     assert new == []
 
 
-def reimport(path) -> None:
-    """The written level, imported into a fresh scene through the add-on."""
-    assert addon_support.import_level(path) == {"FINISHED"}
+def reimport(path, collision: bool = False) -> None:
+    """The written level, imported into a fresh scene through the add-on (with ``collision``,
+    its tiles' collision objects made)."""
+    assert addon_support.import_level(path, collision) == {"FINISHED"}
     bpy.context.view_layer.update()
 
 
@@ -442,7 +443,7 @@ def test_a_new_mesh_gets_collision(level):
     # The llama stands on it.
     floor = floor_under(wad, *SPOT, height + 0.25)
     assert floor is not None and floor["height"] == pytest.approx(height, abs=1e-3)
-    reimport(level.out)
+    reimport(level.out, collision=True)
     collision = [o for o in bpy.context.scene.objects if o.get("llamawad") == "collision"]
     # Collision starts hidden, out of the depsgraph: its placement from its own transforms.
     corners = np.array([tuple(addon_support.world_matrix(o) @ v.co) for o in collision for v in o.data.vertices])
@@ -480,11 +481,15 @@ def test_collision_from_faces_on_a_new_mesh(level):
     assert floor is not None and floor["material"] == 16 and floor["height"] == pytest.approx(height, abs=1e-3)
 
 
+@pytest.mark.parametrize("made", [False, True], ids=["collision-not-made", "collision-made"])
 @pytest.mark.parametrize("linked", [False, True], ids=["shift-d", "alt-d"])
-def test_a_copied_tile_keeps_its_collision(level, linked):
-    """A tile copied with Shift D or Alt D (its collision object not copied along) and moved by
-    two cells: the copy stands on the collision of its model."""
-    tile = next(o for o in addon_support.mesh_tiles() if any(c.get("llamawad") == "collision" and len(c.data.polygons) for c in o.children))
+def test_a_copied_tile_keeps_its_collision(level, linked, made):
+    """A tile copied with Shift D or Alt D (its collision object not copied along, or not made
+    yet) and moved by two cells: the copy stands on the collision of its model."""
+    if made:
+        assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
+    with_collision = addon_support.tiles_with_collision(level.base.read_bytes())
+    tile = next(o for o in addon_support.mesh_tiles() if o["tile"] in with_collision)
     addon_support.select_faces(tile, [])
     assert bpy.ops.object.duplicate(linked=linked) == {"FINISHED"}
     copy = bpy.context.active_object
@@ -498,7 +503,7 @@ def test_a_copied_tile_keeps_its_collision(level, linked):
     added = [t for t in after["tiles"] if t not in before["tiles"] and after["tiles"][t]["faces"]]
     assert len(added) == 1
     assert after["tiles"][added[0]]["collision"] == before["tiles"][tile["tile"]]["collision"]
-    reimport(level.out)
+    reimport(level.out, collision=True)
     copies = [o for o in bpy.context.scene.objects if o.get("llamawad") == "tile" and o.get("tile") == added[0]]
     assert [c for c in copies[0].children if c.get("llamawad") == "collision"]
 

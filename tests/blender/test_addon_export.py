@@ -106,6 +106,7 @@ def test_refusal_names_and_selects_the_faces(small):
 def test_collision_refusal_selects_collision_faces(small):
     """A collision polygon the game cannot hold (a warped quad) is refused; the faces selected
     are the collision mesh's."""
+    assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
     col = next(o for o in bpy.context.scene.objects if o.get("llamawad") == "collision" and any(p.loop_total == 4 for p in o.data.polygons))
     col.data = col.data.copy()
     quad = next(p.index for p in col.data.polygons if p.loop_total == 4)

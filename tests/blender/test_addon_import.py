@@ -196,9 +196,33 @@ def test_page_pixels_are_the_png(small, imported):
     assert image.packed_file.data == small.doc.view_bytes(gltf_image["bufferView"])
 
 
+def test_tile_collision_is_made_when_first_shown(small, imported):
+    """Import leaves the tiles' collision objects for later; Show collision makes every one, and
+    a second time none."""
+    scene = bpy.context.scene
+    assert not scene.llamawad.tile_collision_made and not scene.llamawad.show_collision
+    assert not [o for o in scene.objects if o.get("llamawad") == "collision"]
+    # The summary counts the collision polygons of every tile all the same.
+    polygons = sum(len(p) for p in collision_polygons_per_node(small.doc))
+    assert f"{polygons} collision polygons" in imported.out
+    assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
+    assert scene.llamawad.tile_collision_made and scene.llamawad.show_collision
+    made = [o for o in scene.objects if o.get("llamawad") == "collision"]
+    assert len(made) == len(nodes_with_role(small.doc, "collision"))
+    assert sum(len(o.data.polygons) for o in made) == polygons
+    assert bpy.ops.llamawad.collision_show(show=False) == {"FINISHED"}
+    assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
+    assert len([o for o in scene.objects if o.get("llamawad") == "collision"]) == len(made)
+
+
+def collision_polygons_per_node(doc) -> list[set[int]]:
+    return [set(doc.triangles(n["mesh"]).per_triangle("_POLYGON").tolist()) for _, n in nodes_with_role(doc, "collision")]
+
+
 def test_collision(small, imported):
     doc = small.doc
     meshes = set()
+    assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
     for index, node in nodes_with_role(doc, "collision"):
         obj = bpy.data.objects[f"tile {node['extras']['tile']:04} · collision"]
         assert obj.parent is not None and obj.parent.name == doc.json["nodes"][[i for i, n in enumerate(doc.json["nodes"]) if index in n.get("children", [])][0]]["name"]

@@ -119,9 +119,13 @@ def test_collision_select_and_show(level):
 
 
 def test_collision_from_faces(level):
-    tile = a_tile_with(lambda o: len(o.data.polygons) >= 4 and any(c.get("llamawad") == "collision" for c in o.children))
-    col = next(c for c in tile.children if c.get("llamawad") == "collision")
-    before = len(col.data.polygons)
+    """On a tile whose collision import left for later: the model's polygons are kept, the new
+    ones added."""
+    with_collision = addon_support.tiles_with_collision(level.base.path.read_bytes())
+    tile = a_tile_with(lambda o: len(o.data.polygons) >= 4 and o["tile"] in with_collision)
+    assert not bpy.context.scene.llamawad.tile_collision_made
+    assert not [c for c in tile.children if c.get("llamawad") == "collision"]
+    before = len(level.base.state["tiles"][tile["tile"]]["collision"])
     # Two upward render faces of the tile.
     normals = np.array([p.normal for p in tile.data.polygons])
     up = list(np.nonzero(normals[:, 2] > 0.9)[0][:2])
@@ -129,6 +133,7 @@ def test_collision_from_faces(level):
     addon_support.select_faces(tile, up)
     corners = {tuple(round(float(v), 3) for v in (c.x, c.z, -c.y)) for f in up for c in (tile.data.vertices[v].co for v in tile.data.polygons[f].vertices)}
     assert bpy.ops.llamawad.collision_from_faces(material=16) == {"FINISHED"}
+    col = next(c for c in tile.children if c.get("llamawad") == "collision")
     assert len(col.data.polygons) == before + 2
     assert list(ints(col.data, "wad_polygon")[-2:]) == [-1, -1]
     after = level.export()

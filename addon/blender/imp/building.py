@@ -1,0 +1,135 @@
+"""What the importer's parts share: the batches of ``llamawad.wad_to_arrays``' hand-over, and
+the meshes and objects made from them with foreach_set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from ...common import space
+from . import materials as mats
+
+
+def int_attribute(mesh, name: str, domain: str, values: np.ndarray, new: bool = True) -> None:
+    """Sets an INT attribute, made first unless ``new`` is False (a copied mesh has it)."""
+    attr = mesh.attributes.new(name, "INT", domain) if new else mesh.attributes[name]
+    attr.data.foreach_set("value", np.ascontiguousarray(values, np.int32))
+
+
+def colour_attribute(mesh, colours: np.ndarray, new: bool = True) -> None:
+    if not new:
+        mesh.color_attributes[mats.COLOUR_ATTRIBUTE].data.foreach_set("color", np.ascontiguousarray(colours, np.float32).ravel())
+        return
+    attr = mesh.color_attributes.new(mats.COLOUR_ATTRIBUTE, "FLOAT_COLOR", "CORNER")
+    attr.data.foreach_set("color", np.ascontiguousarray(colours, np.float32).ravel())
+    mesh.color_attributes.active_color = attr
+    mesh.color_attributes.render_color_index = mesh.color_attributes.active_color_index
+
+
+def new_mesh(name: str, co: np.ndarray, corner_verts: np.ndarray, face_starts: np.ndarray):
+    mesh = bpy.data.meshes.new(name)
+    mesh.vertices.add(len(co))
+    mesh.loops.add(len(corner_verts))
+    mesh.polygons.add(len(face_starts))
+    mesh.vertices.foreach_set("co", np.ascontiguousarray(co, np.float32).ravel())
+    mesh.loops.foreach_set("vertex_index", np.ascontiguousarray(corner_verts, np.int32))
+    mesh.polygons.foreach_set("loop_start", np.ascontiguousarray(face_starts, np.int32))
+    return mesh
+
+
+def finish(mesh) -> None:
+    """Edges from the faces. Blender 5.0's calc_edges gives a mesh whose vertices have a select
+    flag a ".select_edge" of the edge-vertex type (INT32_2D), on which selecting an edge
+    crashes: drop it, Blender makes a proper one when needed."""
+    mesh.update(calc_edges=True)
+    bogus = mesh.attributes.get(".select_edge")
+    if bogus is not None and bogus.data_type != "BOOLEAN":
+        mesh.attributes.remove(bogus)
+
+
+@dataclass
+class Batch:
+    """Meshes read together (``llamawad.wad_to_arrays`` hands them over so): every attribute
+    concatenated over all their primitives, so that conversions run once over the whole level
+    instead of once per mesh. Where one primitive lacks an attribute another has, its corners
+    carry the mapping's "missing" value (llamawad::gltf::arrays::missing_value)."""
+
+    meshes: list[int]
+    names: list[str]
+    # Corner range of mesh i: corner_start[i]:corner_start[i + 1].
+    corner_start: np.ndarray
+    # Per mesh: material index (or None) of each primitive and its number of triangles.
+    primitive_materials: list[list[int | None]]
+    primitive_triangles: list[list[int]]
+    attributes: dict[str, np.ndarray]
+    # Per attribute: the meshes (positions in the batch) none of whose primitives has it.
+    missing: dict[str, set[int]]
+    # Per mesh: an earlier mesh it differs from only in the tile's colours, or None.
+    same_but_colours: list[int | None]
+
+    def __len__(self):
+        return len(self.meshes)
+
+    def has(self, i: int, name: str) -> bool:
+        return name in self.attributes and i not in self.missing[name]
+
+
+def read_batch(batch: dict, arrays: list[bytes]) -> Batch:
+    """A batch of the hand-over; its arrays are read in place (np.frombuffer), not copied."""
+    attributes, missing = {}, {}
+    for a in batch["attributes"]:
+        values = np.frombuffer(arrays[a["array"]], "<f4")
+        attributes[a["name"]] = values if a["width"] == 1 else values.reshape(-1, a["width"])
+        missing[a["name"]] = set(a["meshes_without"])
+    return Batch(
+        batch["meshes"],
+        batch["names"],
+        np.asarray(batch["corner_start"], np.int64),
+        batch["primitive_materials"],
+        batch["primitive_triangles"],
+        attributes,
+        missing,
+        batch["same_but_colours"],
+    )
+
+
+def per_triangle_ints(batch: Batch, name: str, default: int) -> np.ndarray:
+    values = batch.attributes.get(name)
+    n = int(batch.corner_start[-1]) // 3
+    return np.full(n, default, np.int32) if values is None else np.rint(values[0::3]).astype(np.int32)
+
+
+def first_material(materials, batch: Batch, i: int):
+    prims = batch.primitive_materials[i]
+    m = prims[0] if prims else None
+    return materials[m] if m is not None and 0 <= m < len(materials) else None
+
+
+def place(obj, transform: list[float]) -> None:
+    """``transform``: translation, rotation (x, y, z, w) and scale in file space, as
+    ``llamawad.wad_to_arrays`` hands each node's over."""
+    t, r, scale = transform[0:3], transform[3:7], transform[7:10]
+    if t != [0.0, 0.0, 0.0]:
+        obj.location = space.vector_to_blender(t)
+    if scale == [1.0, 1.0, 1.0] and abs(r[0]) < 1e-7 and abs(r[2]) < 1e-7:
+        # Tiles and strats turn about the vertical only: a plain Z angle is what an artist edits.
+        if r[1] != 0.0:
+            obj.rotation_euler = (0.0, 0.0, space.vertical_angle(r))
+        return
+    obj.rotation_mode = "QUATERNION"
+    obj.rotation_quaternion = space.quaternion_to_blender(r)
+    if scale != [1.0, 1.0, 1.0]:
+        sx, sy, sz = scale
+        obj.scale = (sx, sz, sy)
+
+
+def set_properties(idblock, extras: dict) -> None:
+    for key, value in extras.items():
+        if value is None:
+            continue
+        try:
+            idblock[key] = value
+        except (TypeError, OverflowError):
+            idblock[key] = str(value)
