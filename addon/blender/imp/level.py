@@ -149,7 +149,11 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
         else:
             # Another tile of the same model: its mesh but for the colours, copied in one go.
             mesh = out[same].copy()
-            mesh.name = batch.names[i]
+            # ID.rename (Blender 4.3 on) costs a third of setting .name, 855 times an import.
+            if hasattr(mesh, "rename"):
+                mesh.rename(batch.names[i])
+            else:
+                mesh.name = batch.names[i]
         for k, (rgb, alpha) in enumerate(raw):
             if not batch.has(i, f"_RGB_{k}"):
                 break
