@@ -147,6 +147,22 @@ def test_collision_from_faces(level):
     assert {c for p in added for c in p[3]} == corners
 
 
+def test_show_collision_without_the_base_says_so_and_makes_nothing(base, tmp_path):
+    """The tiles' collision objects come from the base WAD: gone, Show collision says which
+    file, makes nothing and leaves the collision hidden."""
+    copy = tmp_path / "gone.wad"
+    copy.write_bytes(base.path.read_bytes())
+    assert addon_support.import_level(copy) == {"FINISHED"}
+    copy.unlink()
+    with pytest.raises(RuntimeError, match="Collision not shown.*gone.wad"):
+        bpy.ops.llamawad.collision_show(show=True)
+    scene = bpy.context.scene
+    assert not scene.llamawad.tile_collision_made and not scene.llamawad.show_collision
+    assert not [o for o in scene.objects if o.get("llamawad") == "collision"]
+    coll = next(c for c in scene.collection.children if c.get("llamawad") == "collision")
+    assert coll.hide_viewport
+
+
 # --- faces
 
 
