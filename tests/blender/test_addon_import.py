@@ -205,14 +205,26 @@ def test_tile_collision_is_made_when_first_shown(small, imported):
     # The summary counts the collision polygons of every tile all the same.
     polygons = sum(len(p) for p in collision_polygons_per_node(small.doc))
     assert f"{polygons} collision polygons" in imported.out
+    # Saved and opened again, the file has lost what nothing uses (the collision material).
+    collision_material = collision_material_name(small.doc)
+    bpy.data.orphans_purge(do_recursive=True)
+    assert collision_material not in bpy.data.materials
     assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
     assert scene.llamawad.tile_collision_made and scene.llamawad.show_collision
     made = [o for o in scene.objects if o.get("llamawad") == "collision"]
+    assert {m.name for o in made for m in o.data.materials} == {collision_material}
     assert len(made) == len(nodes_with_role(small.doc, "collision"))
     assert sum(len(o.data.polygons) for o in made) == polygons
     assert bpy.ops.llamawad.collision_show(show=False) == {"FINISHED"}
     assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
     assert len([o for o in scene.objects if o.get("llamawad") == "collision"]) == len(made)
+
+
+def collision_material_name(doc) -> str:
+    _, node = nodes_with_role(doc, "collision")[0]
+    material = doc.json["materials"][doc.json["meshes"][node["mesh"]]["primitives"][0]["material"]]
+    # Blender's material of a double-sided glTF material says so in its name.
+    return material["name"] + (" double-sided" if material.get("doubleSided") else "")
 
 
 def collision_polygons_per_node(doc) -> list[set[int]]:

@@ -187,7 +187,10 @@ def make_tile_collision(scene, data: bytes, collection) -> int:
     if not tiles:
         return 0
     batch = read_batch(hand_over, arrays)
-    material = next((m for m in bpy.data.materials if m.get(mats.KEY) == "collision"), None)
+    # The material the importer gave collision, which the file loses when saved while no
+    # collision mesh uses it.
+    first = next((prims[0] for prims in batch.primitive_materials if prims), None)
+    material = mats.level_material(info["materials"][first]) if first is not None and 0 <= first < len(info["materials"]) else None
     meshes = dict(zip(batch.meshes, build_collision_meshes(batch, material)))
     link = collection.objects.link
     for tile in tiles:

@@ -116,28 +116,36 @@ def _build_material(name, *, base, image, alpha_mode, double_sided, vertex_colou
     return mat
 
 
+def _key(m: dict) -> str:
+    # Blender names are unique: the export gives flat colours the same name either way.
+    name = m["name"]
+    return name + " double-sided" if m["double_sided"] and not name.endswith(" double-sided") else name
+
+
+def _level_material(m: dict, images, templates=None) -> bpy.types.Material:
+    """The material of the hand-over's material ``m`` (``images``: the pages by index)."""
+    image = m["image"]
+    return new_material(
+        _key(m),
+        base=tuple(m["base_colour"]),
+        image=images[image] if image is not None and image < len(images) else None,
+        alpha_mode=m["alpha_mode"],
+        double_sided=m["double_sided"],
+        key=_key(m),
+        templates=templates,
+    )
+
+
 def build_materials(info: dict, images) -> list[bpy.types.Material]:
-    out = []
     templates = {}
-    for m in info["materials"]:
-        double_sided = m["double_sided"]
-        name = m["name"]
-        # Blender names are unique: the export gives flat colours the same name either way.
-        if double_sided and not name.endswith(" double-sided"):
-            name += " double-sided"
-        image = m["image"]
-        out.append(
-            new_material(
-                name,
-                base=tuple(m["base_colour"]),
-                image=None if image is None else images[image],
-                alpha_mode=m["alpha_mode"],
-                double_sided=double_sided,
-                key=name,
-                templates=templates,
-            )
-        )
-    return out
+    return [_level_material(m, images, templates) for m in info["materials"]]
+
+
+def level_material(m: dict) -> bpy.types.Material:
+    """The material of the hand-over's material ``m`` that the file has (by its key), else a new
+    one: a material nothing uses is not saved with the .blend."""
+    key = _key(m)
+    return next((mat for mat in bpy.data.materials if mat.get(KEY) == key), None) or _level_material(m, [])
 
 
 def material_for_entry(entries: list[dict], texture: int, double_sided: bool) -> bpy.types.Material:
