@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -157,7 +156,7 @@ def bench(runs: int) -> dict:
     Import and export are each timed in `runs` interleaved pairs (add-on, then Blender's own,
     back to back), and each speed-up is the median of the pairs' ratios (Blender's time over
     the add-on's): Blender's own times drift between runs on a shared machine, so a ratio of
-    two medians taken minutes apart would measure the drift as much as the add-ons."""
+    two medians taken minutes apart would measure the drift as much as the add-on."""
     import statistics
     import tempfile
 

@@ -241,7 +241,6 @@ def _game(location) -> tuple[float, float, float]:
 
 
 def test_probe_under_the_mouse_stands_on_what_the_ray_meets(level):
-    scene = bpy.context.scene
     above = llama().location + Vector((0.0, 0.0, 40.0))
     hit = probe.ray_hit(bpy.context, above, (0.0, 0.0, -1.0))
     assert hit is not None

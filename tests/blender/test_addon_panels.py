@@ -7,7 +7,6 @@ from types import SimpleNamespace
 import addon_support
 import bpy  # noqa: I001  (bmesh exists only once bpy is imported)
 import bmesh
-import llamawad
 import numpy as np
 import pytest
 from addon.common import game
