@@ -134,17 +134,10 @@ class _Quiet:
         os.close(self.saved)
 
 
-def _median_time(fn, runs: int, before=None) -> tuple[float, list[float]]:
-    import statistics
-
-    times = []
-    for _ in range(runs):
-        if before is not None:
-            before()
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), times
+def _timed(fn) -> float:
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
 
 
 def bench(runs: int) -> dict:
@@ -174,11 +167,6 @@ def bench(runs: int) -> dict:
     out_wad = work / "out.wad"
     out_glb = work / "out.glb"
     empty = lambda: bpy.ops.wm.read_homefile(use_empty=True)  # noqa: E731
-
-    def timed(fn) -> float:
-        started = time.perf_counter()
-        fn()
-        return time.perf_counter() - started
 
     def pairs(addon_side, stock_side) -> tuple[list[float], list[float]]:
         """Runs each side `runs` times, interleaved: add-on, Blender's own, add-on, … Each side
@@ -210,11 +198,11 @@ def bench(runs: int) -> dict:
     # Import pairs: each import from an empty file.
     def addon_import_pair_side() -> float:
         empty()
-        return timed(addon_import)
+        return _timed(addon_import)
 
     def stock_import_pair_side() -> float:
         empty()
-        return timed(stock_import)
+        return _timed(stock_import)
 
     # Export pairs: each exporter needs its own importer's scene, imported untimed just before.
     # Every add-on export is compared with the level (untimed), not only the last one.
@@ -224,14 +212,14 @@ def bench(runs: int) -> dict:
         nonlocal identical
         empty()
         addon_import()
-        seconds = timed(addon_export)
+        seconds = _timed(addon_export)
         identical = identical and out_wad.read_bytes() == wad_bytes
         return seconds
 
     def stock_export_pair_side() -> float:
         empty()
         stock_import()
-        return timed(stock_export)
+        return _timed(stock_export)
 
     times = {}
     quiet = _Quiet()
@@ -249,10 +237,10 @@ def bench(runs: int) -> dict:
         # Check level and Floor probe on the add-on's imported level.
         empty()
         addon_import()
-        times["addon_check"] = _median_time(addon_check, runs)[1]
+        times["addon_check"] = [_timed(addon_check) for _ in range(runs)]
         llama = next(o for o in bpy.context.scene.objects if o.get("type_name") == "Llama")
         bpy.context.scene.cursor.location = llama.location
-        times["addon_probe"] = _median_time(addon_probe, runs)[1]
+        times["addon_probe"] = [_timed(addon_probe) for _ in range(runs)]
         empty()
     finally:
         quiet.__exit__(None, None, None)
