@@ -47,7 +47,9 @@ def _show_collision(self, context):
     try:
         collision.show_collision(context, self.show_collision)
     except Refusal as e:
-        # An update has no report: the Show collision button's operator says it.
+        # An update has no report (the Show collision button's operator says it); the property
+        # says what the viewport shows.
+        self["show_collision"] = False
         print(f"llamawad: collision not shown: {e}")
 
 

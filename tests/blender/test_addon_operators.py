@@ -156,6 +156,8 @@ def test_show_collision_without_the_base_says_so_and_makes_nothing(base, tmp_pat
     with pytest.raises(RuntimeError, match="Collision not shown.*gone.wad"):
         bpy.ops.llamawad.collision_show(show=True)
     scene = bpy.context.scene
+    # Set as a property (what the panel's checkbox does), it falls back to hidden.
+    scene.llamawad.show_collision = True
     assert not scene.llamawad.tile_collision_made and not scene.llamawad.show_collision
     assert not [o for o in scene.objects if o.get("llamawad") == "collision"]
     coll = next(c for c in scene.collection.children if c.get("llamawad") == "collision")
