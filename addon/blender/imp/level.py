@@ -29,7 +29,7 @@ from ...common import game, space
 from .. import scene as level_scene
 from . import collision
 from . import materials as mats
-from .building import Batch, colour_attribute, finish, first_material, int_attribute, new_mesh, per_triangle_ints, place, read_batch, set_properties
+from .building import Batch, colour_attribute, creation_order, finish, first_material, int_attribute, new_mesh, per_triangle_ints, place, read_batch, set_properties
 
 UV_NAME = "UVMap"
 
@@ -128,8 +128,11 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
     if uv is not None:
         uv = space.uv_to_blender(uv)
 
-    out = []
-    for i in range(len(batch)):
+    out = [None] * len(batch)
+    # A tile of a model made before copies that tile's mesh: whichever tile comes first in
+    # creation order, as any of them differs from the others only in its colours.
+    source = {}
+    for i in creation_order(batch.names):
         c0, c1 = int(batch.corner_start[i]), int(batch.corner_start[i + 1])
         t0, t1 = c0 // 3, c1 // 3
         if merged and not separate[i]:
@@ -139,8 +142,11 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
         else:
             corner_of_vertex = np.arange(c0, c1)
             loops = np.arange(c1 - c0)
-        same = batch.same_but_colours[i]
+        group = batch.same_but_colours[i]
+        group = i if group is None else group
+        same = source.get(group)
         if same is None:
+            source[group] = i
             mesh = new_mesh(batch.names[i], co_all[corner_of_vertex], loops, np.arange(0, c1 - c0, 3))
             int_attribute(mesh, "wad_flags", "FACE", flags[t0:t1])
             int_attribute(mesh, "wad_texture", "FACE", textures[t0:t1])
@@ -168,7 +174,7 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
                 # which would change every tile of the model at once. Written once here, the copy
                 # owns its UVs.
                 mesh.attributes[UV_NAME].data.foreach_set("vector", uv[c0:c1].ravel())
-            out.append(mesh)
+            out[i] = mesh
             continue
         if uv is not None and batch.has(i, "TEXCOORD_0"):
             mesh.uv_layers.new(name=UV_NAME).uv.foreach_set("vector", uv[c0:c1].ravel())
@@ -178,7 +184,7 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
         if slot_index is not None:
             mesh.polygons.foreach_set("material_index", slot_index)
         finish(mesh)
-        out.append(mesh)
+        out[i] = mesh
     return out
 
 
@@ -270,10 +276,11 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     transforms = np.frombuffer(transforms, "<f4").reshape(-1, 10).tolist()
     tiles_link = colls["tiles"].objects.link
     polygons = dict(zip(batches["collision"].meshes, collision.polygon_counts(batches["collision"]).tolist())) if "collision" in batches else {}
-    for k, (scene_index, role, mesh_index) in enumerate(zip(nodes["scene"], nodes["role"], nodes["mesh"])):
+    names = [name or f"node {node}" for name, node in zip(nodes["name"], nodes["node"])]
+    for k in creation_order(names):
+        scene_index, role, mesh_index, name = nodes["scene"][k], nodes["role"][k], nodes["mesh"][k], names[k]
         if scene_index != 0:
             continue
-        name = nodes["name"][k] or f"node {nodes['node'][k]}"
         node_extras = nodes["extras"][k] or {}
         if role == "tile":
             mesh = render.get(mesh_index)
