@@ -164,6 +164,50 @@ def test_tiles_of_one_model_own_their_data(small, imported):
     np.testing.assert_array_equal(attribute(b.data, "wad_flags"), before["flags"])
 
 
+def test_model_vertices_are_merged_unless_a_face_repeats_one():
+    """Hand-built batch, expectations by hand: corners of one model vertex become one Blender
+    vertex; a mesh with a face that repeats a vertex (the game keeps such faces), or a corner
+    without a vertex, keeps a vertex per corner, as a Blender face needs three different ones."""
+    from addon.blender.imp.building import Batch
+    from addon.blender.imp.level import build_render_meshes
+
+    addon_support.register_addon()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    # Three meshes of two triangles: a quad (vertices 0 1 2 3), one whose first face repeats
+    # vertex 5, one whose last corner has no vertex.
+    vertex = np.array([0, 1, 2, 2, 1, 3, 5, 5, 6, 6, 7, 8, 0, 1, 2, 2, 1, -1], np.float32)
+    positions = np.array([[vertex[c], c % 3, -c] for c in range(18)], np.float32)
+    positions[3], positions[4] = positions[2], positions[1]  # the quad's shared corners
+    rgb = np.arange(18, dtype=np.float32) * 10
+    batch = Batch(
+        meshes=[0, 1, 2],
+        names=["quad", "repeats", "no vertex"],
+        corner_start=np.array([0, 6, 12, 18]),
+        primitive_materials=[[None]] * 3,
+        primitive_triangles=[[2]] * 3,
+        attributes={"POSITION": positions, "_VERTEX": vertex, "_RGB_0": rgb},
+        missing={"POSITION": set(), "_VERTEX": set(), "_RGB_0": set()},
+        same_but_colours=[None, None, None],
+    )
+    quad, repeats, no_vertex = build_render_meshes(batch, [], True)
+
+    def loops(mesh):
+        return [loop.vertex_index for loop in mesh.loops]
+
+    def points(mesh, name):
+        return [d.value for d in mesh.attributes[name].data]
+
+    assert len(quad.vertices) == 4 and loops(quad) == [0, 1, 2, 2, 1, 3]
+    assert points(quad, "wad_vertex") == [0, 1, 2, 3]
+    assert points(quad, "wad_rgb_0") == [0, 10, 20, 50]
+    np.testing.assert_array_equal([v.co[:] for v in quad.vertices], space.file_to_blender(positions[[0, 1, 2, 5]]))
+    for mesh, c0 in ((repeats, 6), (no_vertex, 12)):
+        assert len(mesh.vertices) == 6 and loops(mesh) == [0, 1, 2, 3, 4, 5]
+        assert points(mesh, "wad_vertex") == vertex[c0 : c0 + 6].astype(int).tolist()
+        assert points(mesh, "wad_rgb_0") == rgb[c0 : c0 + 6].astype(int).tolist()
+        np.testing.assert_array_equal([v.co[:] for v in mesh.vertices], space.file_to_blender(positions[c0 : c0 + 6]))
+
+
 def test_materials_show_the_pages(small, imported):
     pages = [i for i in bpy.data.images if i.get("llamawad") == "page"]
     assert len(pages) == len(small.doc.json["images"])

@@ -85,16 +85,17 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
     n = len(positions)
     counts = np.diff(batch.corner_start)
     mesh_of_corner = np.repeat(np.arange(len(batch), dtype=np.int64), counts)
-    co_all = space.file_to_blender(positions)
 
+    # The Blender vertices of the whole batch, mesh after mesh: per vertex the corner it is
+    # made from (``first``), per corner its vertex (``inverse``), so that every mesh below only
+    # takes slices.
     vertex = A.get("_VERTEX")
-    merged = vertex is not None and n > 0
-    separate = np.zeros(len(batch), bool)
-    if merged:
+    if vertex is not None and n > 0:
         v = np.rint(vertex).astype(np.int64)
+        separate = np.zeros(len(batch), bool)
         separate[np.unique(mesh_of_corner[v < 0])] = True
         key = (mesh_of_corner << 32) | (v & 0xFFFFFFFF)
-        uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         inverse = inverse.ravel()
         # Corners of one model vertex stand at one place; where not (another tool's edit), a
         # mesh keeps its corners apart. Blender faces need three different vertices.
@@ -103,8 +104,21 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
         tri = inverse.reshape(-1, 3)
         degenerate = (tri[:, 0] == tri[:, 1]) | (tri[:, 1] == tri[:, 2]) | (tri[:, 0] == tri[:, 2])
         separate[np.unique(mesh_of_corner[0::3][degenerate])] = True
-        vertex_start = np.searchsorted(uniq >> 32, np.arange(len(batch) + 1))
-        vertex_ints = v.astype(np.int32)
+        if separate.any():
+            # A vertex per corner in those meshes, in corner order.
+            corner_in_mesh = np.arange(n) - batch.corner_start[mesh_of_corner]
+            key = np.where(separate[mesh_of_corner], (mesh_of_corner << 32) | (corner_in_mesh + (1 << 31)), key)
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            inverse = inverse.ravel()
+        vertex_start = np.searchsorted(mesh_of_corner[first], np.arange(len(batch) + 1))
+        vertex_ints = v.astype(np.int32)[first]
+    else:
+        first = inverse = np.arange(n)
+        vertex_start = np.asarray(batch.corner_start)
+        vertex_ints = np.full(n, -1, np.int32)
+    co = space.file_to_blender(positions[first])
+    loops = (inverse - vertex_start[mesh_of_corner]).astype(np.int32)
+    face_starts = np.arange(0, int(counts.max(initial=0)), 3, dtype=np.int32)
 
     flags = per_triangle_ints(batch, "_FLAGS", 0)
     textures = per_triangle_ints(batch, "_TEXTURE", 0)
@@ -116,8 +130,8 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
             alpha = A.get(f"_ALPHA_{k}")
             raw.append(
                 (
-                    np.rint(A[f"_RGB_{k}"]).astype(np.int32),
-                    np.zeros(n, np.int32) if alpha is None else np.rint(alpha).astype(np.int32),
+                    np.rint(A[f"_RGB_{k}"][first]).astype(np.int32),
+                    np.zeros(len(first), np.int32) if alpha is None else np.rint(alpha[first]).astype(np.int32),
                 )
             )
             k += 1
@@ -129,29 +143,24 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
         uv = space.uv_to_blender(uv)
 
     out = [None] * len(batch)
+    corner_start, vertex_start = batch.corner_start.tolist(), vertex_start.tolist()
     # A tile of a model made before copies that tile's mesh: whichever tile comes first in
     # creation order, as any of them differs from the others only in its colours.
     source = {}
     for i in creation_order(batch.names):
-        c0, c1 = int(batch.corner_start[i]), int(batch.corner_start[i + 1])
+        c0, c1 = corner_start[i], corner_start[i + 1]
+        v0, v1 = vertex_start[i], vertex_start[i + 1]
         t0, t1 = c0 // 3, c1 // 3
-        if merged and not separate[i]:
-            v0, v1 = int(vertex_start[i]), int(vertex_start[i + 1])
-            corner_of_vertex = first[v0:v1]
-            loops = inverse[c0:c1] - v0
-        else:
-            corner_of_vertex = np.arange(c0, c1)
-            loops = np.arange(c1 - c0)
         group = batch.same_but_colours[i]
         group = i if group is None else group
         same = source.get(group)
         if same is None:
             source[group] = i
-            mesh = new_mesh(batch.names[i], co_all[corner_of_vertex], loops, np.arange(0, c1 - c0, 3))
+            mesh = new_mesh(batch.names[i], co[v0:v1], loops[c0:c1], face_starts[: t1 - t0])
             int_attribute(mesh, "wad_flags", "FACE", flags[t0:t1])
             int_attribute(mesh, "wad_texture", "FACE", textures[t0:t1])
             int_attribute(mesh, "wad_face", "FACE", faces[t0:t1])
-            int_attribute(mesh, "wad_vertex", "POINT", vertex_ints[corner_of_vertex] if merged else np.full(len(corner_of_vertex), -1, np.int32))
+            int_attribute(mesh, "wad_vertex", "POINT", vertex_ints[v0:v1])
         else:
             # Another tile of the same model: its mesh but for the colours, copied in one go.
             mesh = out[same].copy()
@@ -163,8 +172,8 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
         for k, (rgb, alpha) in enumerate(raw):
             if not batch.has(i, f"_RGB_{k}"):
                 break
-            int_attribute(mesh, f"wad_rgb_{k}", "POINT", rgb[corner_of_vertex], same is None)
-            int_attribute(mesh, f"wad_alpha_{k}", "POINT", alpha[corner_of_vertex], same is None)
+            int_attribute(mesh, f"wad_rgb_{k}", "POINT", rgb[v0:v1], same is None)
+            int_attribute(mesh, f"wad_alpha_{k}", "POINT", alpha[v0:v1], same is None)
         if colours is not None and batch.has(i, "COLOR_0"):
             colour_attribute(mesh, colours[c0:c1], same is None)
         if same is not None:
