@@ -126,12 +126,9 @@ def select_culprit(context, object_name: str, faces: list[int], edit: bool = Tru
             pass
     for o in context.view_layer.objects.selected:
         o.select_set(False)
-    try:
-        obj.hide_set(False)
-        obj.select_set(True)
-    except RuntimeError:
-        # Not in the view layer (excluded collection): the faces are still marked.
-        pass
+    level_scene.include_in_view_layer(context.view_layer, obj)
+    obj.hide_set(False)
+    obj.select_set(True)
     context.view_layer.objects.active = obj
     if obj.type == "MESH" and faces:
         select_faces(obj, faces)

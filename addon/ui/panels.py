@@ -240,7 +240,7 @@ class LLAMAWAD_PT_level(_Panel, bpy.types.Panel):
         colls = level_scene.level_collections(scene)
         tiles = colls.get("tiles")
         if tiles is not None:
-            col.label(text=f"Tiles: {len(tiles.objects)}, texture entries: {len(doc.get('texture_entries', []))}")
+            col.label(text=f"Tiles: {len(tiles.all_objects)}, texture entries: {len(doc.get('texture_entries', []))}")
         strats = colls.get("strats")
         if strats is not None:
             col.label(text=f"Strats: {len(strats.objects)}")

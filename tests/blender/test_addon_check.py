@@ -110,6 +110,18 @@ def test_a_start_without_floor_is_listed_and_clicking_selects_the_llama(level):
     assert bpy.context.view_layer.objects.active == llama()
 
 
+def test_a_culprit_among_the_tiles_without_faces_is_included_and_selected(level):
+    """Tiles without faces start excluded from the view layer, where nothing can be selected:
+    selecting one as a culprit includes their collection first."""
+    from addon.blender.faces import select_culprit
+
+    tile = bpy.data.collections["Tiles without faces"].objects[0]
+    assert bpy.context.view_layer.objects.get(tile.name) is None
+    assert select_culprit(bpy.context, tile.name, []) == tile
+    assert bpy.context.view_layer.objects.active == tile
+    assert [o.name for o in bpy.context.selected_objects] == [tile.name]
+
+
 def test_export_of_a_broken_scene_writes_nothing_and_selects_the_culprit(level):
     delete_the_floor_under_the_llama(level.data)
     with pytest.raises(RuntimeError, match="Not written") as error:

@@ -107,9 +107,9 @@ def test_collision_refusal_selects_collision_faces(small):
     """A collision polygon the game cannot hold (a warped quad) is refused; the faces selected
     are the collision mesh's."""
     assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
-    col = next(o for o in bpy.context.scene.objects if o.get("llamawad") == "collision" and any(p.loop_total == 4 for p in o.data.polygons))
+    # A level quad: raising one corner warps it (a wall's corner would move within its plane).
+    col, quad = next((o, p.index) for o in bpy.context.scene.objects if o.get("llamawad") == "collision" for p in o.data.polygons if p.loop_total == 4 and abs(p.normal.z) > 0.9)
     col.data = col.data.copy()
-    quad = next(p.index for p in col.data.polygons if p.loop_total == 4)
     v = col.data.polygons[quad].vertices[0]
     col.data.vertices[v].co.z += 0.5
     with pytest.raises(RuntimeError, match="collision") as error:

@@ -69,7 +69,13 @@ def test_collections_and_summary(small, imported):
     assert colls["collision"].hide_render
     layer = {lc.collection.name: lc for lc in bpy.context.view_layer.layer_collection.children}
     assert layer["Object models"].exclude and not layer["Tiles"].exclude
-    assert len(colls["tiles"].objects) == small.info["tiles"]
+    assert len(colls["tiles"].all_objects) == small.info["tiles"]
+    # Tiles whose model has no faces wait, excluded, in a collection of their own inside Tiles.
+    faceless = {node["name"] for _, node in nodes_with_role(small.doc, "tile") if "mesh" not in node}
+    assert faceless and {o.name for o in bpy.data.collections["Tiles without faces"].objects} == faceless
+    assert {o.name for o in colls["tiles"].objects}.isdisjoint(faceless)
+    assert layer["Tiles"].children["Tiles without faces"].exclude
+    assert f"{len(faceless)} tiles without faces" in imported.out
     assert len(colls["strats"].objects) == small.info["strats"]
     assert scene.llamawad.base_path == str(small.path)
     doc = addon_support_level_document(scene)

@@ -38,6 +38,7 @@ UV_NAME = "UVMap"
 class ImportSummary:
     level_name: str = ""
     tiles: int = 0
+    tiles_without_faces: int = 0
     triangles: int = 0
     collision_polygons: int = 0
     cells: int = 0
@@ -53,6 +54,8 @@ class ImportSummary:
             f"{self.collision_polygons} collision polygons, {self.cells} cells, {self.strats} strats "
             f"in {self.seconds:.2f} s"
         )
+        if self.tiles_without_faces:
+            out += f"; {self.tiles_without_faces} tiles without faces in the excluded collection 'Tiles without faces' (tick it in the Outliner to see them)"
         if self.warnings:
             out += f"; {len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''}"
         return out
@@ -233,10 +236,11 @@ def build_zones_mesh(batch: Batch, i: int, material):
 # --- objects
 
 
-def _collection(scene, role: str, name: str):
+def _collection(parent, role: str, name: str):
+    """A collection in ``parent`` (a scene or a collection)."""
     coll = bpy.data.collections.new(name)
     coll[level_scene.ROLE] = role
-    scene.collection.children.link(coll)
+    getattr(parent, "collection", parent).children.link(coll)
     return coll
 
 
@@ -272,6 +276,8 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     report(0.7)
 
     colls = {r: _collection(scene, r, name) for r, name in level_scene.COLLECTIONS}
+    faceless, faceless_name = level_scene.TILES_WITHOUT_FACES
+    colls[faceless] = _collection(colls["tiles"], faceless, faceless_name)
     # Collision never renders, and starts disabled in the viewport and not made: showing it
     # (the panel) makes the tiles' collision objects.
     colls["collision"].hide_render = True
@@ -283,7 +289,6 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
 
     nodes = info["nodes"]
     transforms = np.frombuffer(transforms, "<f4").reshape(-1, 10).tolist()
-    tiles_link = colls["tiles"].objects.link
     polygons = dict(zip(batches["collision"].meshes, collision.polygon_counts(batches["collision"]).tolist())) if "collision" in batches else {}
     names = [name or f"node {node}" for name, node in zip(nodes["name"], nodes["node"])]
     for k in creation_order(names):
@@ -296,7 +301,10 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
             obj = bpy.data.objects.new(name, mesh)
             if mesh is None:
                 obj.empty_display_size = 0.25
-            tiles_link(obj)
+                colls[faceless].objects.link(obj)
+                summary.tiles_without_faces += 1
+            else:
+                colls["tiles"].objects.link(obj)
             summary.tiles += 1
         elif role == "collision":
             summary.collision_polygons += polygons.get(mesh_index, 0)
@@ -330,9 +338,10 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
         set_properties(obj, nodes["extras"][k] or {})
         colls["object_models"].objects.link(obj)
         summary.object_models += 1
-    lc = level_scene.layer_collection(context.view_layer, colls["object_models"])
-    if lc is not None:
-        lc.exclude = True
+    for excluded in (faceless, "object_models"):
+        lc = level_scene.layer_collection(context.view_layer, colls[excluded])
+        if lc is not None:
+            lc.exclude = True
 
     props = scene.llamawad
     props.base_path = filepath
