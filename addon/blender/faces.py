@@ -126,10 +126,11 @@ def select_culprit(context, object_name: str, faces: list[int], edit: bool = Tru
             pass
     for o in context.view_layer.objects.selected:
         o.select_set(False)
-    level_scene.include_in_view_layer(context.view_layer, obj)
-    obj.hide_set(False)
-    obj.select_set(True)
-    context.view_layer.objects.active = obj
+    if level_scene.include_in_view_layer(context.view_layer, obj):
+        obj.hide_set(False)
+        obj.select_set(True)
+        context.view_layer.objects.active = obj
+    # Where it still cannot be selected, its faces are marked all the same.
     if obj.type == "MESH" and faces:
         select_faces(obj, faces)
         if edit and context.window is not None:

@@ -122,15 +122,18 @@ def layer_collection(view_layer, coll) -> bpy.types.LayerCollection | None:
     return None
 
 
-def include_in_view_layer(view_layer, obj: bpy.types.Object) -> None:
-    """Includes the excluded collections of ``obj`` (Tiles without faces) in ``view_layer``, so
-    that it can be selected and made active."""
-    if view_layer.objects.get(obj.name) is not None:
-        return
-    for coll in obj.users_collection:
-        lc = layer_collection(view_layer, coll)
-        if lc is not None and lc.exclude:
-            lc.exclude = False
+def include_in_view_layer(view_layer, obj: bpy.types.Object) -> bool:
+    """Includes in ``view_layer`` every excluded collection that holds ``obj`` (Tiles without
+    faces, or one the artist excluded), so that it can be selected and made active. Returns
+    whether it is in the view layer now."""
+    if view_layer.objects.get(obj.name) is None:
+        stack = [view_layer.layer_collection]
+        while stack:
+            lc = stack.pop()
+            if lc.exclude and obj.name in lc.collection.all_objects:
+                lc.exclude = False
+            stack.extend(lc.children)
+    return view_layer.objects.get(obj.name) is not None
 
 
 def set_collision_visible(context, visible: bool) -> None:

@@ -112,10 +112,12 @@ def test_a_start_without_floor_is_listed_and_clicking_selects_the_llama(level):
 
 def test_a_culprit_among_the_tiles_without_faces_is_included_and_selected(level):
     """Tiles without faces start excluded from the view layer, where nothing can be selected:
-    selecting one as a culprit includes their collection first."""
+    selecting one as a culprit includes their collection first, and Tiles if the artist
+    excluded it too."""
     from addon.blender.faces import select_culprit
 
     tile = bpy.data.collections["Tiles without faces"].objects[0]
+    bpy.context.view_layer.layer_collection.children["Tiles"].exclude = True
     assert bpy.context.view_layer.objects.get(tile.name) is None
     assert select_culprit(bpy.context, tile.name, []) == tile
     assert bpy.context.view_layer.objects.active == tile
