@@ -13,7 +13,8 @@ What a tile mesh carries (the way back needs all of it, see blender/exp/level.py
 - corners: ``Col`` (FLOAT_COLOR): the colour the game shows (COLOR_0); ``UVMap``: the face's
   half of its texture rectangle.
 
-Tile collision is left for later (blender/imp/collision.py). Zones: one face per cell,
+A tile without faces is an empty in the collection Tiles without faces, excluded from the view
+layer. Tile collision is left for later (blender/imp/collision.py). Zones: one face per cell,
 ``wad_cell``, ``wad_zone`` (FACE, INT).
 """
 
