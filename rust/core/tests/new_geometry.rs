@@ -130,28 +130,15 @@ fn page_material(gltf: &Gltf, level: &Level) -> (Index<json::Material>, usize) {
     (Index::new(m as u32), entry)
 }
 
-/// A level converted to glTF, ready for a new mesh textured like its own faces: the material of
-/// a page (blend mode 0) and one of that page's texture entries.
-struct NewMeshBase {
-    base: Level,
-    gltf: Gltf,
-    material: Index<json::Material>,
-    entry: usize,
-    entry_record: TextureEntry,
-}
-
-fn new_mesh_base(base: Level) -> NewMeshBase {
+/// A level converted to glTF, ready for a new mesh textured like its own faces: the level, its
+/// glTF, the material of a page (blend mode 0), one of that page's texture entries and that
+/// entry's record.
+fn new_mesh_base(base: Level) -> (Level, Gltf, Index<json::Material>, usize, TextureEntry) {
     let bytes = base.to_bytes().unwrap();
     let gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
     let (material, entry) = page_material(&gltf, &base);
     let entry_record = base.text().unwrap().entries[entry];
-    NewMeshBase {
-        base,
-        gltf,
-        material,
-        entry,
-        entry_record,
-    }
+    (base, gltf, material, entry, entry_record)
 }
 
 /// A plate of 1×1 quads over cells [x0, x0+n) × [z0, z0+n) at height y, each showing `entry`.
@@ -206,14 +193,7 @@ fn tile_world(level: &Level, tile: usize) -> Vec<[Vec3; 3]> {
 
 #[test]
 fn a_plate_becomes_one_tile_per_cell_with_fitted_entries_and_collision() {
-    let NewMeshBase {
-        base,
-        mut gltf,
-        material,
-        entry,
-        entry_record,
-        ..
-    } = new_mesh_base(generate(2, Size::Small));
+    let (base, mut gltf, material, entry, entry_record) = new_mesh_base(generate(2, Size::Small));
     let (positions, uvs) = plate(1.0, 1.0, 2, 3.0, &entry_record);
     add_mesh(
         &mut gltf,
@@ -290,13 +270,7 @@ fn a_plate_becomes_one_tile_per_cell_with_fitted_entries_and_collision() {
 
 #[test]
 fn uvs_without_an_entry_get_a_new_one() {
-    let NewMeshBase {
-        base,
-        mut gltf,
-        material,
-        entry,
-        ..
-    } = new_mesh_base(generate(3, Size::Tiny));
+    let (base, mut gltf, material, entry, _) = new_mesh_base(generate(3, Size::Tiny));
     let mut odd = base.text().unwrap().entries[entry];
     (odd.u0, odd.u1, odd.v0, odd.v1) = (3, 200, 17, 30);
     let (positions, uvs) = plate(0.0, 0.0, 1, 1.0, &odd);
@@ -322,13 +296,7 @@ fn uvs_without_an_entry_get_a_new_one() {
 
 #[test]
 fn a_tall_mesh_is_split_into_height_bands() {
-    let NewMeshBase {
-        base,
-        mut gltf,
-        material,
-        entry_record,
-        ..
-    } = new_mesh_base(generate(2, Size::Small));
+    let (base, mut gltf, material, _, entry_record) = new_mesh_base(generate(2, Size::Small));
     let mut positions = Vec::new();
     let mut uvs = Vec::new();
     for level_y in [0.0f32, 7.0, 14.0, 21.0] {
@@ -369,13 +337,7 @@ fn a_tall_mesh_is_split_into_height_bands() {
 
 #[test]
 fn a_given_collision_mesh_is_entered_into_every_cell_it_covers() {
-    let NewMeshBase {
-        base,
-        mut gltf,
-        material,
-        entry_record,
-        ..
-    } = new_mesh_base(generate(2, Size::Small));
+    let (base, mut gltf, material, _, entry_record) = new_mesh_base(generate(2, Size::Small));
     let (positions, uvs) = plate(4.0, 4.0, 1, 2.0, &entry_record);
     let node = add_mesh(
         &mut gltf,
@@ -430,13 +392,7 @@ fn a_given_collision_mesh_is_entered_into_every_cell_it_covers() {
 fn new_faces_outside_the_grid_belong_to_the_nearest_cell_inside() {
     // FORMAT.md §5: tile models reach up to ±2.4 beyond their cell; only the tile must lie inside
     // the grid. A plate 3 units west of the grid becomes a tile in the edge cell.
-    let NewMeshBase {
-        base,
-        mut gltf,
-        material,
-        entry_record,
-        ..
-    } = new_mesh_base(generate(2, Size::Tiny));
+    let (base, mut gltf, material, _, entry_record) = new_mesh_base(generate(2, Size::Tiny));
     let (positions, uvs) = plate(-3.0, 0.0, 1, 0.0, &entry_record);
     add_mesh(
         &mut gltf,
@@ -613,13 +569,7 @@ fn quads_show_their_uvs_in_every_orientation_and_share_equal_entries() {
     // Every rectangle in 4 turns × 2 mirrorings, on quads cut along their first diagonal as a
     // tool fans them: the game shows each orientation along one diagonal only, so half of them
     // are cut anew. Rectangles the level has are shared; new ones appended once.
-    let NewMeshBase {
-        base,
-        mut gltf,
-        material,
-        entry,
-        ..
-    } = new_mesh_base(generate(2, Size::Small));
+    let (base, mut gltf, material, entry, _) = new_mesh_base(generate(2, Size::Small));
     let existing = base.text().unwrap().entries[entry];
     let fresh = llamawad::raw::TextureEntry {
         u0: 3,
@@ -722,12 +672,7 @@ fn quads_show_their_uvs_in_every_orientation_and_share_equal_entries() {
 
 #[test]
 fn uvs_that_are_no_rectangle_half_are_refused_by_face_or_snapped() {
-    let NewMeshBase {
-        base,
-        mut gltf,
-        material,
-        ..
-    } = new_mesh_base(generate(2, Size::Small));
+    let (base, mut gltf, material, _, _) = new_mesh_base(generate(2, Size::Small));
     let positions = [
         [3.2, 9.0, 3.2],
         [3.2, 9.0, 3.9],
@@ -776,13 +721,7 @@ fn a_new_mesh_without_collision_gets_floors_and_walls_from_its_faces() {
     // A 2 × 2 plate at y 3 with a wall along its west side; its faces carry collision material 16
     // (exit floor). Without a collision mesh of its own it gets collision made from its faces,
     // the quads as quads, entered into the cells they cover.
-    let NewMeshBase {
-        base,
-        mut gltf,
-        material,
-        entry_record,
-        ..
-    } = new_mesh_base(generate(2, Size::Small));
+    let (base, mut gltf, material, _, entry_record) = new_mesh_base(generate(2, Size::Small));
     let (mut positions, mut uvs) = plate(4.0, 4.0, 2, 3.0, &entry_record);
     let wall = [
         [4.0, 3.0, 4.0],
