@@ -16,7 +16,7 @@ use gltf::json::{
     accessor::{ComponentType, Type},
     material::AlphaMode,
     mesh::{Mode, Semantic},
-    validation::Checked::{self, Valid},
+    validation::Checked::Valid,
 };
 use serde::Serialize;
 
@@ -300,14 +300,6 @@ fn accessor_bytes(gltf: &Gltf, index: usize) -> Result<(&[u8], usize), ArraysErr
     Ok((bytes, width))
 }
 
-fn attribute_name(semantic: &Checked<Semantic>) -> Option<String> {
-    match semantic {
-        Valid(Semantic::Normals) => None,
-        Valid(s) => Some(s.to_string()),
-        _ => None,
-    }
-}
-
 /// One batch: each attribute concatenated over every primitive of every mesh.
 fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<Batch, ArraysError> {
     let root = &gltf.root;
@@ -315,15 +307,17 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
         corner_start: vec![0],
         ..Default::default()
     };
-    // Per primitive of the batch: its corner count and its attributes by name.
-    let mut primitives: Vec<(usize, BTreeMap<String, usize>)> = Vec::new();
-    // A mesh's primitives without the tile's colours (material, then attributes and accessors;
-    // the colours by name only), and the first mesh with each.
-    type Shape = Vec<(Option<usize>, Vec<(String, Option<usize>)>)>;
-    let mut shapes: HashMap<Shape, usize> = HashMap::new();
-    // Attribute names in the order they first come, and the meshes having each.
+    // Attributes in the order they first come (an attribute is its index here from now on):
+    // semantic, name, and the meshes having each.
+    let mut semantics: Vec<&Semantic> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     let mut having: Vec<Vec<bool>> = Vec::new();
+    // Per primitive of the batch: its corner count and its (attribute, accessor) pairs, sorted.
+    let mut primitives: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
+    // A mesh's primitives without the tile's colours (material, then attributes and accessors;
+    // the colours' accessors left out), and the first mesh with each.
+    type Shape = Vec<(Option<usize>, Vec<(usize, Option<usize>)>)>;
+    let mut shapes: HashMap<Shape, usize> = HashMap::new();
     for (position, &m) in meshes.iter().enumerate() {
         let mesh = root
             .meshes
@@ -339,12 +333,16 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
                     "mesh {m} primitive {p} is no plain triangle list"
                 )));
             }
-            let mut attributes = BTreeMap::new();
+            let mut attributes = Vec::with_capacity(prim.attributes.len());
             let mut count = None;
             for (semantic, accessor) in &prim.attributes {
-                let Some(name) = attribute_name(semantic) else {
+                // NORMAL is left out; an invalid semantic is one this exporter never writes.
+                let Valid(semantic) = semantic else {
                     continue;
                 };
+                if *semantic == Semantic::Normals {
+                    continue;
+                }
                 let n = root
                     .accessors
                     .get(accessor.value())
@@ -354,19 +352,24 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
                         "mesh {m} primitive {p}: its attributes differ in length"
                     )));
                 }
-                let k = match names.iter().position(|x| *x == name) {
+                let k = match semantics.iter().position(|&s| s == semantic) {
                     Some(k) => k,
                     None => {
-                        names.push(name.clone());
+                        semantics.push(semantic);
+                        names.push(semantic.to_string());
                         having.push(vec![false; meshes.len()]);
                         names.len() - 1
                     }
                 };
                 having[k][position] = true;
-                attributes.insert(name, accessor.value());
+                attributes.push((k, accessor.value()));
             }
+            attributes.sort_unstable();
             let count = count.unwrap_or(0);
-            if count % 3 != 0 || !attributes.contains_key("POSITION") {
+            let has_positions = attributes
+                .iter()
+                .any(|&(k, _)| *semantics[k] == Semantic::Positions);
+            if count % 3 != 0 || !has_positions {
                 return Err(ArraysError(format!(
                     "mesh {m} primitive {p} is not whole triangles with positions"
                 )));
@@ -378,7 +381,7 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
                 prim.material.map(|i| i.value()),
                 attributes
                     .iter()
-                    .map(|(name, &a)| (name.clone(), (!is_tile_colour(name)).then_some(a)))
+                    .map(|&(k, a)| (k, (!is_tile_colour(&names[k])).then_some(a)))
                     .collect(),
             ));
             primitives.push((count, attributes));
@@ -398,17 +401,23 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
         out.primitive_triangles.push(triangles);
     }
     let total = out.corner_start.last().copied().unwrap_or(0);
-    for (name, having) in names.into_iter().zip(having) {
+    for (k, (name, having)) in names.into_iter().zip(having).enumerate() {
+        let accessor_of = |attributes: &[(usize, usize)]| {
+            attributes
+                .binary_search_by_key(&k, |&(a, _)| a)
+                .ok()
+                .map(|i| attributes[i].1)
+        };
         let first = primitives
             .iter()
-            .find_map(|(_, attributes)| attributes.get(&name))
+            .find_map(|(_, attributes)| accessor_of(attributes))
             .expect("every name comes from a primitive");
-        let width = accessor_bytes(gltf, *first)?.1;
+        let width = accessor_bytes(gltf, first)?.1;
         let missing = missing_value(&name).to_le_bytes();
         let mut bytes = Vec::with_capacity(total * width * 4);
         for (count, attributes) in &primitives {
-            match attributes.get(&name) {
-                Some(&accessor) => {
+            match accessor_of(attributes) {
+                Some(accessor) => {
                     let (data, w) = accessor_bytes(gltf, accessor)?;
                     if w != width {
                         return Err(ArraysError(format!(
@@ -417,7 +426,13 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
                     }
                     bytes.extend_from_slice(data);
                 }
-                None => (0..count * width).for_each(|_| bytes.extend_from_slice(&missing)),
+                None => {
+                    let start = bytes.len();
+                    bytes.resize(start + count * width * 4, 0);
+                    for value in bytes[start..].chunks_exact_mut(4) {
+                        value.copy_from_slice(&missing);
+                    }
+                }
             }
         }
         out.attributes.push(Attribute {

@@ -120,10 +120,11 @@ impl Exporter<'_> {
             Some(text) => {
                 let decoded = decode_page(text, page as usize);
                 self.warnings.extend(decoded.note);
-                let png = encode_png(&decoded.image);
-                let image = self
-                    .buffer
-                    .png(&mut self.root, &png, format!("page {page}"));
+                let image = Index::new(self.pages.len() as u32);
+                self.pages.push(page);
+                self.page_encoder
+                    .send(decoded.image)
+                    .expect("the PNG encoder runs until every page is sent");
                 let sampler = *self.sampler.get_or_insert_with(|| {
                     self.root.push(Sampler {
                         mag_filter: Some(Valid(MagFilter::Nearest)),
