@@ -214,6 +214,36 @@ def test_model_vertices_are_merged_unless_a_face_repeats_one():
         np.testing.assert_array_equal([v.co[:] for v in mesh.vertices], space.file_to_blender(positions[c0 : c0 + 6]))
 
 
+def test_placements_set_at_once():
+    """Hand-built placements, expectations by hand: at the origin, moved and turned about the
+    vertical (a Z angle), turned about another axis and scaled (a quaternion)."""
+    from addon.blender.imp.building import place_all
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    collection = bpy.data.collections.new("placed")
+    bpy.context.scene.collection.children.link(collection)
+    origin, moved, turned = (bpy.data.objects.new(name, None) for name in ("origin", "moved", "turned"))
+    for obj in (origin, moved, turned):
+        collection.objects.link(obj)
+    h = np.sqrt(0.5)
+    transforms = [
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 2.0, 3.0, 0.0, h, 0.0, h, 1.0, 1.0, 1.0],
+        [0.0, 0.0, 0.0, h, 0.0, 0.0, h, 2.0, 3.0, 4.0],
+    ]
+    with pytest.raises(ValueError):
+        place_all(collection.objects, transforms[:2])
+    place_all(collection.objects, transforms)
+
+    assert origin.location[:] == (0.0, 0.0, 0.0) and origin.rotation_euler[:] == (0.0, 0.0, 0.0)
+    assert moved.location[:] == (1.0, -3.0, 2.0)
+    assert moved.rotation_mode == "XYZ" and moved.rotation_euler[:2] == (0.0, 0.0)
+    assert moved.rotation_euler.z == pytest.approx(np.pi / 2, abs=1e-6)
+    assert turned.rotation_mode == "QUATERNION"
+    np.testing.assert_allclose(turned.rotation_quaternion[:], [h, h, 0.0, 0.0], atol=1e-6)
+    assert turned.scale[:] == (2.0, 4.0, 3.0)
+
+
 def test_materials_show_the_pages(small, imported):
     pages = [i for i in bpy.data.images if i.get("llamawad") == "page"]
     assert len(pages) == len(small.doc.json["images"])

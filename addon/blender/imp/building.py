@@ -115,22 +115,59 @@ def first_material(materials, batch: Batch, i: int):
     return materials[m] if m is not None and 0 <= m < len(materials) else None
 
 
+def _vertical_angle(rotation: list[float], scale: list[float]) -> float | None:
+    """The angle about the vertical of a placement that turns about it only, else None. Tiles
+    and strats turn so: a plain Z angle is what an artist edits."""
+    if scale != [1.0, 1.0, 1.0] or abs(rotation[0]) >= 1e-7 or abs(rotation[2]) >= 1e-7:
+        return None
+    return space.vertical_angle(rotation) if rotation[1] != 0.0 else 0.0
+
+
+def _turn(obj, rotation: list[float], scale: list[float]) -> None:
+    obj.rotation_mode = "QUATERNION"
+    obj.rotation_quaternion = space.quaternion_to_blender(rotation)
+    if scale != [1.0, 1.0, 1.0]:
+        sx, sy, sz = scale
+        obj.scale = (sx, sz, sy)
+
+
 def place(obj, transform: list[float]) -> None:
     """``transform``: translation, rotation (x, y, z, w) and scale in file space, as
     ``llamawad.wad_to_arrays`` hands each node's over."""
     t, r, scale = transform[0:3], transform[3:7], transform[7:10]
     if t != [0.0, 0.0, 0.0]:
         obj.location = space.vector_to_blender(t)
-    if scale == [1.0, 1.0, 1.0] and abs(r[0]) < 1e-7 and abs(r[2]) < 1e-7:
-        # Tiles and strats turn about the vertical only: a plain Z angle is what an artist edits.
-        if r[1] != 0.0:
-            obj.rotation_euler = (0.0, 0.0, space.vertical_angle(r))
-        return
-    obj.rotation_mode = "QUATERNION"
-    obj.rotation_quaternion = space.quaternion_to_blender(r)
-    if scale != [1.0, 1.0, 1.0]:
-        sx, sy, sz = scale
-        obj.scale = (sx, sz, sy)
+    angle = _vertical_angle(r, scale)
+    if angle is None:
+        _turn(obj, r, scale)
+    elif angle != 0.0:
+        obj.rotation_euler = (0.0, 0.0, angle)
+
+
+def place_all(objects, transforms: list[list[float]]) -> None:
+    """``place`` for every object of ``objects`` (a collection's objects, linked in the order of
+    ``transforms``) at once: two foreach_set instead of two attribute sets per object (1,900
+    objects an import)."""
+    if len(objects) != len(transforms):
+        raise ValueError(f"{len(objects)} objects for {len(transforms)} placements")
+    n = len(transforms)
+    locations = np.array([t[0:3] for t in transforms], np.float32).reshape(n, 3)
+    # At the origin an object keeps Blender's (0, 0, 0), as ``place`` leaves it.
+    at_origin = ~locations.any(axis=1)
+    locations = space.file_to_blender(locations)
+    locations[at_origin] = 0.0
+    angles = np.zeros((n, 3), np.float32)
+    turned = []
+    for i, t in enumerate(transforms):
+        angle = _vertical_angle(t[3:7], t[7:10])
+        if angle is None:
+            turned.append(i)
+        else:
+            angles[i, 2] = angle
+    objects.foreach_set("location", locations.ravel())
+    objects.foreach_set("rotation_euler", angles.ravel())
+    for i in turned:
+        _turn(objects[i], transforms[i][3:7], transforms[i][7:10])
 
 
 def set_properties(idblock, extras: dict) -> None:

@@ -30,7 +30,7 @@ from ...common import game, space
 from .. import scene as level_scene
 from . import collision
 from . import materials as mats
-from .building import Batch, colour_attribute, creation_order, finish, first_material, int_attribute, new_mesh, per_triangle_ints, place, read_batch, set_properties
+from .building import Batch, colour_attribute, creation_order, finish, first_material, int_attribute, new_mesh, per_triangle_ints, place_all, read_batch, set_properties
 
 UV_NAME = "UVMap"
 
@@ -273,7 +273,8 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     render = _build(batches, "tile", lambda b: build_render_meshes(b, materials, True))
     report(0.55)
     zones = _build(batches, "zones", lambda b: [build_zones_mesh(b, i, first_material(materials, b, i)) for i in range(len(b))])
-    summary.triangles = sum(len(m.polygons) for m in render.values())
+    # A tile mesh has a triangle per face of its batch's.
+    summary.triangles = int(batches["tile"].corner_start[-1]) // 3 if "tile" in batches else 0
     report(0.7)
 
     colls = {r: _collection(scene, r, name) for r, name in level_scene.COLLECTIONS}
@@ -292,6 +293,8 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     transforms = np.frombuffer(transforms, "<f4").reshape(-1, 10).tolist()
     polygons = dict(zip(batches["collision"].meshes, collision.polygon_counts(batches["collision"]).tolist())) if "collision" in batches else {}
     names = [name or f"node {node}" for name, node in zip(nodes["name"], nodes["node"])]
+    # Per collection, the placements of its objects in the order they are linked.
+    placements = {key: [] for key in colls}
     for k in creation_order(names):
         scene_index, role, mesh_index, name = nodes["scene"][k], nodes["role"][k], nodes["mesh"][k], names[k]
         if scene_index != 0:
@@ -302,10 +305,10 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
             obj = bpy.data.objects.new(name, mesh)
             if mesh is None:
                 obj.empty_display_size = 0.25
-                colls[faceless].objects.link(obj)
+                key = faceless
                 summary.tiles_without_faces += 1
             else:
-                colls["tiles"].objects.link(obj)
+                key = "tiles"
             summary.tiles += 1
         elif role == "collision":
             summary.collision_polygons += polygons.get(mesh_index, 0)
@@ -316,16 +319,17 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
                 summary.cells = len(mesh.polygons)
             obj = bpy.data.objects.new(name, mesh)
             obj.display_type = "WIRE"
-            colls["zones"].objects.link(obj)
+            key = "zones"
         elif role == "strat":
             obj = bpy.data.objects.new(name, None)
             obj.empty_display_type = "SINGLE_ARROW"
             obj.empty_display_size = 0.5
-            colls["strats"].objects.link(obj)
+            key = "strats"
             summary.strats += 1
         else:
             continue
-        place(obj, transforms[k])
+        colls[key].objects.link(obj)
+        placements[key].append(transforms[k])
         set_properties(obj, node_extras)
     report(0.9)
 
@@ -335,10 +339,12 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
         if scene_index != 1 or role != "object_model":
             continue
         obj = bpy.data.objects.new(nodes["name"][k] or f"object model {nodes['node'][k]}", built.get(mesh_index))
-        place(obj, transforms[k])
         set_properties(obj, nodes["extras"][k] or {})
         colls["object_models"].objects.link(obj)
+        placements["object_models"].append(transforms[k])
         summary.object_models += 1
+    for key, transforms_of_key in placements.items():
+        place_all(colls[key].objects, transforms_of_key)
     for excluded in (faceless, "object_models"):
         lc = level_scene.layer_collection(context.view_layer, colls[excluded])
         if lc is not None:
