@@ -273,6 +273,8 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     render = _build(batches, "tile", lambda b: build_render_meshes(b, materials, True))
     report(0.55)
     zones = _build(batches, "zones", lambda b: [build_zones_mesh(b, i, first_material(materials, b, i)) for i in range(len(b))])
+    # Before any object: a material appended to a mesh visits every object of the file.
+    object_models = _build(batches, "object_model", lambda b: build_render_meshes(b, materials, False))
     # A tile mesh has a triangle per face of its batch's.
     summary.triangles = int(batches["tile"].corner_start[-1]) // 3 if "tile" in batches else 0
     report(0.7)
@@ -334,11 +336,10 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     report(0.9)
 
     # Scene 1: the STPC object models, excluded from the view layer.
-    built = _build(batches, "object_model", lambda b: build_render_meshes(b, materials, False))
     for k, (scene_index, role, mesh_index) in enumerate(zip(nodes["scene"], nodes["role"], nodes["mesh"])):
         if scene_index != 1 or role != "object_model":
             continue
-        obj = bpy.data.objects.new(nodes["name"][k] or f"object model {nodes['node'][k]}", built.get(mesh_index))
+        obj = bpy.data.objects.new(nodes["name"][k] or f"object model {nodes['node'][k]}", object_models.get(mesh_index))
         set_properties(obj, nodes["extras"][k] or {})
         colls["object_models"].objects.link(obj)
         placements["object_models"].append(transforms[k])
