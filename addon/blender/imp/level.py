@@ -275,7 +275,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     zones = _build(batches, "zones", lambda b: [build_zones_mesh(b, i, first_material(materials, b, i)) for i in range(len(b))])
     # Before any object: a material appended to a mesh visits every object of the file.
     object_models = _build(batches, "object_model", lambda b: build_render_meshes(b, materials, False))
-    # A tile mesh has a triangle per face of its batch's.
+    # Every triangle of the tile batch is a face of one tile mesh.
     summary.triangles = int(batches["tile"].corner_start[-1]) // 3 if "tile" in batches else 0
     report(0.7)
 
