@@ -225,9 +225,10 @@ fn build(
         entries: level.text().map(|t| t.entries.as_slice()).unwrap_or(&[]),
         root: json::Root::default(),
         // The buffer comes to about four times the level's size (8.3 MB for the 2.1 MB full-size
-        // level): reserved at once, it is not copied over and over as it grows.
+        // level): reserved at once, it is not copied over and over as it grows. A file padded
+        // to hundreds of MB gets no more than 64 MiB up front.
         buffer: Buffer {
-            bytes: Vec::with_capacity(source.size as usize * 4),
+            bytes: Vec::with_capacity((source.size as usize).saturating_mul(4).min(64 << 20)),
         },
         materials: HashMap::new(),
         page_textures: HashMap::new(),
