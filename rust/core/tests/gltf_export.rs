@@ -289,3 +289,40 @@ fn scene_extras_identify_the_base_level() {
         level.text().unwrap().entries.len()
     );
 }
+
+#[test]
+fn every_texture_shows_the_pixels_of_its_page() {
+    // The PNGs are encoded on a second thread and written last: each texture (named after its
+    // page where it is made) must still reach the PNG of that page.
+    for (seed, size) in [(1, Size::Tiny), (2, Size::Small), (1, Size::Full)] {
+        let level = generate(seed, size);
+        let text = level.text().unwrap();
+        let bytes = level.to_bytes().unwrap();
+        let glb = wad_to_gltf(&level, Source::of(&bytes)).unwrap().to_glb();
+        let parsed = gltf::Gltf::from_slice(&glb).unwrap();
+        let blob = parsed.blob.as_deref().unwrap();
+        let textures: Vec<_> = parsed.document.textures().collect();
+        assert!(!textures.is_empty(), "{size} seed {seed}: no textures");
+        assert_eq!(parsed.document.images().count(), textures.len());
+        for texture in textures {
+            let page: usize = texture
+                .name()
+                .and_then(|n| n.strip_prefix("page "))
+                .and_then(|n| n.parse().ok())
+                .expect("a texture is named after its page");
+            let gltf::image::Source::View { view, .. } = texture.source().source() else {
+                panic!("page {page}: the image is not in the buffer");
+            };
+            let png = &blob[view.offset()..view.offset() + view.length()];
+            let shown = image::load_from_memory_with_format(png, image::ImageFormat::Png)
+                .unwrap()
+                .to_rgba8();
+            let expected = llamawad::gltf::texture::decode_page(text, page).image;
+            assert_eq!(shown.dimensions(), expected.dimensions(), "page {page}");
+            assert!(
+                shown.as_raw() == expected.as_raw(),
+                "{size} seed {seed}: the texture of page {page} shows other pixels"
+            );
+        }
+    }
+}
