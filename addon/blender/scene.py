@@ -112,14 +112,17 @@ def given_collision_of(obj: bpy.types.Object) -> bpy.types.Object | None:
     return next((c for c in obj.children if is_given_collision(c)), None)
 
 
-def layer_collection(view_layer, coll) -> bpy.types.LayerCollection | None:
+def _layer_collections(view_layer):
+    """Every layer collection of ``view_layer``, parents before their children."""
     stack = [view_layer.layer_collection]
     while stack:
         lc = stack.pop()
-        if lc.collection == coll:
-            return lc
+        yield lc
         stack.extend(lc.children)
-    return None
+
+
+def layer_collection(view_layer, coll) -> bpy.types.LayerCollection | None:
+    return next((lc for lc in _layer_collections(view_layer) if lc.collection == coll), None)
 
 
 def include_in_view_layer(view_layer, obj: bpy.types.Object) -> bool:
@@ -127,12 +130,9 @@ def include_in_view_layer(view_layer, obj: bpy.types.Object) -> bool:
     faces, or one the artist excluded), so that it can be selected and made active. Returns
     whether it is in the view layer now."""
     if view_layer.objects.get(obj.name) is None:
-        stack = [view_layer.layer_collection]
-        while stack:
-            lc = stack.pop()
+        for lc in _layer_collections(view_layer):
             if lc.exclude and obj.name in lc.collection.all_objects:
                 lc.exclude = False
-            stack.extend(lc.children)
     return view_layer.objects.get(obj.name) is not None
 
 

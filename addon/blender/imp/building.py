@@ -97,8 +97,8 @@ def read_batch(batch: dict, arrays: list[bytes]) -> Batch:
 
 def creation_order(names: list[str]) -> list[int]:
     """The order to make IDs with these names in: by name, last first. Blender keeps each kind
-    of ID sorted by name and places a new one by comparing it with up to 512 of the last ones;
-    an ID whose name comes before all others goes to the front with hardly a comparison (1,913
+    of ID sorted by name and places a new one by walking its list and comparing names; an ID
+    whose name comes before all others goes to the front with hardly a comparison (1,913
     objects: 13 ms made this way, 55 ms in name order)."""
     return sorted(range(len(names)), key=lambda i: names[i].lower(), reverse=True)
 
