@@ -308,9 +308,10 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
         ..Default::default()
     };
     // Attributes in the order they first come (an attribute is its index here from now on):
-    // semantic, name, and the meshes having each.
+    // semantic, name, whether it is a tile's colour, and the meshes having each.
     let mut semantics: Vec<&Semantic> = Vec::new();
     let mut names: Vec<String> = Vec::new();
+    let mut tile_colour: Vec<bool> = Vec::new();
     let mut having: Vec<Vec<bool>> = Vec::new();
     // Per primitive of the batch: its corner count and its (attribute, accessor) pairs, sorted.
     let mut primitives: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
@@ -355,8 +356,10 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
                 let k = match semantics.iter().position(|&s| s == semantic) {
                     Some(k) => k,
                     None => {
+                        let name = semantic.to_string();
                         semantics.push(semantic);
-                        names.push(semantic.to_string());
+                        tile_colour.push(is_tile_colour(&name));
+                        names.push(name);
                         having.push(vec![false; meshes.len()]);
                         names.len() - 1
                     }
@@ -381,7 +384,7 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
                 prim.material.map(|i| i.value()),
                 attributes
                     .iter()
-                    .map(|&(k, a)| (k, (!is_tile_colour(&names[k])).then_some(a)))
+                    .map(|&(k, a)| (k, (!tile_colour[k]).then_some(a)))
                     .collect(),
             ));
             primitives.push((count, attributes));
