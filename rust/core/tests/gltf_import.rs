@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use glam::{Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use gltf::json::{
     self,
     accessor::Type,
@@ -1989,5 +1989,337 @@ fn refused_a_gltf_of_another_level_unless_forced() {
     );
     // The glTF's zone table wins: the level is the one the glTF was made from.
     assert_eq!(report.zone_masks_changed, 1);
+    assert!(level.to_bytes().unwrap() == case.bytes);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A tile's faces moved as a whole (Blender: an applied scale, a turn or a move of the whole mesh
+// in Edit Mode) take its collision along, whether or not the scene gives it; vertices moved one
+// by one leave it where it was. Faces of two tiles in one mesh (Blender's Join) stay their own
+// tiles' (issue 21).
+
+/// A tile node's world transform (tile nodes are children of the identity `Tiles` node).
+fn node_world(case: &Case, node: usize) -> Mat4 {
+    let n = &case.gltf.root.nodes[node];
+    let t = Vec3::from(n.translation.unwrap_or([0.0; 3]));
+    let r = n
+        .rotation
+        .as_ref()
+        .map_or(Quat::IDENTITY, |q| Quat::from_array(q.0));
+    Mat4::from_rotation_translation(r, t)
+}
+
+fn transform_prims(prims: &mut [Prim], m: Mat4) {
+    for p in prims {
+        for c in 0..p.corners() {
+            let moved = m.transform_point3(p.position(c));
+            p.set_position(c, moved);
+        }
+    }
+}
+
+fn tag_tile(prims: &mut [Prim], tile: usize) {
+    for p in prims {
+        let n = p.corners();
+        p.attributes
+            .insert("_TILE".to_string(), (1, vec![tile as f32; n]));
+    }
+}
+
+/// Takes a node out of the scene (its parent no longer lists it): what deleting its object does.
+fn detach(case: &mut Case, node: usize) {
+    let index = Index::<json::Node>::new(node as u32);
+    for n in &mut case.gltf.root.nodes {
+        if let Some(children) = n.children.as_mut() {
+            children.retain(|c| *c != index);
+        }
+    }
+}
+
+/// A tile with faces and collision, no swap, and exactly one floor (an up-facing polygon): where
+/// it is, the floor test can only find that floor of it.
+fn tile_with_one_floor(case: &Case, skip: &[usize]) -> usize {
+    (0..case.tiles().len())
+        .find(|&i| {
+            let m = case.model_of(i);
+            !skip.contains(&i)
+                && !m.faces.is_empty()
+                && case.tiles()[i].swap.is_none()
+                && m.collision_polygons()
+                    .filter(|p| p.planes[0].normal[1] > 0)
+                    .count()
+                    == 1
+                && m.collision_polygons().any(|p| p.planes[0].normal[1] > 120)
+        })
+        .unwrap_or_else(|| panic!("{}: no tile with one floor", case.what))
+}
+
+/// Points of the base floor of `tile` (its centre and corners pulled a quarter in), tile frame.
+fn base_floor_points(case: &Case, tile: usize) -> Vec<Vec3> {
+    let poly = case
+        .model_of(tile)
+        .collision_polygons()
+        .find(|p| p.planes[0].normal[1] > 120)
+        .unwrap();
+    let corners = decode_collision_polygon(poly);
+    let centre = corners.iter().copied().sum::<Vec3>() / corners.len() as f32;
+    std::iter::once(centre)
+        .chain(corners.iter().map(|c| *c + (centre - *c) / 4.0))
+        .collect()
+}
+
+/// The engine's floor test finds a floor at every `expected` world point (file space), within the
+/// plane encoding's 2 mm.
+fn assert_floor_at(level: &Level, expected: &[Vec3], what: &str) {
+    let world = World::of(level).unwrap();
+    for p in expected {
+        let (x, y, z) = (p.x as f64, p.y as f64, p.z as f64);
+        let found = world.probe(x, y + 0.1, z).floor.map(|f| f.height);
+        assert!(
+            found.is_some_and(|h| (h - y).abs() < 0.002),
+            "{what}: floor at ({x:.3}, {z:.3}) should be {y:.4}, the engine finds {found:?}"
+        );
+    }
+}
+
+#[test]
+fn a_mesh_scaled_as_a_whole_takes_its_collision_along_shown_or_not() {
+    // Scaled 1.5 across, 1.25 up and raised 0.25 (Ctrl+A of a scale, then a move in Edit Mode):
+    // the floor the llama stands on is where the faces now are.
+    let scaled = Mat4::from_translation(Vec3::new(0.0, 0.25, 0.0))
+        * Mat4::from_scale(Vec3::new(1.5, 1.25, 1.5));
+    for shown in [false, true] {
+        let mut case = Case::new(2, Size::Small);
+        let tile = tile_with_one_floor(&case, &[]);
+        let what = format!("collision shown: {shown}");
+        if !shown {
+            without_tile_collision(&mut case);
+        }
+        let node = case.tile_node(tile);
+        case.edit_mesh(node, |prims| transform_prims(prims, scaled));
+        let options = ImportOptions {
+            tile_collision_given: shown,
+            ..OPTIONS
+        };
+        let (level, report) =
+            doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+        assert_eq!(report.tiles_reshaped, vec![tile], "{what}");
+        assert_eq!(report.collision_followed, vec![tile], "{what}");
+        assert!(report.collision_kept.is_empty(), "{what}");
+        let frame = node_world(&case, node);
+        let expected: Vec<Vec3> = base_floor_points(&case, tile)
+            .into_iter()
+            .map(|p| frame.transform_point3(scaled.transform_point3(p)))
+            .collect();
+        assert_floor_at(&level, &expected, &what);
+    }
+}
+
+#[test]
+fn a_mirrored_mesh_keeps_its_floor_facing_up() {
+    let mirrored = Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0));
+    let mut case = Case::new(2, Size::Small);
+    let tile = tile_with_one_floor(&case, &[]);
+    without_tile_collision(&mut case);
+    let node = case.tile_node(tile);
+    case.edit_mesh(node, |prims| transform_prims(prims, mirrored));
+    let options = ImportOptions {
+        tile_collision_given: false,
+        ..OPTIONS
+    };
+    let (level, report) =
+        doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+    assert_eq!(report.collision_followed, vec![tile]);
+    let frame = node_world(&case, node);
+    let expected: Vec<Vec3> = base_floor_points(&case, tile)
+        .into_iter()
+        .map(|p| frame.transform_point3(mirrored.transform_point3(p)))
+        .collect();
+    assert_floor_at(&level, &expected, "mirrored");
+}
+
+#[test]
+fn a_mesh_moved_and_turned_as_a_whole_is_the_tile_moved_with_its_model() {
+    let mut case = Case::new(2, Size::Small);
+    let tile = tile_with_one_floor(&case, &[]);
+    let node = case.tile_node(tile);
+    let frame = node_world(&case, node);
+    // In the tile's frame: a quarter turn about the vertical, then 2 across and 0.5 up.
+    let edit = Mat4::from_translation(Vec3::new(2.0, 0.5, 1.0))
+        * Mat4::from_rotation_y(std::f32::consts::FRAC_PI_2);
+    case.edit_mesh(node, |prims| transform_prims(prims, edit));
+    let (level, report, bytes) = case.written();
+    assert_eq!(report.tiles_moved, vec![tile]);
+    assert!(
+        report.tiles_reshaped.is_empty() && report.models_added == 0,
+        "{report:?}"
+    );
+    let placed = frame * edit;
+    let t = &level.map().unwrap().tiles[tile];
+    let base = &case.tiles()[tile];
+    let origin = placed.w_axis.truncate();
+    assert!(
+        (Vec3::from(t.float.position) - Vec3::new(origin.x, origin.y, -origin.z)).length() < 1e-4
+    );
+    assert_eq!(t.float.rotation, (base.float.rotation + 1024) % 4096);
+    assert_eq!(t.model_index, base.model_index);
+    let mut changed = vec![tile];
+    changed.extend(&report.coverage_freed);
+    changed.extend(&report.coverage_tiles);
+    assert_rest_unchanged(&case, &level, &bytes, only_tiles(&changed));
+}
+
+#[test]
+fn vertices_moved_one_by_one_leave_the_collision_where_it_was_and_say_so() {
+    let mut case = Case::new(2, Size::Small);
+    let tile = tile_with_one_floor(&case, &[]);
+    without_tile_collision(&mut case);
+    let node = case.tile_node(tile);
+    case.edit_mesh(node, |prims| {
+        let moved = prims[0].position(0) + Vec3::new(0.0, 0.3, 0.0);
+        prims[0].set_position(0, moved);
+    });
+    let options = ImportOptions {
+        tile_collision_given: false,
+        ..OPTIONS
+    };
+    let (level, report) =
+        doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+    assert_eq!(report.tiles_reshaped, vec![tile]);
+    assert_eq!(report.collision_kept, vec![tile]);
+    assert!(report.collision_followed.is_empty());
+    let model =
+        &level.trak().unwrap().models[level.map().unwrap().tiles[tile].model_index as usize];
+    assert_eq!(model.collision, case.model_of(tile).collision);
+}
+
+/// Tile `a`'s faces put into tile `b`'s node (in `b`'s frame, each face saying its tile), and
+/// `a`'s node gone: Blender's Join with `b` active. With `collision`, `a`'s collision node stays
+/// in the scene on its own, where it was (Join leaves the children of the object it removes).
+fn join(case: &mut Case, a: usize, b: usize, collision: bool) {
+    let (node_a, node_b) = (case.tile_node(a), case.tile_node(b));
+    let to_b = node_world(case, node_b).inverse() * node_world(case, node_a);
+    let mut joined = case.prims(node_a);
+    transform_prims(&mut joined, to_b);
+    tag_tile(&mut joined, a);
+    case.edit_mesh(node_b, |prims| {
+        tag_tile(prims, b);
+        prims.extend(joined);
+    });
+    detach(case, node_a);
+    if collision {
+        let c = case.collision_node(a);
+        let (translation, rotation) = {
+            let n = &mut case.gltf.root.nodes[node_a];
+            n.children = None;
+            (n.translation, n.rotation)
+        };
+        case.gltf.root.nodes[c].translation = translation;
+        case.gltf.root.nodes[c].rotation = rotation;
+        case.gltf.root.scenes[0].nodes.push(Index::new(c as u32));
+    }
+}
+
+#[test]
+fn two_tiles_joined_stay_two_tiles_where_they_are() {
+    for shown in [false, true] {
+        let mut case = Case::new(2, Size::Small);
+        let a = tile_with_one_floor(&case, &[]);
+        let b = tile_with_one_floor(&case, &[a]);
+        if !shown {
+            without_tile_collision(&mut case);
+        }
+        join(&mut case, a, b, shown);
+        let options = ImportOptions {
+            tile_collision_given: shown,
+            ..OPTIONS
+        };
+        let (level, report) =
+            doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+        assert!(report.is_empty(), "collision shown: {shown}: {report:?}");
+        assert!(
+            level.to_bytes().unwrap() == case.bytes,
+            "collision shown: {shown}"
+        );
+    }
+}
+
+#[test]
+fn two_tiles_joined_and_moved_move_together_with_their_floors() {
+    let mut case = Case::new(2, Size::Small);
+    let a = tile_with_one_floor(&case, &[]);
+    let b = tile_with_one_floor(&case, &[a]);
+    without_tile_collision(&mut case);
+    join(&mut case, a, b, false);
+    let node_b = case.tile_node(b);
+    let shift = Vec3::new(1.0, 0.5, 2.0);
+    let before = node_world(&case, node_b);
+    case.gltf.root.nodes[node_b].translation = Some((before.w_axis.truncate() + shift).to_array());
+    let options = ImportOptions {
+        tile_collision_given: false,
+        ..OPTIONS
+    };
+    let (level, report) =
+        doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+    assert_eq!(report.tiles_moved, vec![a.min(b), a.max(b)], "{report:?}");
+    assert_eq!(report.models_added, 0, "{report:?}");
+    let tiles = &level.map().unwrap().tiles;
+    for t in [a, b] {
+        let base = &case.tiles()[t];
+        let [x, y, z] = base.float.position;
+        let expected = Vec3::new(x + shift.x, y + shift.y, z - shift.z);
+        assert!(
+            (Vec3::from(tiles[t].float.position) - expected).length() < 1e-4,
+            "tile {t}"
+        );
+        assert_eq!(tiles[t].model_index, base.model_index);
+        let frame = tile_frame_of(&case, t);
+        let expected: Vec<Vec3> = base_floor_points(&case, t)
+            .into_iter()
+            .map(|p| frame.transform_point3(p) + shift)
+            .collect();
+        assert_floor_at(&level, &expected, &format!("tile {t}"));
+    }
+}
+
+/// Where a base tile stands, file space, from its MAP record.
+fn tile_frame_of(case: &Case, tile: usize) -> Mat4 {
+    let t = &case.tiles()[tile];
+    let [x, y, z] = t.float.position;
+    Mat4::from_rotation_translation(export_y_rotation(t.float.rotation), Vec3::new(x, y, -z))
+}
+
+#[test]
+fn joined_then_separated_tiles_are_the_tiles_they_were() {
+    // Separate gives the piece the active object's properties: a node of tile b holding only
+    // tile a's faces is tile a, not a copy of b.
+    let mut case = Case::new(2, Size::Small);
+    let a = tile_with_one_floor(&case, &[]);
+    let b = tile_with_one_floor(&case, &[a]);
+    without_tile_collision(&mut case);
+    let (node_a, node_b) = (case.tile_node(a), case.tile_node(b));
+    let to_b = node_world(&case, node_b).inverse() * node_world(&case, node_a);
+    let mut piece = case.gltf.root.nodes[node_b].clone();
+    piece.name = Some(format!("{}.001", piece.name.unwrap()));
+    piece.children = None;
+    let piece = case.gltf.root.push(piece);
+    let group = case.tiles_group();
+    case.gltf.root.nodes[group]
+        .children
+        .as_mut()
+        .unwrap()
+        .push(piece);
+    let mut faces = case.prims(node_a);
+    transform_prims(&mut faces, to_b);
+    tag_tile(&mut faces, a);
+    case.set_prims(piece.value(), faces);
+    detach(&mut case, node_a);
+    let options = ImportOptions {
+        tile_collision_given: false,
+        ..OPTIONS
+    };
+    let (level, report) =
+        doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+    assert!(report.is_empty(), "{report:?}");
     assert!(level.to_bytes().unwrap() == case.bytes);
 }

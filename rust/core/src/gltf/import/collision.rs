@@ -7,7 +7,6 @@ use glam::{Mat4, Vec3};
 
 use super::attributes::per_triangle;
 use super::error::ImportError;
-use super::report::ChangeReport;
 use crate::geometry::{
     decode_collision_polygon, encode_collision_polygon, COLLISION_FACING_DOWN, COLLISION_QUAD,
 };
@@ -162,6 +161,10 @@ pub(super) fn given_polygons(
     out
 }
 
+/// A tile's collision as its collision node gives it, and how many polygons differ from the base
+/// model's.
+pub(super) type EditedCollision = ([Vec<CollisionPolygon>; 3], usize);
+
 /// The collision of a tile from its collision node's triangles, or None when it equals the base
 /// model's.
 pub(super) fn collision_from_node(
@@ -170,8 +173,7 @@ pub(super) fn collision_from_node(
     tile_world: &Mat4,
     base: &Model,
     name: &str,
-    report: &mut ChangeReport,
-) -> Result<Option<[Vec<CollisionPolygon>; 3]>, ImportError> {
+) -> Result<Option<EditedCollision>, ImportError> {
     // Collision corners in the tile's frame, game space (= file space).
     let to_tile = tile_world.inverse() * *node_world;
     let polygon_attr = per_triangle(tris, "POLYGON");
@@ -311,11 +313,7 @@ pub(super) fn collision_from_node(
             groups[group_attr[t0].unwrap_or(0).clamp(0, 2) as usize].push(poly);
         }
     }
-    if changed == 0 {
-        return Ok(None);
-    }
-    report.collision_polygons_changed += changed;
-    Ok(Some(groups))
+    Ok((changed > 0).then_some((groups, changed)))
 }
 
 pub(super) fn encode(

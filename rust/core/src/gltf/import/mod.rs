@@ -14,8 +14,10 @@ mod colours;
 mod cover;
 mod error;
 mod model;
+mod motion;
 mod new_geometry;
 mod nodes;
+mod parts;
 mod report;
 mod scene;
 mod source;
@@ -35,6 +37,7 @@ use crate::level::Level;
 use cover::cover;
 use new_geometry::add_new_geometry;
 use nodes::sort_nodes;
+use parts::claim_parts;
 use scene::Scene;
 use source::check_source;
 use tile::Conversion;
@@ -91,17 +94,12 @@ fn scene_to_wad(
         tile_collision_given: options.tile_collision_given,
     };
 
-    for i in (0..base_map.tiles.len()).filter(|&i| !nodes.claimed[i]) {
+    let (parts, claimed) = claim_parts(scene, &nodes, base_map)?;
+    for i in (0..base_map.tiles.len()).filter(|&i| !claimed[i]) {
         c.empty_tile(i);
     }
-    for (&(i, node), copy) in nodes
-        .tiles
-        .iter()
-        .map(|t| (t, false))
-        .chain(nodes.copies.iter().map(|t| (t, true)))
-    {
-        let collision = nodes.collision_of.get(&node.index).copied();
-        c.tile(scene, (i, node), collision, copy)?;
+    for part in &parts {
+        c.tile(scene, part)?;
     }
     add_new_geometry(
         scene,

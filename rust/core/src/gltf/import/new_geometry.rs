@@ -101,33 +101,11 @@ pub(super) fn tile_local(p: Vec3, origin: Vec3, rotation: u32) -> Vec3 {
 
 /// The triangles `ts` of `tris` in the frame of a tile at `origin` turned by `rotation`.
 pub(super) fn subset(tris: &Triangles, ts: &[usize], origin: Vec3, rotation: u32) -> Triangles {
-    let corners = |t: usize| 3 * t..3 * t + 3;
-    Triangles {
-        positions: ts
-            .iter()
-            .flat_map(|&t| corners(t))
-            .map(|c| tile_local(tris.positions[c], origin, rotation))
-            .collect(),
-        uvs: tris
-            .uvs
-            .as_ref()
-            .map(|u| ts.iter().flat_map(|&t| corners(t)).map(|c| u[c]).collect()),
-        colours: tris
-            .colours
-            .as_ref()
-            .map(|u| ts.iter().flat_map(|&t| corners(t)).map(|c| u[c]).collect()),
-        scalars: tris
-            .scalars
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    ts.iter().flat_map(|&t| corners(t)).map(|c| v[c]).collect(),
-                )
-            })
-            .collect(),
-        materials: ts.iter().map(|&t| tris.materials[t].clone()).collect(),
+    let mut out = tris.select(ts);
+    for p in &mut out.positions {
+        *p = tile_local(*p, origin, rotation);
     }
+    out
 }
 
 pub(super) struct NewTile {

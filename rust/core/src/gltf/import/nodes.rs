@@ -65,14 +65,14 @@ pub(super) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), Imp
 
 /// The nodes of a glTF sorted by what they are to the level.
 pub(super) struct Nodes<'a> {
-    /// Tile nodes in document order, the first node of each tile.
+    /// Tile nodes in document order, with the tile each names (`parts.rs` decides which tile
+    /// each of their faces is).
     pub(super) tiles: Vec<(usize, &'a Node)>,
-    /// Further nodes of a tile already claimed: copies, which become new tiles.
-    pub(super) copies: Vec<(usize, &'a Node)>,
-    /// Whether some node stands for each base tile.
-    pub(super) claimed: Vec<bool>,
     /// The collision node of each tile node (by the tile node's number).
     pub(super) collision_of: HashMap<usize, &'a Node>,
+    /// Collision nodes that are no tile node's child, by the tile they name: the collision of a
+    /// tile whose node is gone (Blender's Join removes the object and leaves its children).
+    pub(super) collision_of_tile: HashMap<usize, &'a Node>,
     pub(super) zones: Option<&'a Node>,
     pub(super) new_meshes: Vec<NewMesh<'a>>,
 }
@@ -83,9 +83,8 @@ pub(super) fn sort_nodes<'a>(
 ) -> Result<Nodes<'a>, ImportError> {
     let mut sorted = Nodes {
         tiles: Vec::new(),
-        copies: Vec::new(),
-        claimed: vec![false; tile_count],
         collision_of: HashMap::new(),
+        collision_of_tile: HashMap::new(),
         zones: None,
         new_meshes: Vec::new(),
     };
@@ -111,14 +110,7 @@ pub(super) fn sort_nodes<'a>(
             continue;
         };
         match (role.kind.as_str(), role.index) {
-            ("tile", Some(i)) if i < tile_count => {
-                if sorted.claimed[i] {
-                    sorted.copies.push((i, node));
-                } else {
-                    sorted.claimed[i] = true;
-                    sorted.tiles.push((i, node));
-                }
-            }
+            ("tile", Some(i)) if i < tile_count => sorted.tiles.push((i, node)),
             ("tile", _) => {
                 return Err(ImportError::node(
                     &node.label(),
@@ -126,11 +118,15 @@ pub(super) fn sort_nodes<'a>(
                 )
                 .code("unknown-tile"));
             }
-            ("collision", _) => {
-                if let Some(parent) = node.parent {
+            ("collision", tile) => match (node.parent, tile) {
+                (Some(parent), _) => {
                     sorted.collision_of.insert(parent, node);
                 }
-            }
+                (None, Some(tile)) if tile < tile_count => {
+                    sorted.collision_of_tile.insert(tile, node);
+                }
+                _ => {}
+            },
             ("zones", _) => sorted.zones = Some(node),
             _ => {}
         }

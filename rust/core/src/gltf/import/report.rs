@@ -65,6 +65,12 @@ pub struct ChangeReport {
     pub faces_fitted: Vec<(String, usize)>,
     /// (object, face) of fitted faces whose UVs were snapped to a layout the game can show.
     pub uv_snapped: Vec<(String, usize)>,
+    /// Tiles whose faces all moved by one transform (scaled, turned, mirrored) and whose
+    /// collision, left as it was, took the same transform.
+    pub collision_followed: Vec<usize>,
+    /// Tiles whose vertices moved one by one (a detail reshaped) and whose collision, left as it
+    /// was, stays where it was.
+    pub collision_kept: Vec<usize>,
     /// New meshes (their nodes' own names) whose collision was made from their faces.
     pub collision_generated: Vec<String>,
     /// (tile, glTF node name) for every tile this conversion placed, changed or added, and for

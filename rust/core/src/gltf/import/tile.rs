@@ -3,16 +3,21 @@
 
 use std::collections::HashMap;
 
+use glam::Mat4;
+
 use super::attributes::{face_flags, node_triangles, per_triangle};
-use super::collision::collision_from_node;
+use super::collision::{collision_from_node, EditedCollision};
 use super::colours::{colours_differ, corner_colours, vertex_colours};
 use super::error::ImportError;
 use super::model::{build_model, matches_model, ModelSource, POSITION_TOLERANCE};
+use super::motion::{motion, moved_collision, to_mat4, Motion};
 use super::nodes::placement;
+use super::parts::Part;
 use super::report::ChangeReport;
-use super::scene::{Node, Scene};
+use super::scene::Scene;
 use crate::game::cells::tile_cell;
 use crate::gltf::fit::Fitter;
+use crate::gltf::read::Triangles;
 use crate::level::{Level, Model};
 
 /// The state of one conversion: the level being written and what it gains.
@@ -67,21 +72,45 @@ impl Conversion<'_> {
         self.report.tiles_emptied.push(i);
     }
 
-    /// One tile node: its placement, geometry, collision and colours against the base tile.
-    /// `copy` marks a second node of the same tile, which becomes a new tile.
-    pub(super) fn tile(
-        &mut self,
-        scene: &Scene,
-        (i, node): (usize, &Node),
-        collision_node: Option<&Node>,
-        copy: bool,
-    ) -> Result<(), ImportError> {
+    /// One tile's faces: its placement, geometry, collision and colours against the base tile.
+    /// A copy (a further claim of the tile) becomes a new tile.
+    pub(super) fn tile(&mut self, scene: &Scene, part: &Part) -> Result<(), ImportError> {
+        let (i, node, copy) = (part.tile, part.node, part.copy);
         let name = node.label();
         let base_map = self.base.map().expect("checked by gltf_to_wad");
         let base_tile = &base_map.tiles[i];
         let base_model = &self.base.trak().expect("checked by gltf_to_wad").models
             [base_tile.model_index as usize];
-        let (position, rotation) = placement(&node.world, &name)?;
+        let flags = face_flags(&part.tris, &name)?;
+        let textures = per_triangle(&part.tris, "TEXTURE");
+        let entries = &self.fitter.entries;
+        let mut geometry_same = matches_model(&part.tris, base_model, &flags, &textures, entries);
+        let mut motion = if geometry_same {
+            Motion::Still
+        } else {
+            motion(&part.tris, base_model)
+        };
+        // Every face turned about the vertical and moved alike is the tile turned and moved: it
+        // keeps its model, and is drawn from the cell it now stands in.
+        let mut frame = part.frame;
+        let turned;
+        let tris: &Triangles = match motion.placement() {
+            Some(t) => {
+                frame *= to_mat4(&t);
+                let back = t.inverse();
+                let mut faces = part.tris.clone().into_owned();
+                for p in &mut faces.positions {
+                    *p = back.transform_point3(p.as_dvec3()).as_vec3();
+                }
+                turned = faces;
+                geometry_same = matches_model(&turned, base_model, &flags, &textures, entries);
+                motion = Motion::Still;
+                &turned
+            }
+            None => &part.tris,
+        };
+
+        let (position, rotation) = placement(&frame, &name)?;
         let mut tile = base_tile.clone();
         let moved = (0..3)
             .any(|k| (position[k] - base_tile.float.position[k]).abs() > POSITION_TOLERANCE)
@@ -103,32 +132,48 @@ impl Conversion<'_> {
         }
 
         let grid = (base_map.width, base_map.height);
-        let tris = node_triangles(scene, node, grid, &name)?;
-        let flags = face_flags(&tris, &name)?;
-        let textures = per_triangle(&tris, "TEXTURE");
-        let geometry_same =
-            matches_model(&tris, base_model, &flags, &textures, &self.fitter.entries);
-        let collision = match collision_node {
+        let given = match part.collision {
             Some(cnode) => {
                 let ctris = node_triangles(scene, cnode, grid, &name)?;
-                collision_from_node(
-                    &ctris,
-                    &cnode.world,
-                    &node.world,
-                    base_model,
-                    &name,
-                    &mut self.report,
-                )
-                .map_err(|e| e.in_source_faces(&ctris))?
+                let edited = |tile_world: &Mat4| {
+                    collision_from_node(&ctris, &cnode.world, tile_world, base_model, &name)
+                        .map_err(|e| e.in_source_faces(&ctris))
+                };
+                // Compared where the faces' frame stands, so that collision the artist left alone
+                // follows the faces; an edited one stays where the artist put it.
+                match edited(&part.frame)? {
+                    None => Given::Unchanged,
+                    Some(_) if frame != part.frame => Given::Edited(
+                        edited(&frame)?.unwrap_or_else(|| (base_model.collision.clone(), 0)),
+                    ),
+                    Some(groups) => Given::Edited(groups),
+                }
             }
-            // A copy (Blender's Shift D, Alt D) comes without the tile's collision object: it keeps
-            // its model's collision. The tile itself without one had it deleted, unless the scene
-            // leaves tile collision out.
+            // A copy (Blender's Shift D, Alt D) comes without the tile's collision object: it
+            // keeps its model's collision. The tile itself without one had it deleted, unless the
+            // scene leaves tile collision out.
             None if base_model.collision_count() > 0 && !copy && self.tile_collision_given => {
-                self.report.collision_polygons_changed += base_model.collision_count();
-                Some(Default::default())
+                Given::Edited((Default::default(), base_model.collision_count()))
             }
-            None => None,
+            None => Given::Unchanged,
+        };
+        let mut collision_followed = false;
+        let mut collision_kept = false;
+        let collision = match (given, motion) {
+            (Given::Edited((groups, changed)), _) => {
+                self.report.collision_polygons_changed += changed;
+                Some(groups)
+            }
+            (Given::Unchanged, Motion::Whole(t)) if base_model.collision_count() > 0 => {
+                collision_followed = true;
+                self.report.collision_polygons_changed += base_model.collision_count();
+                Some(moved_collision(base_model, &t, &name)?)
+            }
+            (Given::Unchanged, Motion::Reshaped) => {
+                collision_kept = base_model.collision_count() > 0;
+                None
+            }
+            (Given::Unchanged, _) => None,
         };
 
         let nv_base = base_model.vertices.len();
@@ -138,7 +183,7 @@ impl Conversion<'_> {
             .checked_div(nv_base)
             .unwrap_or(1)
             .max(1);
-        let corners = corner_colours(&tris, frames, &flags);
+        let corners = corner_colours(tris, frames, &flags);
         // Matched triangles all carry vertex indices; a model without faces has no corners.
         let vertex_of_corner: Vec<usize> = tris
             .scalar("VERTEX")
@@ -168,7 +213,7 @@ impl Conversion<'_> {
             (model_index, colours)
         } else {
             let source = ModelSource {
-                tris: &tris,
+                tris: tris,
                 flags: &flags,
                 textures: &textures,
                 name: &name,
@@ -177,7 +222,7 @@ impl Conversion<'_> {
                 frames,
             };
             let built = build_model(source, &mut self.fitter, &mut self.report)
-                .map_err(|e| e.in_source_faces(&tris))?;
+                .map_err(|e| e.in_source_faces(tris))?;
             fitted = built.fitted > 0;
             let mut model = built.model;
             model.collision = collision.unwrap_or_else(|| base_model.collision.clone());
@@ -220,8 +265,22 @@ impl Conversion<'_> {
         if fitted {
             report.tiles_fitted.push(index);
         }
+        if collision_followed {
+            report.collision_followed.push(index);
+        }
+        if collision_kept {
+            report.collision_kept.push(index);
+        }
         Ok(())
     }
+}
+
+/// A tile's collision as the scene gives it.
+enum Given {
+    /// Not given, or given as the base model has it: it follows the tile's faces.
+    Unchanged,
+    /// Edited or deleted by the artist.
+    Edited(EditedCollision),
 }
 
 /// A swap entry names its tile's cell and height (as far as the notes say, and as every level

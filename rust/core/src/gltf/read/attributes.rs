@@ -92,10 +92,11 @@ pub(super) fn float_or_normalized(t: DataType, normalized: bool) -> bool {
 /// Whether `name` (without its leading underscore) is a custom attribute of the mapping
 /// (MAPPING.md): those are SCALARs holding integers.
 pub fn is_mapping_attribute(name: &str) -> bool {
-    const NAMES: [&str; 11] = [
+    const NAMES: [&str; 12] = [
         "FLAGS",
         "TEXTURE",
         "FACE",
+        "TILE",
         "VERTEX",
         "POLYGON",
         "MATERIAL",
@@ -133,6 +134,25 @@ impl Triangles {
 
     pub fn scalar(&self, name: &str) -> Option<&[f32]> {
         self.scalars.get(name).map(Vec::as_slice)
+    }
+
+    /// The triangles `ts`, in that order, with every attribute.
+    pub fn select(&self, ts: &[usize]) -> Triangles {
+        let corners = || ts.iter().flat_map(|&t| 3 * t..3 * t + 3);
+        Triangles {
+            positions: corners().map(|c| self.positions[c]).collect(),
+            uvs: self.uvs.as_ref().map(|u| corners().map(|c| u[c]).collect()),
+            colours: self
+                .colours
+                .as_ref()
+                .map(|u| corners().map(|c| u[c]).collect()),
+            scalars: self
+                .scalars
+                .iter()
+                .map(|(k, v)| (k.clone(), corners().map(|c| v[c]).collect()))
+                .collect(),
+            materials: ts.iter().map(|&t| self.materials[t].clone()).collect(),
+        }
     }
 }
 
