@@ -213,7 +213,7 @@ impl Conversion<'_> {
             (model_index, colours)
         } else {
             let source = ModelSource {
-                tris: tris,
+                tris,
                 flags: &flags,
                 textures: &textures,
                 name: &name,
