@@ -2071,12 +2071,22 @@ fn base_floor_points(case: &Case, tile: usize) -> Vec<Vec3> {
 /// The engine's floor test finds a floor at every `expected` world point (file space), within the
 /// plane encoding's 2 mm.
 fn assert_floor_at(level: &Level, expected: &[Vec3], what: &str) {
+    assert_floor_at_or_above(level, expected, None, what);
+}
+
+/// The same where other tiles may reach over the floor: a floor of `own` tiles at every point, or
+/// a higher one of another tile (the floor test takes the highest within reach of the feet).
+fn assert_floor_at_or_above(level: &Level, expected: &[Vec3], own: Option<&[usize]>, what: &str) {
     let world = World::of(level).unwrap();
     for p in expected {
         let (x, y, z) = (p.x as f64, p.y as f64, p.z as f64);
-        let found = world.probe(x, y + 0.1, z).floor.map(|f| f.height);
+        let found = world.probe(x, y + 0.1, z).floor;
+        let right = found.as_ref().is_some_and(|f| {
+            let mine = own.is_none_or(|own| own.contains(&(f.tile as usize)));
+            (f.height - y).abs() < 0.002 || (!mine && f.height > y)
+        });
         assert!(
-            found.is_some_and(|h| (h - y).abs() < 0.002),
+            right,
             "{what}: floor at ({x:.3}, {z:.3}) should be {y:.4}, the engine finds {found:?}"
         );
     }
@@ -2284,9 +2294,7 @@ fn two_tiles_joined_and_moved_move_together_with_their_floors() {
 
 /// Where a base tile stands, file space, from its MAP record.
 fn tile_frame_of(case: &Case, tile: usize) -> Mat4 {
-    let t = &case.tiles()[tile];
-    let [x, y, z] = t.float.position;
-    Mat4::from_rotation_translation(export_y_rotation(t.float.rotation), Vec3::new(x, y, -z))
+    tile_frame_of_tile(&case.tiles()[tile])
 }
 
 #[test]
@@ -2322,4 +2330,121 @@ fn joined_then_separated_tiles_are_the_tiles_they_were() {
         doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
     assert!(report.is_empty(), "{report:?}");
     assert!(level.to_bytes().unwrap() == case.bytes);
+}
+
+/// The cell (col, row) of a point, file space: the nearest inside a `w`×`h` grid.
+fn cell_of(p: Vec3, (w, h): (u32, u32)) -> (i64, i64) {
+    (
+        (p.x.floor() as i64).clamp(0, w as i64 - 1),
+        (p.z.floor() as i64).clamp(0, h as i64 - 1),
+    )
+}
+
+#[test]
+fn faces_moved_far_from_their_cell_are_drawn_by_tiles_of_the_cells_they_lie_in() {
+    // One face moved 5 units across (a detail, so the collision stays), and the whole mesh
+    // scaled 6 times (so the collision follows): either way faces lie beyond the 2.4 units the
+    // original levels' models reach, and the tile's cell would draw them from afar.
+    let far_face = Vec3::new(5.0, 0.0, 0.0);
+    let scaled = Mat4::from_scale(Vec3::new(6.0, 1.0, 6.0));
+    for detail in [true, false] {
+        let what = if detail {
+            "one face moved"
+        } else {
+            "scaled 6 times"
+        };
+        let mut case = Case::new(2, Size::Small);
+        let tile = tile_with_one_floor(&case, &[]);
+        without_tile_collision(&mut case);
+        let node = case.tile_node(tile);
+        let frame = node_world(&case, node);
+        case.edit_mesh(node, |prims| {
+            if detail {
+                for c in 0..3 {
+                    let moved = prims[0].position(c) + far_face;
+                    prims[0].set_position(c, moved);
+                }
+            } else {
+                transform_prims(prims, scaled);
+            }
+        });
+        let world_faces: Vec<Vec3> = case
+            .prims(node)
+            .iter()
+            .flat_map(|p| {
+                (0..p.corners() / 3).map(move |t| {
+                    (p.position(3 * t) + p.position(3 * t + 1) + p.position(3 * t + 2)) / 3.0
+                })
+            })
+            .map(|c| frame.transform_point3(c))
+            .collect();
+        let options = ImportOptions {
+            tile_collision_given: false,
+            ..OPTIONS
+        };
+        let (level, report) =
+            doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+        assert_eq!(report.tiles_retiled, vec![tile], "{what}: {report:?}");
+        assert!(!report.tiles_added.is_empty(), "{what}");
+        let map = level.map().unwrap();
+        let models = &level.trak().unwrap().models;
+        assert!(
+            models[map.tiles[tile].model_index as usize]
+                .faces
+                .is_empty(),
+            "{what}"
+        );
+        // Every face is drawn by a new tile of the cell its centre lies over.
+        let mut drawn = 0;
+        for &t in &report.tiles_added {
+            let placed = &map.tiles[t];
+            let model = &models[placed.model_index as usize];
+            let [x, _, z] = placed.float.position;
+            let grid = (map.width, map.height);
+            let cell = cell_of(Vec3::new(x, 0.0, -z), grid);
+            for f in &model.faces {
+                let centre = f
+                    .corners
+                    .iter()
+                    .map(|&v| Vec3::from(model.vertices[v as usize].position))
+                    .sum::<Vec3>()
+                    / 3.0;
+                let world = tile_frame_of_tile(placed)
+                    .transform_point3(Vec3::new(centre.x, centre.y, -centre.z));
+                assert_eq!(cell_of(world, grid), cell, "{what}: tile {t}");
+                drawn += 1;
+            }
+        }
+        assert_eq!(drawn, world_faces.len(), "{what}: every face drawn once");
+        // The floor is where the faces say: kept for a detail, scaled with them.
+        let expected: Vec<Vec3> = base_floor_points(&case, tile)
+            .into_iter()
+            .map(|p| {
+                frame.transform_point3(if detail {
+                    p
+                } else {
+                    scaled.transform_point3(p)
+                })
+            })
+            // Outside the grid the engine tests no tiles at all.
+            .filter(|p| {
+                (0.0..map.width as f32).contains(&p.x) && (0.0..map.height as f32).contains(&p.z)
+            })
+            .collect();
+        assert!(expected.len() >= 3, "{what}");
+        let own: Vec<usize> = report
+            .tiles_added
+            .iter()
+            .chain(&report.coverage_tiles)
+            .copied()
+            .collect();
+        assert_floor_at_or_above(&level, &expected, Some(&own), what);
+        assert_eq!(report.collision_kept.contains(&tile), detail, "{what}");
+        assert_eq!(report.collision_followed.contains(&tile), !detail, "{what}");
+    }
+}
+
+fn tile_frame_of_tile(t: &Tile) -> Mat4 {
+    let [x, y, z] = t.float.position;
+    Mat4::from_rotation_translation(export_y_rotation(t.float.rotation), Vec3::new(x, y, -z))
 }

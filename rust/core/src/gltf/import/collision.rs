@@ -97,6 +97,7 @@ pub(super) fn edge_connected(ts: &[usize], corners: &[[Vec3; 3]]) -> Vec<Vec<usi
 }
 
 /// A collision polygon as given in a mesh: its triangles, corners in order, and attributes.
+#[derive(Debug, Clone)]
 pub(super) struct GivenPolygon {
     pub tris: Vec<usize>,
     pub corners: Vec<Vec3>,

@@ -21,6 +21,7 @@ pub(super) fn cover(
         .iter()
         .chain(&report.tiles_reshaped)
         .chain(&report.tiles_emptied)
+        .chain(&report.tiles_retiled)
         .copied()
         .collect();
     let edited: std::collections::HashSet<usize> = report

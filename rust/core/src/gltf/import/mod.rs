@@ -35,7 +35,7 @@ use crate::gltf::fit::Fitter;
 use crate::gltf::read::Document;
 use crate::level::Level;
 use cover::cover;
-use new_geometry::add_new_geometry;
+use new_geometry::{add_new_geometry, NewGeometry};
 use nodes::sort_nodes;
 use parts::claim_parts;
 use scene::Scene;
@@ -98,12 +98,16 @@ fn scene_to_wad(
     for i in (0..base_map.tiles.len()).filter(|&i| !claimed[i]) {
         c.empty_tile(i);
     }
+    let mut new_geometry: Vec<NewGeometry> =
+        nodes.new_meshes.iter().map(NewGeometry::of_mesh).collect();
     for part in &parts {
-        c.tile(scene, part)?;
+        if let Some(retiled) = c.tile(scene, part)? {
+            new_geometry.push(retiled);
+        }
     }
     add_new_geometry(
         scene,
-        &nodes.new_meshes,
+        &new_geometry,
         &mut c.level,
         &mut c.new_models,
         c.model_count,
@@ -148,6 +152,8 @@ fn scene_to_wad(
     report.tiles_moved.sort_unstable();
     report.tiles_reshaped.sort_unstable();
     report.tiles_recoloured.sort_unstable();
+    report.collision_followed.sort_unstable();
+    report.collision_kept.sort_unstable();
 
     // What the game would do with the level: new errors refuse it, new warnings are reported.
     // An unchanged level is the base, whose problems are all its own.

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use glam::Vec3;
+use glam::{Mat4, Vec3};
 
 use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::{encode, given_polygons, GivenPolygon};
@@ -108,6 +108,41 @@ pub(super) fn subset(tris: &Triangles, ts: &[usize], origin: Vec3, rotation: u32
     out
 }
 
+/// What becomes new tiles: a mesh of the scene that belongs to no tile, or a tile's faces drawn
+/// too far from its cell to be drawn from there (re-tiled).
+pub(super) struct NewGeometry<'a> {
+    /// The node the faces come from: the object named in reports and refusals.
+    pub node: &'a Node,
+    /// Where the new tiles are anchored and how they turn: the node's world transform, or where
+    /// the re-tiled tile stood.
+    pub frame: Mat4,
+    /// The faces in world space when they are not the node's mesh (a re-tiled tile's).
+    pub tris: Option<Triangles>,
+    pub collision: NewCollision<'a>,
+}
+
+pub(super) enum NewCollision<'a> {
+    /// A collision mesh given with it.
+    Node(&'a Node),
+    /// Polygons it already has (world corners): a re-tiled tile's.
+    Polygons(Vec<GivenPolygon>),
+    /// None given: made from its faces, or none, as the options say.
+    NotGiven,
+}
+
+impl<'a> NewGeometry<'a> {
+    pub(super) fn of_mesh(mesh: &NewMesh<'a>) -> NewGeometry<'a> {
+        NewGeometry {
+            node: mesh.node,
+            frame: mesh.node.world,
+            tris: None,
+            collision: mesh
+                .collision
+                .map_or(NewCollision::NotGiven, NewCollision::Node),
+        }
+    }
+}
+
 pub(super) struct NewTile {
     model: Model,
     colours: Vec<[u8; 4]>,
@@ -119,7 +154,7 @@ pub(super) struct NewTile {
 #[allow(clippy::too_many_arguments)]
 pub fn add_new_geometry(
     scene: &Scene,
-    meshes: &[NewMesh],
+    meshes: &[NewGeometry],
     level: &mut Level,
     new_models: &mut Vec<Model>,
     first_model: usize,
@@ -137,11 +172,14 @@ pub fn add_new_geometry(
     for (mesh_index, mesh) in meshes.iter().enumerate() {
         let name = mesh.node.label();
         let object = mesh.node.raw_name();
-        let tris = world_triangles(scene, mesh.node, (width, height), &name)?;
+        let tris = match &mesh.tris {
+            Some(tris) => tris.clone(),
+            None => world_triangles(scene, mesh.node, (width, height), &name)?,
+        };
         let tris = recut_new_quads(&tris, fitter).unwrap_or(tris);
         // Its tiles turn as the mesh does, so that its faces and polygons keep their own frame
         // (and a re-tiled level its planes); a scaled or tilted mesh is baked into unturned tiles.
-        let rotation = placement(&mesh.node.world, &name).map_or(0, |(_, r)| r);
+        let rotation = placement(&mesh.frame, &name).map_or(0, |(_, r)| r);
         rotations.push(rotation);
         let centroid = |t: usize| {
             (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2]) / 3.0
@@ -166,7 +204,7 @@ pub fn add_new_geometry(
                 .push(t);
         }
         let flags = face_flags(&tris, &name)?;
-        let anchor = Anchor(mesh.node.world.w_axis.truncate());
+        let anchor = Anchor(mesh.frame.w_axis.truncate());
         // A mesh with faces over its own origin's cell (a tile's node), or collision alone, keeps
         // its collision at its origin; one drawn away from its origin (another tool's, at the
         // world's) by cells.
@@ -206,25 +244,26 @@ pub fn add_new_geometry(
 
         // The polygons, and the triangles their face numbers count.
         let given = match mesh.collision {
-            Some(node) => Some(world_triangles(
+            NewCollision::Node(node) => Some(world_triangles(
                 scene,
                 node,
                 (width, height),
                 &node.label(),
             )?),
-            None => None,
+            _ => None,
         };
-        let polygons = match &given {
-            Some(ctris) => {
+        let polygons = match (&mesh.collision, &given) {
+            (NewCollision::Polygons(polygons), _) => polygons.clone(),
+            (_, Some(ctris)) => {
                 let corners: Vec<[Vec3; 3]> =
                     (0..ctris.count()).map(|t| corners_of(ctris, t)).collect();
                 given_polygons(ctris, &corners, "POLYGON")
             }
-            None if generate_collision => {
+            _ if generate_collision => {
                 report.collision_generated.push(object.clone());
                 collision_from_faces(&tris)
             }
-            None => {
+            _ => {
                 report.warnings.push(format!(
                     "{name} has no collision: the llama falls through it (give it a child mesh named \"collision…\", or let export make it from its faces)"
                 ));

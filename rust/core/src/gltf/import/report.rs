@@ -43,6 +43,10 @@ pub struct ChangeReport {
     pub tiles_recoloured: Vec<usize>,
     pub tiles_emptied: Vec<usize>,
     pub tiles_added: Vec<usize>,
+    /// Tiles whose faces were reshaped so far from their cell that the game would draw them
+    /// from a cell they do not lie in: re-tiled as new tiles of the cells they lie in (in
+    /// `tiles_added`, from the tile's object), the tile keeping its index and drawing nothing.
+    pub tiles_retiled: Vec<usize>,
     /// Collision-only tiles written so that the polygons of the tiles above reach every cell
     /// they cover (`game::coverage`), in emptied slots or appended.
     pub coverage_tiles: Vec<usize>,
@@ -86,6 +90,7 @@ impl ChangeReport {
             && self.tiles_recoloured.is_empty()
             && self.tiles_emptied.is_empty()
             && self.tiles_added.is_empty()
+            && self.tiles_retiled.is_empty()
             && self.coverage_tiles.is_empty()
             && self.coverage_freed.is_empty()
             && self.models_added == 0

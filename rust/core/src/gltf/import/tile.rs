@@ -6,19 +6,23 @@ use std::collections::HashMap;
 use glam::Mat4;
 
 use super::attributes::{face_flags, node_triangles, per_triangle};
+use super::collision::GivenPolygon;
 use super::collision::{collision_from_node, EditedCollision};
 use super::colours::{colours_differ, corner_colours, vertex_colours};
 use super::error::ImportError;
 use super::model::{build_model, matches_model, ModelSource, POSITION_TOLERANCE};
 use super::motion::{motion, moved_collision, to_mat4, Motion};
+use super::new_geometry::{NewCollision, NewGeometry};
 use super::nodes::placement;
 use super::parts::Part;
 use super::report::ChangeReport;
 use super::scene::Scene;
 use crate::game::cells::tile_cell;
+use crate::geometry::decode_collision_polygon;
 use crate::gltf::fit::Fitter;
 use crate::gltf::read::Triangles;
 use crate::level::{Level, Model};
+use crate::raw::CollisionPolygon;
 
 /// The state of one conversion: the level being written and what it gains.
 pub(super) struct Conversion<'a> {
@@ -52,6 +56,11 @@ impl Conversion<'_> {
 
     /// A tile without a node keeps its index and draws nothing (FORMAT.md §12).
     pub(super) fn empty_tile(&mut self, i: usize) {
+        self.empty(i);
+        self.report.tiles_emptied.push(i);
+    }
+
+    fn empty(&mut self, i: usize) {
         let empty = match self
             .new_models
             .iter()
@@ -69,12 +78,16 @@ impl Conversion<'_> {
         tile.model_index = empty;
         tile.float.model = empty;
         tile.colours.clear();
-        self.report.tiles_emptied.push(i);
     }
 
     /// One tile's faces: its placement, geometry, collision and colours against the base tile.
-    /// A copy (a further claim of the tile) becomes a new tile.
-    pub(super) fn tile(&mut self, scene: &Scene, part: &Part) -> Result<(), ImportError> {
+    /// A copy (a further claim of the tile) becomes a new tile. Faces reshaped so that some lie
+    /// far from the tile's cell are handed back as new geometry (the tile draws nothing).
+    pub(super) fn tile<'s>(
+        &mut self,
+        scene: &Scene,
+        part: &Part<'s>,
+    ) -> Result<Option<NewGeometry<'s>>, ImportError> {
         let (i, node, copy) = (part.tile, part.node, part.copy);
         let name = node.label();
         let base_map = self.base.map().expect("checked by gltf_to_wad");
@@ -175,6 +188,16 @@ impl Conversion<'_> {
             }
             (Given::Unchanged, _) => None,
         };
+        if collision_followed {
+            self.report.collision_followed.push(i);
+        }
+        if collision_kept {
+            self.report.collision_kept.push(i);
+        }
+        if !geometry_same && far_from_origin(tris, &frame) {
+            let collision = collision.as_ref().unwrap_or(&base_model.collision);
+            return Ok(Some(self.retile(part, tris, frame, collision)));
+        }
 
         let nv_base = base_model.vertices.len();
         let frames = base_tile
@@ -265,14 +288,63 @@ impl Conversion<'_> {
         if fitted {
             report.tiles_fitted.push(index);
         }
-        if collision_followed {
-            report.collision_followed.push(index);
-        }
-        if collision_kept {
-            report.collision_kept.push(index);
-        }
-        Ok(())
+        Ok(None)
     }
+
+    /// A tile's faces and collision (its frame's) as new geometry anchored where it stands; the
+    /// tile itself (not a copy) keeps its index and draws nothing.
+    fn retile<'s>(
+        &mut self,
+        part: &Part<'s>,
+        tris: &Triangles,
+        frame: Mat4,
+        collision: &[Vec<CollisionPolygon>; 3],
+    ) -> NewGeometry<'s> {
+        let mut world = tris.clone();
+        for p in &mut world.positions {
+            *p = frame.transform_point3(*p);
+        }
+        let polygons = collision
+            .iter()
+            .enumerate()
+            .flat_map(|(group, polygons)| polygons.iter().map(move |p| (group, p)))
+            .map(|(group, poly)| GivenPolygon {
+                tris: Vec::new(),
+                corners: decode_collision_polygon(poly)
+                    .into_iter()
+                    .map(|c| frame.transform_point3(c))
+                    .collect(),
+                material: poly.material as i64,
+                kind: poly.kind as i64,
+                group,
+            })
+            .collect();
+        if !part.copy {
+            self.empty(part.tile);
+            self.report.tiles_retiled.push(part.tile);
+        }
+        NewGeometry {
+            node: part.node,
+            frame,
+            tris: Some(world),
+            collision: NewCollision::Polygons(polygons),
+        }
+    }
+}
+
+/// How far (units, x or z) a face's centre may lie from its tile's origin and still be drawn
+/// from the tile's cell: the original levels' models reach 2.4 (note 001 §1).
+const DRAWN_FROM_CELL: f32 = 2.5;
+
+/// Whether a face of `tris` (in `frame`) has its centre farther from the frame's origin than
+/// the original levels' models reach: the game would draw it from a cell it does not lie in.
+fn far_from_origin(tris: &Triangles, frame: &Mat4) -> bool {
+    (0..tris.count()).any(|t| {
+        let centre =
+            (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2]) / 3.0;
+        let offset = frame.transform_vector3(centre);
+        offset.x.abs() > DRAWN_FROM_CELL || offset.z.abs() > DRAWN_FROM_CELL
+    })
 }
 
 /// A tile's collision as the scene gives it.
