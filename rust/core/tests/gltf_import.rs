@@ -2448,3 +2448,32 @@ fn tile_frame_of_tile(t: &Tile) -> Mat4 {
     let [x, y, z] = t.float.position;
     Mat4::from_rotation_translation(export_y_rotation(t.float.rotation), Vec3::new(x, y, -z))
 }
+
+#[test]
+fn a_tile_joined_into_a_new_mesh_stays_that_tile() {
+    // Join with a mesh of the artist's active: the result is a mesh without a role of ours whose
+    // faces still say their tile.
+    let mut case = Case::new(2, Size::Small);
+    let a = tile_with_one_floor(&case, &[]);
+    without_tile_collision(&mut case);
+    let node_a = case.tile_node(a);
+    let mut faces = case.prims(node_a);
+    tag_tile(&mut faces, a);
+    let mut mesh = case.gltf.root.nodes[node_a].clone();
+    mesh.name = Some("Cube".to_string());
+    mesh.extras = None;
+    mesh.children = None;
+    let mesh = case.gltf.root.push(mesh);
+    let group = case.tiles_group();
+    case.gltf.root.nodes[group].children.as_mut().unwrap().push(mesh);
+    case.set_prims(mesh.value(), faces);
+    detach(&mut case, node_a);
+    let options = ImportOptions {
+        tile_collision_given: false,
+        ..OPTIONS
+    };
+    let (level, report) =
+        doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+    assert!(report.is_empty(), "{report:?}");
+    assert!(level.to_bytes().unwrap() == case.bytes);
+}

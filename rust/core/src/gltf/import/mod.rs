@@ -35,7 +35,7 @@ use crate::gltf::fit::Fitter;
 use crate::gltf::read::Document;
 use crate::level::Level;
 use cover::cover;
-use new_geometry::{add_new_geometry, NewGeometry};
+use new_geometry::add_new_geometry;
 use nodes::sort_nodes;
 use parts::claim_parts;
 use scene::Scene;
@@ -94,13 +94,12 @@ fn scene_to_wad(
         tile_collision_given: options.tile_collision_given,
     };
 
-    let (parts, claimed) = claim_parts(scene, &nodes, base_map)?;
-    for i in (0..base_map.tiles.len()).filter(|&i| !claimed[i]) {
+    let claims = claim_parts(scene, &nodes, base_map)?;
+    for i in (0..base_map.tiles.len()).filter(|&i| !claims.claimed[i]) {
         c.empty_tile(i);
     }
-    let mut new_geometry: Vec<NewGeometry> =
-        nodes.new_meshes.iter().map(NewGeometry::of_mesh).collect();
-    for part in &parts {
+    let mut new_geometry = claims.new_geometry;
+    for part in &claims.parts {
         if let Some(retiled) = c.tile(scene, part)? {
             new_geometry.push(retiled);
         }

@@ -1,7 +1,8 @@
 //! Which tile each face is. A tile node's faces are its tile's, unless they say they are another
 //! tile's (`_TILE`): Blender's Join puts two tiles' faces into one mesh, and Separate takes them
 //! apart again under either object. Each tile is claimed by the first faces that are its own; a
-//! later claim (a copy: Shift D, or faces joined from a copy) becomes a new tile.
+//! later claim (a copy: Shift D, or faces joined from a copy) becomes a new tile. A tile's faces
+//! joined into a new mesh are still that tile's; the new mesh's own faces are new geometry.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -10,6 +11,7 @@ use glam::{Mat4, Quat, Vec3};
 
 use super::attributes::{node_triangles, per_triangle};
 use super::error::ImportError;
+use super::new_geometry::NewGeometry;
 use super::nodes::Nodes;
 use super::scene::{Node, Scene};
 use crate::gltf::read::Triangles;
@@ -37,66 +39,121 @@ pub(super) fn tile_frame(tile: &Tile) -> Mat4 {
     Mat4::from_rotation_translation(Quat::from_rotation_y(angle), Vec3::new(x, y, -z))
 }
 
+/// What the scene's faces are: the tiles' parts, whether each base tile was claimed, and the
+/// new geometry (faces that are no tile's).
+pub(super) struct Claims<'a> {
+    pub parts: Vec<Part<'a>>,
+    pub claimed: Vec<bool>,
+    pub new_geometry: Vec<NewGeometry<'a>>,
+}
+
+/// A node's triangles by the tile each says it is (`_TILE`; None: it says none), refusing tiles
+/// the base does not have.
+fn by_tile(
+    tris: &Triangles,
+    name: &str,
+    tiles: usize,
+) -> Result<BTreeMap<Option<usize>, Vec<usize>>, ImportError> {
+    let mut out: BTreeMap<Option<usize>, Vec<usize>> = BTreeMap::new();
+    let mut unknown = Vec::new();
+    for (t, tile) in per_triangle(tris, "TILE").into_iter().enumerate() {
+        match tile.map(usize::try_from) {
+            None => out.entry(None).or_default().push(t),
+            Some(Ok(k)) if k < tiles => out.entry(Some(k)).or_default().push(t),
+            Some(_) => unknown.push(t),
+        }
+    }
+    if unknown.is_empty() {
+        return Ok(out);
+    }
+    Err(ImportError::faces(
+        name,
+        unknown,
+        format!("_TILE names a tile the base level does not have ({tiles} tiles)"),
+    )
+    .code("unknown-tile")
+    .in_source_faces(tris))
+}
+
 /// Every tile node's faces as parts, claimed in node order (own faces before faces joined into
-/// another tile's node), and whether each base tile was claimed.
+/// another node), and the new meshes less the tiles' faces joined into them.
 pub(super) fn claim_parts<'a>(
     scene: &'a Scene,
     nodes: &Nodes<'a>,
     map: &Map,
-) -> Result<(Vec<Part<'a>>, Vec<bool>), ImportError> {
+) -> Result<Claims<'a>, ImportError> {
     let grid = (map.width, map.height);
     let mut own = Vec::new();
     let mut joined = Vec::new();
+    let mut new_geometry = Vec::new();
+    // Faces of tile k a node holds, in k's own frame where the base has it: unmoved since they
+    // were joined, they are k's model as it was.
+    let joined_part = |k: usize, node: &'a Node, mut faces: Triangles| {
+        let frame = tile_frame(&map.tiles[k]);
+        let to_frame = frame.inverse() * node.world;
+        for p in &mut faces.positions {
+            *p = to_frame.transform_point3(*p);
+        }
+        Part {
+            tile: k,
+            node,
+            frame,
+            tris: Cow::Owned(faces),
+            collision: None,
+            copy: false,
+        }
+    };
     for &(i, node) in &nodes.tiles {
         let name = node.label();
         let tris = node_triangles(scene, node, grid, &name)?;
-        let part = |tile, frame, tris| Part {
-            tile,
+        let groups = by_tile(&tris, &name, map.tiles.len())?;
+        let own_part = |tris| Part {
+            tile: i,
             node,
-            frame,
+            frame: node.world,
             tris,
             collision: None,
             copy: false,
         };
-        let tiles = per_triangle(&tris, "TILE");
-        if tiles.iter().all(|t| t.is_none_or(|t| t == i as i64)) {
-            own.push(part(i, node.world, tris));
+        if groups.keys().all(|k| k.is_none_or(|k| k == i)) {
+            own.push(own_part(tris));
             continue;
         }
-        let mut by_tile: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        let mut unknown = Vec::new();
-        for (t, tile) in tiles.iter().enumerate() {
-            match tile.map_or(Some(i), |k| usize::try_from(k).ok()) {
-                Some(k) if k < map.tiles.len() => by_tile.entry(k).or_default().push(t),
-                _ => unknown.push(t),
+        // A tile node's faces that say no tile are its own (faces added to it).
+        let mut mine: Vec<usize> = Vec::new();
+        for (k, ts) in groups {
+            match k {
+                Some(k) if k != i => joined.push(joined_part(k, node, tris.select(&ts))),
+                _ => mine.extend(ts),
             }
         }
-        if !unknown.is_empty() {
-            return Err(ImportError::faces(
-                &name,
-                unknown,
-                format!(
-                    "_TILE names a tile the base level does not have ({} tiles)",
-                    map.tiles.len()
-                ),
-            )
-            .code("unknown-tile")
-            .in_source_faces(&tris));
+        if !mine.is_empty() {
+            mine.sort_unstable();
+            own.push(own_part(Cow::Owned(tris.select(&mine))));
         }
-        for (k, ts) in by_tile {
-            let mut faces = tris.select(&ts);
-            if k == i {
-                own.push(part(i, node.world, Cow::Owned(faces)));
-                continue;
-            }
-            // Faces of tile k in k's own frame, where the base has it: unmoved since they were
-            // joined, they are k's model as it was.
-            let frame = tile_frame(&map.tiles[k]);
-            let to_frame = frame.inverse() * node.world;
+    }
+    for mesh in &nodes.new_meshes {
+        let name = mesh.node.label();
+        let tris = node_triangles(scene, mesh.node, grid, &name)?;
+        let mut groups = by_tile(&tris, &name, map.tiles.len())?;
+        if groups.keys().all(Option::is_none) {
+            new_geometry.push(NewGeometry::of_mesh(mesh));
+            continue;
+        }
+        let rest = groups.remove(&None).unwrap_or_default();
+        for (k, ts) in groups {
+            let k = k.expect("faces without a tile were taken out");
+            joined.push(joined_part(k, mesh.node, tris.select(&ts)));
+        }
+        if !rest.is_empty() || mesh.collision.is_some() {
+            let mut faces = tris.select(&rest);
             for p in &mut faces.positions {
-                *p = to_frame.transform_point3(*p);
+                *p = mesh.node.world.transform_point3(*p);
             }
-            joined.push(part(k, frame, Cow::Owned(faces)));
+            new_geometry.push(NewGeometry {
+                tris: Some(faces),
+                ..NewGeometry::of_mesh(mesh)
+            });
         }
     }
     let mut claimed = vec![false; map.tiles.len()];
@@ -122,5 +179,9 @@ pub(super) fn claim_parts<'a>(
         });
         parts.push(part);
     }
-    Ok((parts, claimed))
+    Ok(Claims {
+        parts,
+        claimed,
+        new_geometry,
+    })
 }
