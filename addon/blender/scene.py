@@ -13,6 +13,9 @@ import bpy
 from .imp.materials import KEY as MATERIAL_KEY
 
 ROLE = "llamawad"
+# The FACE attribute that says which tile a face is (the tile + 1; 0, Blender's value for faces
+# that come without it, is none): faces of tiles joined into one mesh stay their tiles'.
+TILE_ATTRIBUTE = "wad_tile"
 COLLECTIONS = (
     ("tiles", "Tiles"),
     ("collision", "Collision"),

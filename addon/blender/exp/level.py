@@ -13,8 +13,8 @@ What is handed over:
 - one node without a role per mesh object without one in the Tiles collection: new geometry,
   which the Rust side cuts into new tiles; a child mesh named ``collision…`` is its collision;
 - render meshes: triangles (faces fanned), per corner POSITION, COLOR_0, TEXCOORD_0 and
-  ``_FLAGS``, ``_TEXTURE``, ``_FACE``, ``_VERTEX``, ``_RGB_k``, ``_ALPHA_k`` from the attributes the
-  importer made, and each triangle's material (named like the import's);
+  ``_FLAGS``, ``_TEXTURE``, ``_FACE``, ``_TILE``, ``_VERTEX``, ``_RGB_k``, ``_ALPHA_k`` from the
+  attributes the importer made, and each triangle's material (named like the import's);
 - collision meshes: ``_POLYGON``, ``_MATERIAL``, ``_KIND``, ``_GROUP``; a polygon index that two
   faces carry stays with the first, the other face is a new polygon;
 - the Zones mesh: ``_CELL``, ``_ZONE``.
@@ -179,6 +179,10 @@ def render_arrays(mesh) -> MeshArrays:
         values = _int_values(mesh, name, "FACE")
         if values is not None:
             attrs[key] = corners.of_faces(values)
+    tile = _int_values(mesh, level_scene.TILE_ATTRIBUTE, "FACE")
+    if tile is not None:
+        # The tile + 1; 0 (a face that came without it) says no tile, NaN in the mapping.
+        attrs["_TILE"] = corners.of_faces(np.where(tile > 0, tile - 1, np.nan).astype(np.float32))
     vertex = _int_values(mesh, "wad_vertex", "POINT")
     if vertex is not None:
         attrs["_VERTEX"] = vertex[corner_vertex]
@@ -397,16 +401,18 @@ def gather_level(context) -> Gathered:
     for obj in tiles:
         tile_node_of[obj] = w.node(obj.name, file_world[number[obj]], tiles_node, _extras(obj), obj, render_arrays)
 
-    # A tile's collision follows the tiles: its node comes after its parent's.
-    placed = []
+    # A tile's collision follows the tiles: its node comes after its parent's. One whose tile's
+    # object is gone (Join removes it and clears its children's parent, leaving them their
+    # transform in the tile) stands on its own and names its tile: the Rust side gives it to the
+    # faces that are that tile's, its transform taken in their tile's frame.
+    placed, alone = [], []
     for obj in collisions:
         tile = obj.parent if obj.parent in tile_node_of else None
         if tile is None:
-            # Unparented: it still belongs to the tile its properties name.
             index = obj.get("tile")
             tile = next((t for t in tiles if t.get("tile") == index and t.name == canonical_tile_name(t)), None)
             if tile is None:
-                out.notes.append(Note(obj.name, f"{obj.name}: collision of no tile; left out"))
+                alone.append(obj)
                 continue
             m = np.linalg.inv(world[number[tile]].astype(np.float64)) @ world[number[obj]]
         else:
@@ -415,6 +421,8 @@ def gather_level(context) -> Gathered:
     locals_ = file_local(np.array([m for _, _, m in placed], np.float32).reshape(-1, 4, 4))
     for (obj, tile, _), m in zip(placed, locals_):
         w.node(obj.name, m, tile_node_of[tile], _extras(obj), obj, collision_arrays)
+    for obj, m in zip(alone, file_local(np.array([local[number[obj]] for obj in alone], np.float32).reshape(-1, 4, 4))):
+        w.node(obj.name, m, -1, _extras(obj), obj, collision_arrays)
 
     for obj in new_meshes:
         node = w.node(obj.name, file_world[number[obj]], tiles_node, None, obj, render_arrays)

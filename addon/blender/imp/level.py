@@ -9,7 +9,9 @@ What a tile mesh carries (the way back needs all of it, see blender/exp/level.py
   ``wad_vertex``, ``wad_rgb_k``, ``wad_alpha_k`` (POINT, INT): model vertex index and the raw
   colour bytes of colour frame k (R + G·256 + B·65536; byte 3).
 - faces: one triangle per game face, in the glTF's order; ``wad_flags``, ``wad_texture``,
-  ``wad_face`` (FACE, INT): face flags, texture entry, face index in the model.
+  ``wad_face`` (FACE, INT): face flags, texture entry, face index in the model; ``wad_tile``
+  (FACE, INT): the tile + 1, so that faces of two tiles joined into one mesh stay each their
+  tile's (0, Blender's value for faces that come without it, is no tile's).
 - corners: ``Col`` (FLOAT_COLOR): the colour the game shows (COLOR_0); ``UVMap``: the face's
   half of its texture rectangle.
 
@@ -81,9 +83,10 @@ def _material_slots(materials: list, primitive_materials: list[int], primitive_t
     return slots, index
 
 
-def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> list:
+def build_render_meshes(batch: Batch, materials: list, with_colours: bool, tiles: list[int] | None = None) -> list:
     """Tile (or object model) meshes: one triangle per face, in the glTF's order, vertices
-    merged by _VERTEX (a model vertex is one Blender vertex)."""
+    merged by _VERTEX (a model vertex is one Blender vertex). ``tiles``: the tile of each mesh
+    of the batch, for its faces' ``wad_tile``."""
     A = batch.attributes
     positions = A["POSITION"]
     n = len(positions)
@@ -173,6 +176,8 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool) -> li
                 mesh.rename(batch.names[i])
             else:
                 mesh.name = batch.names[i]
+        if tiles is not None:
+            int_attribute(mesh, level_scene.TILE_ATTRIBUTE, "FACE", np.full(t1 - t0, tiles[i] + 1, np.int32), same is None)
         for k, (rgb, alpha) in enumerate(raw):
             if not batch.has(i, f"_RGB_{k}"):
                 break
@@ -270,7 +275,9 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     report(0.1)
 
     # Meshes first, all of a kind at once.
-    render = _build(batches, "tile", lambda b: build_render_meshes(b, materials, True))
+    nodes = info["nodes"]
+    tile_of_mesh = {m: e["tile"] for role, m, e in zip(nodes["role"], nodes["mesh"], nodes["extras"]) if role == "tile" and m is not None}
+    render = _build(batches, "tile", lambda b: build_render_meshes(b, materials, True, [tile_of_mesh[m] for m in b.meshes]))
     report(0.55)
     zones = _build(batches, "zones", lambda b: [build_zones_mesh(b, i, first_material(materials, b, i)) for i in range(len(b))])
     # Before any object: a material appended to a mesh visits every object of the file.
@@ -291,7 +298,6 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     # The zone grid is an editing aid: never rendered, drawn as wire over the level.
     colls["zones"].hide_render = True
 
-    nodes = info["nodes"]
     transforms = np.frombuffer(transforms, "<f4").reshape(-1, 10).tolist()
     polygons = dict(zip(batches["collision"].meshes, collision.polygon_counts(batches["collision"]).tolist())) if "collision" in batches else {}
     names = [name or f"node {node}" for name, node in zip(nodes["name"], nodes["node"])]

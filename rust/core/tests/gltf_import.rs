@@ -2205,7 +2205,8 @@ fn vertices_moved_one_by_one_leave_the_collision_where_it_was_and_say_so() {
 
 /// Tile `a`'s faces put into tile `b`'s node (in `b`'s frame, each face saying its tile), and
 /// `a`'s node gone: Blender's Join with `b` active. With `collision`, `a`'s collision node stays
-/// in the scene on its own, where it was (Join leaves the children of the object it removes).
+/// in the scene on its own with its transform in `a` (Join clears the parent of the removed
+/// object's children, which leaves them at the origin).
 fn join(case: &mut Case, a: usize, b: usize, collision: bool) {
     let (node_a, node_b) = (case.tile_node(a), case.tile_node(b));
     let to_b = node_world(case, node_b).inverse() * node_world(case, node_a);
@@ -2219,13 +2220,7 @@ fn join(case: &mut Case, a: usize, b: usize, collision: bool) {
     detach(case, node_a);
     if collision {
         let c = case.collision_node(a);
-        let (translation, rotation) = {
-            let n = &mut case.gltf.root.nodes[node_a];
-            n.children = None;
-            (n.translation, n.rotation)
-        };
-        case.gltf.root.nodes[c].translation = translation;
-        case.gltf.root.nodes[c].rotation = rotation;
+        case.gltf.root.nodes[node_a].children = None;
         case.gltf.root.scenes[0].nodes.push(Index::new(c as u32));
     }
 }

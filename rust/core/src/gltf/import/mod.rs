@@ -98,6 +98,7 @@ fn scene_to_wad(
     for i in (0..base_map.tiles.len()).filter(|&i| !claims.claimed[i]) {
         c.empty_tile(i);
     }
+    c.report.warnings.extend(claims.warnings);
     let mut new_geometry = claims.new_geometry;
     for part in &claims.parts {
         if let Some(retiled) = c.tile(scene, part)? {

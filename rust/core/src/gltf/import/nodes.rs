@@ -1,7 +1,7 @@
 //! The nodes of a glTF sorted by what they are to the level: tiles (and their copies), their
 //! collision, the zones, and meshes that belong to no tile (new geometry).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use glam::{Mat4, Vec3};
 
@@ -72,7 +72,7 @@ pub(super) struct Nodes<'a> {
     pub(super) collision_of: HashMap<usize, &'a Node>,
     /// Collision nodes that are no tile node's child, by the tile they name: the collision of a
     /// tile whose node is gone (Blender's Join removes the object and leaves its children).
-    pub(super) collision_of_tile: HashMap<usize, &'a Node>,
+    pub(super) collision_of_tile: BTreeMap<usize, &'a Node>,
     pub(super) zones: Option<&'a Node>,
     pub(super) new_meshes: Vec<NewMesh<'a>>,
 }
@@ -84,7 +84,7 @@ pub(super) fn sort_nodes<'a>(
     let mut sorted = Nodes {
         tiles: Vec::new(),
         collision_of: HashMap::new(),
-        collision_of_tile: HashMap::new(),
+        collision_of_tile: BTreeMap::new(),
         zones: None,
         new_meshes: Vec::new(),
     };

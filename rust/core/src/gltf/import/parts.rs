@@ -27,7 +27,9 @@ pub(super) struct Part<'a> {
     pub frame: Mat4,
     /// The faces, in `frame`.
     pub tris: Cow<'a, Triangles>,
-    pub collision: Option<&'a Node>,
+    /// The tile's collision node, and where its triangles stand (file space): a child's world
+    /// transform, or for collision standing on its own its transform taken in the tile's frame.
+    pub collision: Option<(&'a Node, Mat4)>,
     /// A further claim of a tile already claimed: a new tile.
     pub copy: bool,
 }
@@ -45,6 +47,8 @@ pub(super) struct Claims<'a> {
     pub parts: Vec<Part<'a>>,
     pub claimed: Vec<bool>,
     pub new_geometry: Vec<NewGeometry<'a>>,
+    /// Collision left out because its tile is gone.
+    pub warnings: Vec<String>,
 }
 
 /// A node's triangles by the tile each says it is (`_TILE`; None: it says none), refusing tiles
@@ -86,6 +90,7 @@ pub(super) fn claim_parts<'a>(
     let mut own = Vec::new();
     let mut joined = Vec::new();
     let mut new_geometry = Vec::new();
+    let mut warnings = Vec::new();
     // Faces of tile k a node holds, in k's own frame where the base has it: unmoved since they
     // were joined, they are k's model as it was.
     let joined_part = |k: usize, node: &'a Node, mut faces: Triangles| {
@@ -165,23 +170,34 @@ pub(super) fn claim_parts<'a>(
     {
         part.copy = claimed[part.tile];
         claimed[part.tile] = true;
-        // A tile's collision is its node's child; the collision of a tile whose object is gone
-        // (joined into another) stands on its own and names its tile.
-        part.collision = if is_own {
-            nodes.collision_of.get(&part.node.index).copied()
-        } else {
-            None
-        }
-        .or_else(|| {
-            (!part.copy)
+        // A tile's collision is its node's child. The collision of a tile whose object is gone
+        // stands on its own and names its tile; its transform is taken in the tile's frame, as
+        // it was under the tile: Blender's Join clears the parent of the removed object's
+        // children and leaves them their transform in it, which puts them at the origin.
+        let child = is_own
+            .then(|| nodes.collision_of.get(&part.node.index).copied())
+            .flatten();
+        part.collision = match child {
+            Some(node) => Some((node, node.world)),
+            None => (!part.copy)
                 .then(|| nodes.collision_of_tile.get(&part.tile).copied())
                 .flatten()
-        });
+                .map(|node| (node, part.frame * node.world)),
+        };
         parts.push(part);
+    }
+    for (&tile, node) in &nodes.collision_of_tile {
+        if !parts.iter().any(|p| p.tile == tile && !p.copy) {
+            warnings.push(format!(
+                "{} is the collision of tile {tile}, which nothing in the scene is any more: left out",
+                node.label()
+            ));
+        }
     }
     Ok(Claims {
         parts,
         claimed,
         new_geometry,
+        warnings,
     })
 }

@@ -146,10 +146,10 @@ impl Conversion<'_> {
 
         let grid = (base_map.width, base_map.height);
         let given = match part.collision {
-            Some(cnode) => {
+            Some((cnode, cworld)) => {
                 let ctris = node_triangles(scene, cnode, grid, &name)?;
                 let edited = |tile_world: &Mat4| {
-                    collision_from_node(&ctris, &cnode.world, tile_world, base_model, &name)
+                    collision_from_node(&ctris, &cworld, tile_world, base_model, &name)
                         .map_err(|e| e.in_source_faces(&ctris))
                 };
                 // Compared where the faces' frame stands, so that collision the artist left alone
