@@ -5,6 +5,8 @@
 //! material's page that shows its UVs, sharing an existing entry where one has the same
 //! rectangle, or a new entry for its UV rectangle where none does.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::gltf::uv::face_uvs;
@@ -132,23 +134,65 @@ pub struct Fitter {
     base_entries: usize,
     shared: usize,
     errors: Vec<f32>,
+    /// Entries by page and top-left texel: a face's UVs can only share an entry whose rectangle
+    /// is their bounding box (a triangle shows three corners of its rectangle), so looking near
+    /// that box is enough, however large the table grows (a finely subdivided mesh adds
+    /// thousands).
+    by_corner: HashMap<(i8, u8, u8), Vec<usize>>,
+    index: HashMap<TextureEntry, usize>,
 }
 
 impl Fitter {
     pub fn new(entries: Vec<TextureEntry>, snap: bool) -> Fitter {
-        Fitter {
+        let mut fitter = Fitter {
             base_entries: entries.len(),
             snap,
-            entries,
+            entries: Vec::with_capacity(entries.len()),
             shared: 0,
             errors: Vec::new(),
+            by_corner: HashMap::new(),
+            index: HashMap::new(),
+        };
+        for entry in entries {
+            fitter.push(entry);
         }
+        fitter
     }
 
-    /// The best entry on `material`'s page for `uvs`, and its layout.
+    fn push(&mut self, entry: TextureEntry) {
+        let i = self.entries.len();
+        self.entries.push(entry);
+        self.index.entry(entry).or_insert(i);
+        self.by_corner
+            .entry((entry.page, entry.u0, entry.v0))
+            .or_default()
+            .push(i);
+    }
+
+    /// Entries whose top-left texel is within one of the UVs' bounding box's, in table order.
+    fn near(&self, uvs: &[[f32; 2]; 3], page: i8) -> Vec<usize> {
+        let texel = |c: usize| {
+            let lo = uvs.iter().map(|uv| uv[c]).fold(f32::INFINITY, f32::min);
+            (lo * 256.0).round() as i32
+        };
+        let (u, v) = (texel(0), texel(1));
+        let mut out: Vec<usize> = (u - 1..=u + 1)
+            .flat_map(|a| (v - 1..=v + 1).map(move |b| (a, b)))
+            .filter_map(|(a, b)| Some((u8::try_from(a).ok()?, u8::try_from(b).ok()?)))
+            .filter_map(|(a, b)| self.by_corner.get(&(page, a, b)))
+            .flatten()
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The best entry on `material`'s page for `uvs` among those that may share its rectangle,
+    /// and its layout.
     fn best_on_page(&self, uvs: &[[f32; 2]; 3], material: PageMaterial) -> Option<Fit> {
         let mut best: Option<Fit> = None;
-        for (i, entry) in self.entries.iter().enumerate() {
+        for i in self.near(uvs, material.page) {
+            let entry = &self.entries[i];
             if !material.shows(entry) {
                 continue;
             }
@@ -177,7 +221,7 @@ impl Fitter {
         let template = self.entries.iter().find(|e| material.shows(e)).copied();
         let entry = rectangle_entry(uvs, material, template);
         let (layout, error) = best_layout(&entry, uvs);
-        let existing = self.entries.iter().position(|e| *e == entry);
+        let existing = self.index.get(&entry).copied();
         let fit = Fit {
             entry: existing.unwrap_or(self.entries.len()) as u16,
             layout,
@@ -195,7 +239,7 @@ impl Fitter {
     pub fn fit(&mut self, uvs: &[[f32; 2]; 3], material: PageMaterial) -> Fit {
         let (fit, new) = self.choose(uvs, material);
         match new {
-            Some(entry) => self.entries.push(entry),
+            Some(entry) => self.push(entry),
             None if (fit.entry as usize) < self.base_entries => self.shared += 1,
             None => {}
         }

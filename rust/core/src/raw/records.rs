@@ -143,7 +143,7 @@ impl TextureEntry {
 /// TEXT texture table entry: a rectangle on a page, or a flat colour when flags bit 0 is set.
 #[binrw]
 #[brw(little)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 pub struct TextureEntry {
     pub flags: u16,
     pub page: i8,
