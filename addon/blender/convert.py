@@ -38,6 +38,16 @@ class Refusal(Exception):
         self.notes = notes or []
 
 
+def _refusal_problem(gathered: Gathered, refusal: dict) -> dict:
+    """One refusal as a problem of the Level panel's list, with its object and Blender faces."""
+    obj, faces = gathered.culprit(refusal["object"], list(refusal["faces"]), refusal["code"], list(refusal["source_faces"]))
+    name = obj.name if obj is not None else (refusal["object"] or "")
+    p = found.problem(refusal["code"], "error", found.refusal_sentence(name, faces, refusal["message"]))
+    p["target"] = found.Target(obj.name if obj is not None else "")
+    p["faces"] = faces
+    return p
+
+
 @dataclass
 class Converted:
     wad: bytes
@@ -88,12 +98,17 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
         name = obj.name if obj is not None else ""
         # The core's words without its triangle numbers: the object and its Blender faces are
         # named where the refusal is reported.
-        message = f"{name or e.object}: {e.message}" if (name or e.object) else e.message
+        message = found.refusal_sentence(name or e.object or "", faces, e.message)
         listed = [dict(p) for p in e.problems]
         if listed and name:
             # The refusal names the node of its first problem's tile: that tile is this object,
             # whatever number the conversion gave it.
             listed[0]["node_object"] = name
+        if not listed:
+            # Every refusal of the conversion (each node is tried), with its object and faces.
+            listed = [_refusal_problem(gathered, r) for r in e.refusals]
+            if len(listed) > 1:
+                message += f" (and {len(listed) - 1} more: see the Level panel)"
         raise Refusal(message, name, faces, listed, gathered.notes, list(e.sources)) from None
     except llamawad.WadError as e:
         raise Refusal(str(e), notes=gathered.notes) from None

@@ -16,6 +16,13 @@ TILE_LISTS = (
     ("tiles_fitted", "with faces fitted", "faces given the texture entries their UVs show"),
     ("tiles_recoloured", "recoloured", "vertex colours changed"),
     ("tiles_emptied", "emptied", "emptied: nothing in the scene stands for it any more (it keeps its number, drawing nothing)"),
+    ("tiles_retiled", "re-tiled", "its faces now reach beyond its cell: drawn by new tiles of the cells they lie in (it keeps its number, drawing nothing)"),
+    ("collision_followed", "with collision moved along", "collision scaled, turned or moved with its faces"),
+    (
+        "collision_kept",
+        "with collision kept",
+        "vertices moved one by one: its collision stays where it was (to change it, Show collision and edit it, or use Collision from Faces)",
+    ),
     ("coverage_tiles", "collision-only", "collision only"),
     ("coverage_freed", "collision-only freed", "collision only, no longer needed: emptied"),
 )

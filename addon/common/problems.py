@@ -23,6 +23,20 @@ def problem(code: str, severity: str, message: str) -> dict:
     return {"code": code, "severity": severity, "message": message, "pre_existing": False, **dict.fromkeys(CULPRIT_FIELDS)}
 
 
+def faces_text(faces: list[int]) -> str:
+    """Blender's face numbers, as the artist finds them (the spreadsheet, Edit Mode statistics)."""
+    if not faces:
+        return ""
+    shown = ", ".join(map(str, faces[:8])) + (" …" if len(faces) > 8 else "")
+    return f"Blender face{'s' if len(faces) != 1 else ''} {shown}"
+
+
+def refusal_sentence(object_name: str, faces: list[int], message: str) -> str:
+    """A refusal with its subject: the object, and its faces where the refusal names some."""
+    subject = ", ".join(part for part in (object_name, faces_text(faces)) if part)
+    return f"{subject}: {message}" if subject else message
+
+
 def ordered(problems: list[dict]) -> list[dict]:
     """New problems first, then those the base level already has; errors before warnings in
     each; otherwise as given."""

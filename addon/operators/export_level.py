@@ -18,6 +18,7 @@ from ..blender import check, written
 from ..blender import scene as level_scene
 from ..blender.convert import Refusal, convert, read_base
 from ..common import changes as words
+from ..common import problems as found
 from ..properties import GENERATE_COLLISION, SNAP_UVS
 
 # Problems of a refusal reported one by one; all of them are in the Level panel.
@@ -25,14 +26,6 @@ MAX_REPORTED = 20
 
 # Tiles whose changes are reported one by one; all of them are in the Level panel's list.
 MAX_TILES_REPORTED = 20
-
-
-def faces_text(faces: list[int]) -> str:
-    """Blender's face numbers, as the artist finds them (the spreadsheet, Edit Mode statistics)."""
-    if not faces:
-        return ""
-    shown = ", ".join(map(str, faces[:8])) + (" …" if len(faces) > 8 else "")
-    return f", Blender face{'s' if len(faces) != 1 else ''} {shown}"
 
 
 def write_atomically(path: str, data: bytes) -> None:
@@ -182,7 +175,8 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         item = props.problems[0]
         obj = check.select_problem(context, item)
         if obj is not None:
-            where = f" (selected{' in Edit Mode' if obj.mode == 'EDIT' else ''}: {obj.name}{faces_text(check.culprit_faces(obj, item))})"
+            faces = found.faces_text(check.culprit_faces(obj, item))
+            where = f" (selected{' in Edit Mode' if obj.mode == 'EDIT' else ''}: {obj.name}{', ' + faces if faces else ''})"
         self.report({"ERROR"}, f"Not written: {e}{where}")
         shown = listed[1:MAX_REPORTED]
         for p in shown:

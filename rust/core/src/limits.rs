@@ -11,6 +11,8 @@ pub const MAX_BATCH_FACES: usize = 256;
 /// Collision normals are unit vectors ×127 (FORMAT.md §4): a length further than this from 127
 /// tilts the engine's heights and edges (a warning; the encoder never writes one).
 pub const NORMAL_LENGTH_SLACK: f64 = 2.0;
+/// Faces name their texture entry with a u16 (FORMAT.md §3): at most this many entries.
+pub const MAX_TEXTURE_ENTRIES: usize = 1 << 16;
 /// The engine allocates this many strat slots besides MAP's poolExtra (FORMAT.md §6, block 12).
 pub const STRAT_POOL_BASE: u64 = 30;
 

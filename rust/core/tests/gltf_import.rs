@@ -2460,7 +2460,11 @@ fn a_tile_joined_into_a_new_mesh_stays_that_tile() {
     mesh.children = None;
     let mesh = case.gltf.root.push(mesh);
     let group = case.tiles_group();
-    case.gltf.root.nodes[group].children.as_mut().unwrap().push(mesh);
+    case.gltf.root.nodes[group]
+        .children
+        .as_mut()
+        .unwrap()
+        .push(mesh);
     case.set_prims(mesh.value(), faces);
     detach(&mut case, node_a);
     let options = ImportOptions {
@@ -2471,4 +2475,24 @@ fn a_tile_joined_into_a_new_mesh_stays_that_tile() {
         doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
     assert!(report.is_empty(), "{report:?}");
     assert!(level.to_bytes().unwrap() == case.bytes);
+}
+
+#[test]
+fn a_refusal_names_every_culprit_not_the_first() {
+    // Three tiles scaled: each is tried and named, in node order, each with its own words.
+    let mut case = Case::new(2, Size::Small);
+    let tiles: Vec<usize> = (3..6).collect();
+    for &t in &tiles {
+        let node = case.tile_node(t);
+        case.gltf.root.nodes[node].scale = Some([1.5, 1.5, 1.5]);
+    }
+    let e = case.refused();
+    let named: Vec<String> = e.each().map(|r| r.node.clone().unwrap()).collect();
+    let expected: Vec<String> = tiles
+        .iter()
+        .map(|&t| format!("node {}", node_label(&case, case.tile_node(t))))
+        .collect();
+    assert_eq!(named, expected);
+    assert!(e.each().all(|r| r.code == "tile-scaled"), "{e}");
+    assert!(e.to_string().ends_with("(and 2 more refusals)"), "{e}");
 }

@@ -802,3 +802,98 @@ fn a_new_mesh_without_collision_gets_floors_and_walls_from_its_faces() {
                 == 0
         ));
 }
+
+/// A 4×4-unit plate over cells from (x0, z0) at height y, cut into n×n quads, quad (i, j)
+/// showing the one-texel rectangle (i, j) of `entry`'s page: every quad needs an entry of its own.
+fn fine_plate(
+    x0: f32,
+    z0: f32,
+    n: usize,
+    y: f32,
+    entry: &TextureEntry,
+) -> (Vec<[f32; 3]>, Vec<[f32; 2]>) {
+    let size = 4.0 / n as f32;
+    let (mut positions, mut uvs) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        for j in 0..n {
+            let texel = TextureEntry {
+                u0: i as u8,
+                u1: i as u8,
+                v0: j as u8,
+                v1: j as u8,
+                ..*entry
+            };
+            let first = face_uvs(&texel, face_flags::QUAD_HALF);
+            let second = face_uvs(&texel, face_flags::QUAD_HALF | face_flags::SECOND_HALF);
+            let (x, z) = (x0 + i as f32 * size, z0 + j as f32 * size);
+            let e = [
+                [x + size, y, z + size],
+                [x, y, z + size],
+                [x + size, y, z],
+                [x, y, z],
+            ];
+            for (tri, rule) in [([0usize, 1, 2], first), ([3, 2, 1], second)] {
+                for k in [0, 2, 1] {
+                    positions.push(e[tri[k]]);
+                    uvs.push(rule[k]);
+                }
+            }
+        }
+    }
+    (positions, uvs)
+}
+
+#[test]
+fn many_new_texture_entries_are_warned_of_and_past_the_u16_limit_refused_by_name() {
+    // Faces cut smaller than their texture each show a rectangle of their own (issue 21: 7,744
+    // entries from one subdivided tile went unnoticed).
+    let (base, mut gltf, material, _, entry_record) = new_mesh_base(generate(2, Size::Small));
+    let (positions, uvs) = fine_plate(2.0, 2.0, 12, 3.0, &entry_record);
+    add_mesh(
+        &mut gltf,
+        "Fine plate",
+        &positions,
+        Some(&uvs),
+        Some(material),
+        None,
+    );
+    let (_, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    assert_eq!(
+        report.texture_entries_by_object["Fine plate"], 144,
+        "{report:?}"
+    );
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("Fine plate: its faces added 144 texture entries")),
+        "{:?}",
+        report.warnings
+    );
+
+    // A level whose table is 100 entries short of what a face's u16 can name: 144 more are past
+    // it.
+    let mut full = generate(2, Size::Small);
+    let text = full.text_mut().unwrap();
+    let filler = TextureEntry {
+        flags: 1,
+        ..text.entries[0]
+    };
+    let short = 65_536 - 100 - text.entries.len();
+    text.entries.extend(std::iter::repeat_n(filler, short));
+    let (base, mut gltf, material, _, entry_record) = new_mesh_base(full);
+    let (positions, uvs) = fine_plate(2.0, 2.0, 12, 3.0, &entry_record);
+    add_mesh(
+        &mut gltf,
+        "Finest plate",
+        &positions,
+        Some(&uvs),
+        Some(material),
+        None,
+    );
+    let e = convert(&base, &gltf, ImportOptions::default()).unwrap_err();
+    assert_eq!(e.code, "texture-entry-limit", "{e}");
+    assert_eq!(e.object(), Some("Finest plate"));
+    assert!(e.message.contains("need 65580 texture entries"), "{e}");
+    assert!(e.message.contains("at most 65536"), "{e}");
+}

@@ -23,7 +23,7 @@ use llamawad::raw::{face_flags, TextureEntry};
 use llamawad::{Level, WadError as CoreError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 
 mod scene;
 
@@ -48,7 +48,9 @@ pyo3::create_exception!(
      as the faces of the tool that wrote the glTF, where its triangles carry `_SOURCE_FACE`: \
      Blender's faces); for the game's rules (`game-rules`) `problems` (dicts as `check` gives \
      them), `sources` (the (tile, glTF node name) pairs of the conversion) and the first \
-     problem's `tile`, `polygon` and `cell` [x, z]."
+     problem's `tile`, `polygon` and `cell` [x, z]; `refusals`: every refusal of the \
+     conversion, this one first, as dicts with `code`, `message`, `node`, `object`, `faces` and \
+     `source_faces` (every node is tried, so that each culprit is named)."
 );
 
 /// Why `gltf_to_wad` or `scene_to_wad` failed: a refusal of the scene (with its culprit), or any
@@ -65,6 +67,20 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
             let err = ImportRefused::new_err(e.to_string());
             let value = err.value(py);
             let object = e.object().map(str::to_string);
+            // Every refusal of the conversion, this one first, each with its own culprit.
+            let refusals = e
+                .each()
+                .map(|r| {
+                    let d = PyDict::new(py);
+                    d.set_item("code", r.code)?;
+                    d.set_item("message", &r.message)?;
+                    d.set_item("node", &r.node)?;
+                    d.set_item("object", r.object())?;
+                    d.set_item("faces", &r.faces)?;
+                    d.set_item("source_faces", &r.source_faces)?;
+                    Ok(d)
+                })
+                .collect::<PyResult<Vec<_>>>();
             let (problems, sources) = e
                 .broken
                 .map(|b| (b.problems, b.sources))
@@ -88,7 +104,8 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
                 .and_then(|()| value.setattr("polygon", polygon))
                 .and_then(|()| value.setattr("cell", cell))
                 .and_then(|()| value.setattr("problems", json_to_python(py, &problems)?))
-                .and_then(|()| value.setattr("sources", sources));
+                .and_then(|()| value.setattr("sources", sources))
+                .and_then(|()| value.setattr("refusals", refusals?));
             match culprit {
                 Ok(()) => err,
                 Err(e) => e,

@@ -82,7 +82,7 @@ pub(super) fn node_triangles<'s>(
         name,
         beyond,
         format!(
-            "reach beyond the level: every corner must lie within {REACH} units of the {}×{} grid \
+            "corners beyond the level: every corner must lie within {REACH} units of the {}×{} grid \
              (x and z from −{REACH} to the grid's size + {REACH}) and within {MAX_HEIGHT} units \
              up or down",
             grid.0, grid.1

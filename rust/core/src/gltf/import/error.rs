@@ -6,7 +6,7 @@ use crate::gltf::read::ReadError;
 /// Why a glTF cannot become a level. Names the node and the faces at fault so that a tool can
 /// select them.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{message}", culprit(.node, .faces))]
+#[error("{}{message}{}", culprit(.node, .faces), more_refusals(.next.as_deref()))]
 pub struct ImportError {
     pub node: Option<String>,
     /// Triangle indices in the node's mesh, in the order the glTF lists them.
@@ -20,6 +20,9 @@ pub struct ImportError {
     pub source_faces: Vec<usize>,
     /// When the level would break the game's rules rather than the glTF being at fault.
     pub broken: Option<Box<BrokenRules>>,
+    /// The next refusal of the same conversion, with its own culprit (and so on): every node is
+    /// tried, so that the artist learns of every one at once.
+    pub next: Option<Box<ImportError>>,
 }
 
 /// The game's rules a converted level would break.
@@ -30,6 +33,14 @@ pub struct BrokenRules {
     /// The report's (tile, glTF node) pairs, so that each problem's tile can be traced to the
     /// node it came from.
     pub sources: Vec<(usize, String)>,
+}
+
+fn more_refusals(next: Option<&ImportError>) -> String {
+    match next.map_or(0, |n| n.each().count()) {
+        0 => String::new(),
+        1 => " (and 1 more refusal)".to_string(),
+        n => format!(" (and {n} more refusals)"),
+    }
 }
 
 pub(super) fn culprit(node: &Option<String>, faces: &[usize]) -> String {
@@ -62,7 +73,22 @@ impl ImportError {
             code: "refused",
             source_faces: Vec::new(),
             broken: None,
+            next: None,
         }
+    }
+
+    /// The refusals of one conversion as one: the first, carrying the others in order. None when
+    /// there are none.
+    pub(super) fn all(refusals: Vec<ImportError>) -> Option<ImportError> {
+        refusals.into_iter().rev().fold(None, |next, mut e| {
+            e.next = next.map(Box::new);
+            Some(e)
+        })
+    }
+
+    /// This refusal and every other of its conversion.
+    pub fn each(&self) -> impl Iterator<Item = &ImportError> {
+        std::iter::successors(Some(self), |e| e.next.as_deref())
     }
 
     pub(super) fn code(mut self, code: &'static str) -> ImportError {
@@ -117,6 +143,7 @@ impl ImportError {
                 problems: errors,
                 sources: sources.to_vec(),
             })),
+            next: None,
         }
     }
 

@@ -34,6 +34,7 @@ use crate::game::{Problem, Severity};
 use crate::gltf::fit::Fitter;
 use crate::gltf::read::Document;
 use crate::level::Level;
+use crate::limits::MAX_TEXTURE_ENTRIES;
 use cover::cover;
 use new_geometry::add_new_geometry;
 use nodes::sort_nodes;
@@ -94,15 +95,19 @@ fn scene_to_wad(
         tile_collision_given: options.tile_collision_given,
     };
 
-    let claims = claim_parts(scene, &nodes, base_map)?;
+    // Every node is tried: a refusal names every culprit, not the first.
+    let mut refused = Vec::new();
+    let claims = claim_parts(scene, &nodes, base_map, &mut refused);
     for i in (0..base_map.tiles.len()).filter(|&i| !claims.claimed[i]) {
         c.empty_tile(i);
     }
     c.report.warnings.extend(claims.warnings);
     let mut new_geometry = claims.new_geometry;
     for part in &claims.parts {
-        if let Some(retiled) = c.tile(scene, part)? {
-            new_geometry.push(retiled);
+        match c.tile(scene, part) {
+            Ok(Some(retiled)) => new_geometry.push(retiled),
+            Ok(None) => {}
+            Err(e) => refused.push(e),
         }
     }
     add_new_geometry(
@@ -114,7 +119,11 @@ fn scene_to_wad(
         &mut c.fitter,
         options.generate_collision,
         &mut c.report,
+        &mut refused,
     )?;
+    if let Some(e) = ImportError::all(refused) {
+        return Err(e);
+    }
 
     let Conversion {
         mut level,
@@ -124,6 +133,7 @@ fn scene_to_wad(
         ..
     } = c;
     let appended = fitter.appended().to_vec();
+    check_entry_count(fitter.entries.len(), &mut report)?;
     if !appended.is_empty() {
         let text = level.text_mut().ok_or_else(|| {
             ImportError::level(
@@ -175,3 +185,45 @@ fn scene_to_wad(
     }
     Ok((level, report))
 }
+
+/// Faces name their texture entry with a u16: a table past 65,536 entries is refused, naming the
+/// objects whose faces added entries. An object adding many is warned of: each face cut smaller
+/// than its texture shows a rectangle of its own.
+fn check_entry_count(entries: usize, report: &mut ChangeReport) -> Result<(), ImportError> {
+    let mut by_object: Vec<(&String, &usize)> = report.texture_entries_by_object.iter().collect();
+    by_object.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    if entries > MAX_TEXTURE_ENTRIES {
+        let named: Vec<String> = by_object
+            .iter()
+            .map(|(o, n)| format!("{o} ({n})"))
+            .collect();
+        let message = format!(
+                "the faces need {entries} texture entries, but faces name their entry with 16 bits: at \
+                 most {MAX_TEXTURE_ENTRIES}. New entries by object: {}. Faces cut smaller than their \
+                 texture each need one: join them into larger faces, or give them UVs the level's \
+                 entries already show",
+                named.join(", ")
+            );
+        let e = match by_object.first() {
+            Some((first, _)) => ImportError::node(&format!("node '{first}'"), message),
+            None => ImportError::level(message),
+        };
+        return Err(e.code("texture-entry-limit"));
+    }
+    let warnings: Vec<String> = by_object
+        .iter()
+        .filter(|(_, &n)| n >= MANY_ENTRIES)
+        .map(|(object, n)| {
+            format!(
+                "{object}: its faces added {n} texture entries (the level's table now has {entries} of \
+                 {MAX_TEXTURE_ENTRIES}): each face cut smaller than its texture shows a rectangle of \
+                 its own; join small faces into larger ones to share entries"
+            )
+        })
+        .collect();
+    report.warnings.extend(warnings);
+    Ok(())
+}
+
+/// An object whose faces add this many entries is named in a warning.
+const MANY_ENTRIES: usize = 100;

@@ -551,6 +551,7 @@ pub(super) fn fit_entries(
     };
     let mut rotation = vec![None; tris.count()];
     let (mut no_uvs, mut no_material, mut off) = (Vec::new(), Vec::new(), Vec::new());
+    let entries_before = fitter.entries.len();
     for t in (0..tris.count()).filter(|&t| fit[t]) {
         let Some(material) = page_material(tris, t) else {
             no_material.push(t);
@@ -579,11 +580,18 @@ pub(super) fn fit_entries(
         }
         report.faces_fitted.push(at);
     }
+    let added = fitter.entries.len() - entries_before;
+    if added > 0 {
+        *report
+            .texture_entries_by_object
+            .entry(object.to_string())
+            .or_default() += added;
+    }
     if !no_material.is_empty() {
         return Err(ImportError::faces(
             name,
             no_material,
-            "have no texture entry, and no material named after a page (\"page 3 blend 0\") to \
+            "no texture entry, and no material named after a page (\"page 3 blend 0\") to \
              fit one on: give them a page's material",
         )
         .code("no-material"));
@@ -592,7 +600,7 @@ pub(super) fn fit_entries(
         return Err(ImportError::faces(
             name,
             no_uvs,
-            "have no texture entry and no UVs to fit one from: unwrap them onto their page",
+            "no texture entry and no UVs to fit one from: unwrap them onto their page",
         )
         .code("no-uvs"));
     }
@@ -601,7 +609,7 @@ pub(super) fn fit_entries(
             name,
             off,
             format!(
-                "have UVs that are no half of a texture rectangle, which is all the game can show \
+                "UVs that are no half of a texture rectangle, which is all the game can show \
                  (within {:.4} of the page): make each face's UVs a rectangle or half of one, or \
                  export with UVs snapped",
                 FIT_TOLERANCE

@@ -151,6 +151,7 @@ pub(super) struct NewTile {
 }
 
 /// Adds the new meshes as tiles; their models go to `new_models` (numbered from `first_model`).
+/// A mesh that cannot become tiles is refused into `refused`, and the others are still tried.
 #[allow(clippy::too_many_arguments)]
 pub fn add_new_geometry(
     scene: &Scene,
@@ -161,6 +162,7 @@ pub fn add_new_geometry(
     fitter: &mut Fitter,
     generate_collision: bool,
     report: &mut ChangeReport,
+    refused: &mut Vec<ImportError>,
 ) -> Result<(), ImportError> {
     let map = level.map().ok_or_else(|| {
         ImportError::level("the base level has no MAP chunk").code("base-incomplete")
@@ -172,112 +174,121 @@ pub fn add_new_geometry(
     for (mesh_index, mesh) in meshes.iter().enumerate() {
         let name = mesh.node.label();
         let object = mesh.node.raw_name();
-        let tris = match &mesh.tris {
-            Some(tris) => tris.clone(),
-            None => world_triangles(scene, mesh.node, (width, height), &name)?,
-        };
-        let tris = recut_new_quads(&tris, fitter).unwrap_or(tris);
         // Its tiles turn as the mesh does, so that its faces and polygons keep their own frame
         // (and a re-tiled level its planes); a scaled or tilted mesh is baked into unturned tiles.
         let rotation = placement(&mesh.frame, &name).map_or(0, |(_, r)| r);
         rotations.push(rotation);
-        let centroid = |t: usize| {
-            (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2]) / 3.0
-        };
+        // Every mesh is tried, so that a refusal names every culprit.
+        let mut place = || -> Result<(), ImportError> {
+            let tris = match &mesh.tris {
+                Some(tris) => tris.clone(),
+                None => world_triangles(scene, mesh.node, (width, height), &name)?,
+            };
+            let tris = recut_new_quads(&tris, fitter).unwrap_or(tris);
+            let centroid = |t: usize| {
+                (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2])
+                    / 3.0
+            };
 
-        // Cell of each triangle by its centroid (the nearest cell inside the grid for geometry
-        // reaching outside), then height bands within a cell.
-        let mut by_cell: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
-        for t in 0..tris.count() {
-            let c = centroid(t);
-            if !c.is_finite() {
-                return Err(ImportError::faces(
-                    &name,
-                    vec![t],
-                    "has a corner that is not a finite number",
-                )
-                .code("not-finite"));
+            // Cell of each triangle by its centroid (the nearest cell inside the grid for geometry
+            // reaching outside), then height bands within a cell.
+            let mut by_cell: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
+            for t in 0..tris.count() {
+                let c = centroid(t);
+                if !c.is_finite() {
+                    return Err(ImportError::faces(
+                        &name,
+                        vec![t],
+                        "a corner that is not a finite number",
+                    )
+                    .code("not-finite"));
+                }
+                by_cell
+                    .entry(nearest_cell(c, width, height))
+                    .or_default()
+                    .push(t);
             }
-            by_cell
-                .entry(nearest_cell(c, width, height))
-                .or_default()
-                .push(t);
-        }
-        let flags = face_flags(&tris, &name)?;
-        let anchor = Anchor(mesh.frame.w_axis.truncate());
-        // A mesh with faces over its own origin's cell (a tile's node), or collision alone, keeps
-        // its collision at its origin; one drawn away from its origin (another tool's, at the
-        // world's) by cells.
-        let around =
-            by_cell.is_empty() || by_cell.contains_key(&nearest_cell(anchor.0, width, height));
-        for (cell, ts) in by_cell {
-            let mut bands: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
-            for t in ts {
-                bands.entry(anchor.band(centroid(t).y)).or_default().push(t);
+            let flags = face_flags(&tris, &name)?;
+            let anchor = Anchor(mesh.frame.w_axis.truncate());
+            // A mesh with faces over its own origin's cell (a tile's node), or collision alone, keeps
+            // its collision at its origin; one drawn away from its origin (another tool's, at the
+            // world's) by cells.
+            let around =
+                by_cell.is_empty() || by_cell.contains_key(&nearest_cell(anchor.0, width, height));
+            for (cell, ts) in by_cell {
+                let mut bands: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+                for t in ts {
+                    bands.entry(anchor.band(centroid(t).y)).or_default().push(t);
+                }
+                for (band, ts) in bands {
+                    let slot = anchor.slot(cell, band, mesh_index);
+                    let local = subset(&tris, &ts, slot.origin(), rotation);
+                    let local_flags: Vec<Option<u16>> = ts.iter().map(|&t| flags[t]).collect();
+                    let textures = per_triangle(&local, "TEXTURE");
+                    let source = ModelSource {
+                        tris: &local,
+                        flags: &local_flags,
+                        textures: &textures,
+                        name: &name,
+                        object: &object,
+                        base: None,
+                        frames: 1,
+                    };
+                    let built = build_model(source, fitter, report)
+                        .map_err(|e| e.in_source_faces(&local))?;
+                    tiles.insert(
+                        slot,
+                        NewTile {
+                            model: built.model,
+                            colours: built.colours,
+                            fitted: built.fitted > 0,
+                        },
+                    );
+                }
             }
-            for (band, ts) in bands {
-                let slot = anchor.slot(cell, band, mesh_index);
-                let local = subset(&tris, &ts, slot.origin(), rotation);
-                let local_flags: Vec<Option<u16>> = ts.iter().map(|&t| flags[t]).collect();
-                let textures = per_triangle(&local, "TEXTURE");
-                let source = ModelSource {
-                    tris: &local,
-                    flags: &local_flags,
-                    textures: &textures,
-                    name: &name,
-                    object: &object,
-                    base: None,
-                    frames: 1,
-                };
-                let built =
-                    build_model(source, fitter, report).map_err(|e| e.in_source_faces(&local))?;
-                tiles.insert(
-                    slot,
-                    NewTile {
-                        model: built.model,
-                        colours: built.colours,
-                        fitted: built.fitted > 0,
-                    },
-                );
-            }
-        }
 
-        // The polygons, and the triangles their face numbers count.
-        let given = match mesh.collision {
-            NewCollision::Node(node) => Some(world_triangles(
-                scene,
-                node,
+            // The polygons, and the triangles their face numbers count.
+            let given = match mesh.collision {
+                NewCollision::Node(node) => Some(world_triangles(
+                    scene,
+                    node,
+                    (width, height),
+                    &node.label(),
+                )?),
+                _ => None,
+            };
+            let polygons = match (&mesh.collision, &given) {
+                (NewCollision::Polygons(polygons), _) => polygons.clone(),
+                (_, Some(ctris)) => {
+                    let corners: Vec<[Vec3; 3]> =
+                        (0..ctris.count()).map(|t| corners_of(ctris, t)).collect();
+                    given_polygons(ctris, &corners, "POLYGON")
+                }
+                _ if generate_collision => {
+                    report.collision_generated.push(object.clone());
+                    collision_from_faces(&tris)
+                }
+                _ => {
+                    report.warnings.push(format!(
+                        "{name} has no collision: the llama falls through it (give it a child mesh named \"collision…\", or let export make it from its faces)"
+                    ));
+                    Vec::new()
+                }
+            };
+            home_collision(
+                &polygons,
+                &mut tiles,
                 (width, height),
-                &node.label(),
-            )?),
-            _ => None,
+                (mesh_index, anchor, around, rotation),
+                &name,
+            )
+            .map_err(|e| e.in_source_faces(given.as_ref().unwrap_or(&tris)))?;
+
+            Ok(())
         };
-        let polygons = match (&mesh.collision, &given) {
-            (NewCollision::Polygons(polygons), _) => polygons.clone(),
-            (_, Some(ctris)) => {
-                let corners: Vec<[Vec3; 3]> =
-                    (0..ctris.count()).map(|t| corners_of(ctris, t)).collect();
-                given_polygons(ctris, &corners, "POLYGON")
-            }
-            _ if generate_collision => {
-                report.collision_generated.push(object.clone());
-                collision_from_faces(&tris)
-            }
-            _ => {
-                report.warnings.push(format!(
-                    "{name} has no collision: the llama falls through it (give it a child mesh named \"collision…\", or let export make it from its faces)"
-                ));
-                Vec::new()
-            }
-        };
-        home_collision(
-            &polygons,
-            &mut tiles,
-            (width, height),
-            (mesh_index, anchor, around, rotation),
-            &name,
-        )
-        .map_err(|e| e.in_source_faces(given.as_ref().unwrap_or(&tris)))?;
+        if let Err(e) = place() {
+            refused.push(e);
+        }
     }
 
     let map = level.map_mut().expect("checked above");
@@ -367,7 +378,7 @@ pub(super) fn home_collision(
             return Err(ImportError::faces(
                 name,
                 polygon.tris.clone(),
-                "has a corner that is not a finite number",
+                "a corner that is not a finite number",
             )
             .code("not-finite"));
         }

@@ -81,16 +81,19 @@ fn by_tile(
 
 /// Every tile node's faces as parts, claimed in node order (own faces before faces joined into
 /// another node), and the new meshes less the tiles' faces joined into them.
+/// A node that cannot be read is refused into `refused`, and the others are still claimed.
 pub(super) fn claim_parts<'a>(
     scene: &'a Scene,
     nodes: &Nodes<'a>,
     map: &Map,
-) -> Result<Claims<'a>, ImportError> {
+    refused: &mut Vec<ImportError>,
+) -> Claims<'a> {
     let grid = (map.width, map.height);
     let mut own = Vec::new();
     let mut joined = Vec::new();
     let mut new_geometry = Vec::new();
     let mut warnings = Vec::new();
+    let mut unread = Vec::new();
     // Faces of tile k a node holds, in k's own frame where the base has it: unmoved since they
     // were joined, they are k's model as it was.
     let joined_part = |k: usize, node: &'a Node, mut faces: Triangles| {
@@ -108,10 +111,18 @@ pub(super) fn claim_parts<'a>(
             copy: false,
         }
     };
-    for &(i, node) in &nodes.tiles {
+    let read = |node: &'a Node, refused: &mut Vec<ImportError>| {
         let name = node.label();
-        let tris = node_triangles(scene, node, grid, &name)?;
-        let groups = by_tile(&tris, &name, map.tiles.len())?;
+        let read = node_triangles(scene, node, grid, &name)
+            .and_then(|tris| Ok((by_tile(&tris, &name, map.tiles.len())?, tris)));
+        read.map_err(|e| refused.push(e)).ok()
+    };
+    for &(i, node) in &nodes.tiles {
+        let Some((groups, tris)) = read(node, refused) else {
+            // A node refused is no deleted tile.
+            unread.push(i);
+            continue;
+        };
         let own_part = |tris| Part {
             tile: i,
             node,
@@ -138,9 +149,9 @@ pub(super) fn claim_parts<'a>(
         }
     }
     for mesh in &nodes.new_meshes {
-        let name = mesh.node.label();
-        let tris = node_triangles(scene, mesh.node, grid, &name)?;
-        let mut groups = by_tile(&tris, &name, map.tiles.len())?;
+        let Some((mut groups, tris)) = read(mesh.node, refused) else {
+            continue;
+        };
         if groups.keys().all(Option::is_none) {
             new_geometry.push(NewGeometry::of_mesh(mesh));
             continue;
@@ -162,6 +173,9 @@ pub(super) fn claim_parts<'a>(
         }
     }
     let mut claimed = vec![false; map.tiles.len()];
+    for i in unread {
+        claimed[i] = true;
+    }
     let mut parts = Vec::with_capacity(own.len() + joined.len());
     for (mut part, is_own) in own
         .into_iter()
@@ -194,10 +208,10 @@ pub(super) fn claim_parts<'a>(
             ));
         }
     }
-    Ok(Claims {
+    Claims {
         parts,
         claimed,
         new_geometry,
         warnings,
-    })
+    }
 }

@@ -1,5 +1,7 @@
 //! What a conversion may do and what it did: the options and the change report.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::gltf::fit::FitReport;
@@ -61,6 +63,8 @@ pub struct ChangeReport {
     pub zone_masks_changed: usize,
     /// Faces that had no texture entry, or whose UVs or page changed, and got one fitted.
     pub fit: FitReport,
+    /// How many texture entries each object's faces added (glTF node names).
+    pub texture_entries_by_object: BTreeMap<String, usize>,
     /// Tiles with faces that got a texture entry fitted to their UVs (UVs or page edited, new
     /// faces).
     pub tiles_fitted: Vec<usize>,

@@ -1,0 +1,191 @@
+"""Edits of a whole tile mesh in real Blender 5.0, with the tiles' collision never shown (issue
+21): an applied scale takes the collision along, a move of the whole mesh in Edit Mode moves the
+tile, a single vertex moved keeps the collision and says so, and Join (then Separate or a move)
+keeps both tiles and their collision where the artist sees them. The written level is read the
+way the game reads it: the floor test of note 001 (``llamawad.probe``) and its bytes."""
+
+from types import SimpleNamespace
+
+import addon_support
+import bpy  # noqa: I001  (bmesh exists only once bpy is imported)
+import bmesh
+import llamawad
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.generator
+
+
+@pytest.fixture
+def level(small_wad_file, tmp_path):
+    assert addon_support.import_level(small_wad_file) == {"FINISHED"}
+    return SimpleNamespace(base=small_wad_file.read_bytes(), out=tmp_path / "edited.wad")
+
+
+def export(path) -> bytes:
+    assert bpy.ops.export_scene.llamawad(filepath=str(path)) == {"FINISHED"}
+    return path.read_bytes()
+
+
+def floor(wad: bytes, blender_point) -> dict | None:
+    """The floor the game finds under a Blender point, dropped from that point."""
+    x, y, z = blender_point
+    (result,) = llamawad.probe(wad, [(x, z, -y)])
+    return result["floor"]
+
+
+def tile_objects():
+    tiles = [o for o in bpy.context.scene.objects if o.get("llamawad") == "tile" and o.type == "MESH"]
+    return sorted(tiles, key=lambda o: o.name)
+
+
+def select_only(*objects, active=None):
+    for o in bpy.context.view_layer.objects.selected:
+        o.select_set(False)
+    for o in objects:
+        o.select_set(True)
+    bpy.context.view_layer.objects.active = active or objects[-1]
+
+
+# Where on a tile its floor is sampled: this far from its origin across, Blender x and y.
+OFFSET = np.array([0.2, 0.2, 0.0])
+
+
+def own_floor(base: bytes, obj, raised: float = 0.0):
+    """The height of the tile's own floor at OFFSET from its origin, or None when the floor test
+    finds another tile's there or the floor lies less than ``raised`` above the origin."""
+    point = np.array(obj.location) + OFFSET
+    found = floor(base, point + (0.0, 0.0, 5.0))
+    if found is None or found["tile"] != obj["tile"] or found["height"] - obj.location.z < raised:
+        return None
+    return found["height"]
+
+
+def test_an_applied_scale_takes_the_collision_along_never_shown(level):
+    # Scaled 1.5 about its origin: the floor at OFFSET moves to 1.5·OFFSET, and a floor above
+    # the origin rises by half its height above it. Before issue 21 the llama stood on the old
+    # floor unless collision had been shown.
+    def expected(obj, h0):
+        origin = np.array(obj.location)
+        point = origin + 1.5 * OFFSET
+        return point, origin[2] + 1.5 * (h0 - origin[2])
+
+    candidates = []
+    for obj in tile_objects():
+        h0 = own_floor(level.base, obj, raised=0.1)
+        if h0 is None:
+            continue
+        point, height = expected(obj, h0)
+        # Nothing else within the floor test's reach there, so only the scaled floor can win.
+        other = floor(level.base, point + (0, 0, height - point[2] + 0.1))
+        if other is None or other["height"] < height - 0.01:
+            candidates.append((obj, h0))
+    assert candidates, "a tile with a floor above its origin"
+    obj, h0 = candidates[0]
+    select_only(obj)
+    obj.scale = (1.5, 1.5, 1.5)
+    assert bpy.ops.object.transform_apply(location=False, rotation=False, scale=True) == {"FINISHED"}
+    assert not bpy.context.scene.llamawad.tile_collision_made
+    wad = export(level.out)
+    point, height = expected(obj, h0)
+    found = floor(wad, (point[0], point[1], height + 0.1))
+    assert found is not None and found["height"] == pytest.approx(height, abs=0.002), (found, height)
+    rows = [c.text for c in bpy.context.scene.llamawad.changes]
+    assert any(r.startswith(f"tile {obj['tile']}:") and "collision scaled, turned or moved with its faces" in r for r in rows), rows
+
+
+def edit_vertices(obj, move):
+    """Moves vertices of ``obj`` in Edit Mode: ``move(bm)`` on its bmesh."""
+    select_only(obj)
+    bpy.ops.object.mode_set(mode="EDIT")
+    bm = bmesh.from_edit_mesh(obj.data)
+    move(bm)
+    bmesh.update_edit_mesh(obj.data)
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def test_the_whole_mesh_moved_in_edit_mode_is_the_tile_moved(level):
+    obj = next(o for o in tile_objects() if own_floor(level.base, o) is not None)
+    h0 = own_floor(level.base, obj)
+    index = int(obj["tile"])
+    shift = (2.0, -1.0, 0.5)
+
+    def move(bm):
+        for v in bm.verts:
+            v.co += type(v.co)(shift)
+
+    edit_vertices(obj, move)
+    wad = export(level.out)
+    diff = addon_support.level_diff(addon_support.level_state(level.base), addon_support.level_state(wad))
+    assert diff.get("placement") == [index], diff
+    assert llamawad.tile_models(wad)[index] == llamawad.tile_models(level.base)[index], "the tile keeps its model"
+    found = floor(wad, np.array(obj.location) + OFFSET + shift + (0, 0, 0.1))
+    assert found is not None and found["height"] == pytest.approx(h0 + shift[2], abs=0.002)
+
+
+def test_a_vertex_moved_keeps_the_collision_and_says_so(level):
+    obj = tile_objects()[0]
+    index = int(obj["tile"])
+
+    def move(bm):
+        bm.verts.ensure_lookup_table()
+        bm.verts[0].co.z += 0.3
+
+    edit_vertices(obj, move)
+    export(level.out)
+    rows = [c.text for c in bpy.context.scene.llamawad.changes]
+    row = next(r for r in rows if r.startswith(f"tile {index}:"))
+    assert "vertices moved one by one" in row and "its collision stays where it was" in row, row
+    assert "Collision from Faces" in row
+
+
+def two_tiles_with_floors(base: bytes):
+    objs = [o for o in tile_objects() if own_floor(base, o) is not None]
+    return objs[0], objs[len(objs) // 2]
+
+
+@pytest.mark.parametrize("shown", [False, True])
+def test_two_tiles_joined_come_back_as_they_were(small_wad_file, tmp_path, shown):
+    assert addon_support.import_level(small_wad_file, collision=shown) == {"FINISHED"}
+    base = small_wad_file.read_bytes()
+    a, b = two_tiles_with_floors(base)
+    select_only(a, b, active=b)
+    assert bpy.ops.object.join() == {"FINISHED"}
+    wad = export(tmp_path / "joined.wad")
+    assert wad == base, [c.text for c in bpy.context.scene.llamawad.changes]
+
+
+def test_two_tiles_joined_and_moved_move_with_their_floors(level):
+    a, b = two_tiles_with_floors(level.base)
+    points = {int(o["tile"]): (np.array(o.location) + OFFSET, own_floor(level.base, o)) for o in (a, b)}
+    select_only(a, b, active=b)
+    assert bpy.ops.object.join() == {"FINISHED"}
+    shift = np.array([1.0, -1.0, 0.25])
+    b.location += type(b.location)(shift)
+    wad = export(level.out)
+    diff = addon_support.level_diff(addon_support.level_state(level.base), addon_support.level_state(wad))
+    assert sorted(diff.get("placement", [])) == sorted(points), diff
+    for tile, (point, height) in points.items():
+        found = floor(wad, point + shift + (0, 0, height - point[2] + 0.1))
+        assert found is not None and found["height"] == pytest.approx(height + shift[2], abs=0.002), (tile, found)
+
+
+def test_joined_then_separated_tiles_are_what_they_were(level):
+    a, b = two_tiles_with_floors(level.base)
+    joined_in = int(a["tile"])
+    select_only(a, b, active=b)
+    assert bpy.ops.object.join() == {"FINISHED"}
+    # The faces that were a's, separated again: the piece has b's properties.
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.ops.mesh.select_all(action="DESELECT")
+    bm = bmesh.from_edit_mesh(b.data)
+    tile = bm.faces.layers.int["wad_tile"]
+    for face in bm.faces:
+        face.select_set(face[tile] == joined_in + 1)
+    bmesh.update_edit_mesh(b.data)
+    assert bpy.ops.mesh.separate(type="SELECTED") == {"FINISHED"}
+    bpy.ops.object.mode_set(mode="OBJECT")
+    pieces = [o for o in bpy.context.scene.objects if o.get("tile") == b["tile"]]
+    assert len(pieces) == 2
+    wad = export(level.out)
+    assert wad == level.base, [c.text for c in bpy.context.scene.llamawad.changes]
