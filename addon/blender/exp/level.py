@@ -10,8 +10,9 @@ What is handed over:
   file space and its mesh; its collision object as a child node; tiles of one index are written
   original first (the object with the imported name), so that a copy (Shift D) becomes a new
   tile;
-- one node without a role per mesh object without one in the Tiles collection: new geometry,
-  which the Rust side cuts into new tiles; a child mesh named ``collision…`` is its collision;
+- one node without a role per mesh object without one in the view layer (scene.is_new_mesh):
+  new geometry, which the Rust side cuts into new tiles; a child mesh named ``collision…`` is its
+  collision;
 - render meshes: triangles (faces fanned), per corner POSITION, COLOR_0, TEXCOORD_0 and
   ``_FLAGS``, ``_TEXTURE``, ``_FACE``, ``_VERTEX``, ``_RGB_k``, ``_ALPHA_k`` from the attributes the
   importer made, and each triangle's material (named like the import's);
@@ -352,18 +353,31 @@ def _depth(parents: np.ndarray, which: np.ndarray) -> np.ndarray:
     return depth
 
 
+def _new_meshes(context, loose: list, notes: list[Note]) -> list:
+    """Of the objects without a role, the meshes export writes as new geometry
+    (scene.is_new_mesh); a note for each other mesh it leaves out."""
+    read_only = level_scene.read_only_collections(context.scene)
+    out = []
+    for obj in loose:
+        if level_scene.is_new_mesh(context, obj, read_only):
+            out.append(obj)
+        elif obj.type == "MESH" and not level_scene.is_given_collision(obj) and not level_scene.in_collections(obj, read_only):
+            excluded = level_scene.excluded_collection(context.view_layer, obj)
+            coll = f"the collection '{excluded.name}'" if excluded is not None else "a collection"
+            notes.append(Note(obj.name, f"{obj.name}: in {coll}, which is excluded from the view layer: left out of the level (tick the collection in the Outliner to add it)"))
+    return out
+
+
 def gather_level(context) -> Gathered:
     """The scene's level as the arrays ``llamawad.scene_to_wad`` takes, with what a refusal's
     node and face numbers point at."""
     scene = context.scene
     out = Gathered(scene={})
     w = _Scene(out)
-    colls = level_scene.level_collections(scene)
-    tiles_collection = colls.get("tiles")
     world, local = _matrices(scene.objects)
     number = {}
 
-    tiles, new_meshes, collisions, zones = [], [], [], None
+    tiles, loose, collisions, zones = [], [], [], None
     for k, obj in enumerate(scene.objects):
         if obj.mode == "EDIT":
             raise RuntimeError(f"{obj.name} is in edit mode: leave edit mode before gathering (attributes cannot be read)")
@@ -375,12 +389,9 @@ def gather_level(context) -> Gathered:
             collisions.append(obj)
         elif role == "zones" and obj.type == "MESH":
             zones = obj
-        elif role is None and obj.type == "MESH" and level_scene.in_tiles_collection(obj, tiles_collection):
-            if level_scene.is_given_collision(obj):
-                continue  # a new mesh's given collision, written as its child
-            new_meshes.append(obj)
-        elif role is None and obj.type == "MESH" and not level_scene.is_given_collision(obj):
-            out.notes.append(Note(obj.name, f"{obj.name}: not in the Tiles collection, so not part of the level; move it there to add it"))
+        elif role is None:
+            loose.append(obj)
+    new_meshes = _new_meshes(context, loose, out.notes)
     tiles.sort(key=lambda o: (int(o.get("tile", 0)), o.name != canonical_tile_name(o), o.name))
     file_world = space.matrices_to_file(world)
     identity = np.eye(4, dtype=np.float32)
