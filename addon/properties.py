@@ -21,6 +21,13 @@ GENERATE_COLLISION = {
     "default": True,
 }
 
+APPLY_MODIFIERS = {
+    "name": "Apply modifiers",
+    "description": "Write the meshes of tiles, new meshes and collision as the viewport shows them, their "
+    "modifiers applied (as Blender's own exporters do). Off: their meshes as they are, modifiers left out",
+    "default": True,
+}
+
 
 def _select_problem(self, context):
     # Clicking a problem in the list selects its culprit (Level panel).
@@ -94,6 +101,7 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
     change_index: IntProperty(name="Change", default=-1, update=_select_change)
     snap_uvs: BoolProperty(**SNAP_UVS)
     generate_collision: BoolProperty(**GENERATE_COLLISION)
+    apply_modifiers: BoolProperty(**APPLY_MODIFIERS)
     problems: CollectionProperty(type=LLAMAWAD_PG_problem)
     problem_index: IntProperty(name="Problem", default=-1, update=_select_problem)
     check_summary: StringProperty(name="Check", description="How many problems the last check found, new and in the base already")

@@ -18,7 +18,7 @@ from ..blender import check, written
 from ..blender import scene as level_scene
 from ..blender.convert import Refusal, convert, read_base
 from ..common import changes as words
-from ..properties import GENERATE_COLLISION, SNAP_UVS
+from ..properties import APPLY_MODIFIERS, GENERATE_COLLISION, SNAP_UVS
 
 # Problems of a refusal reported one by one; all of them are in the Level panel.
 MAX_REPORTED = 20
@@ -90,12 +90,14 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
     )
     snap_uvs: BoolProperty(**SNAP_UVS)
     generate_collision: BoolProperty(**GENERATE_COLLISION)
+    apply_modifiers: BoolProperty(**APPLY_MODIFIERS)
 
     def invoke(self, context, event):
         props = context.scene.llamawad
         # The options the scene's last export used (the level check converts with them too).
         self.snap_uvs = props.snap_uvs
         self.generate_collision = props.generate_collision
+        self.apply_modifiers = props.apply_modifiers
         if not self.base_path:
             self.base_path = props.base_path
         if not self.filepath and self.base_path:
@@ -110,6 +112,7 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         layout.prop(self, "force")
         layout.prop(self, "snap_uvs")
         layout.prop(self, "generate_collision")
+        layout.prop(self, "apply_modifiers")
 
     def execute(self, context):
         scene = context.scene
@@ -129,6 +132,7 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             return {"CANCELLED"}
         scene.llamawad.snap_uvs = self.snap_uvs
         scene.llamawad.generate_collision = self.generate_collision
+        scene.llamawad.apply_modifiers = self.apply_modifiers
         try:
             base = read_base(scene, base_path, force=self.force)
             converted = convert(context, base, force=self.force)
