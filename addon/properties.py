@@ -96,6 +96,12 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
         options={"HIDDEN"},
     )
     import_warnings: StringProperty(name="Import warnings", options={"HIDDEN"})
+    read_only_json: StringProperty(
+        name="Read-only parts as imported",
+        description="How import made each strat and object model (placement, custom properties, mesh), as JSON: "
+        "what export compares with to name edits it cannot write",
+        options={"HIDDEN"},
+    )
     last_export: StringProperty(name="Last export", description="What the last export changed")
     changes: CollectionProperty(type=LLAMAWAD_PG_change)
     change_index: IntProperty(name="Change", default=-1, update=_select_change)

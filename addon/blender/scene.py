@@ -57,6 +57,24 @@ def store_level_document(scene: bpy.types.Scene, doc: dict) -> None:
     scene.llamawad.level_json = json.dumps(doc, separators=(",", ":"))
 
 
+_json = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def extras_json(obj) -> str:
+    """The object's custom properties that JSON can hold, as JSON text: its node's extras."""
+    out = {}
+    for key, value in obj.items():
+        if not isinstance(value, (str, int, float)):
+            if hasattr(value, "to_dict"):
+                value = value.to_dict()
+            elif hasattr(value, "to_list"):
+                value = value.to_list()
+            if not isinstance(value, (list, dict)):
+                continue
+        out[key] = value
+    return _json(out)
+
+
 def objects_with_role(scene: bpy.types.Scene, wanted: str) -> list[bpy.types.Object]:
     return [o for o in scene.objects if role(o) == wanted]
 

@@ -158,6 +158,9 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             # entries, its checksum).
             written.reload(context, converted.wad, target)
         summary = words.summary(report)
+        left_out = len(converted.gathered.notes)
+        if left_out:
+            summary += f"; {words.plural(left_out, 'edit', 'edits')} not written, named in the warnings"
         rows = written.store_changes(scene, report, llamawad.tile_models(base), llamawad.tile_models(converted.wad), notes, overwritten)
         if overwritten:
             scene.llamawad.last_export = f"{os.path.basename(target)}, written over its base: {summary}"

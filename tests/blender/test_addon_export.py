@@ -38,8 +38,11 @@ def test_unchanged_scene_exports_the_base(levels, tmp_path, name, capfd):
     out = tmp_path / "out.wad"
     assert bpy.ops.export_scene.llamawad(filepath=str(out)) == {"FINISHED"}
     assert out.read_bytes() == base.read_bytes()
-    assert "no changes: identical to the base" in capfd.readouterr().out
-    assert "identical to the base" in bpy.context.scene.llamawad.last_export
+    out = capfd.readouterr().out
+    assert "no changes: identical to the base" in out
+    # Nothing left out: no object named as not written.
+    assert "not written" not in out and "Warning" not in out.split("Imported")[-1]
+    assert bpy.context.scene.llamawad.last_export.endswith("identical to the base")
     # No temporary file left beside it.
     assert sorted(os.listdir(tmp_path)) == ["out.wad"]
 

@@ -24,19 +24,19 @@ Tiles, new meshes and collision objects are read as the viewport shows them, the
 applied (the scene's Apply modifiers option, as Blender's own exporters do), the Zones mesh as
 it is.
 
-Strats and object models are not written: nothing in Blender changes them, and the base keeps
-their bytes.
+Strats, object models and lights are not written: the base keeps their bytes, and every edit to
+them is named as not written (blender/read_only.py).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
 
 from ...common import space
+from .. import read_only
 from .. import scene as level_scene
 from ..imp import materials as mats
 
@@ -243,24 +243,6 @@ def zones_arrays(mesh) -> MeshArrays:
     return MeshArrays(attrs, ["zones"], NO_MATERIALS, corners.tri_face)
 
 
-_json = json.JSONEncoder(separators=(",", ":")).encode
-
-
-def _extras(obj) -> str:
-    """The object's custom properties that JSON can hold, as JSON text: the node's extras."""
-    out = {}
-    for key, value in obj.items():
-        if not isinstance(value, (str, int, float)):
-            if hasattr(value, "to_dict"):
-                value = value.to_dict()
-            elif hasattr(value, "to_list"):
-                value = value.to_list()
-            if not isinstance(value, (list, dict)):
-                continue
-        out[key] = value
-    return _json(out)
-
-
 class _AsSeen:
     """The meshes of objects as the viewport shows them, modifiers applied (the depsgraph's,
     made when first asked for and freed by ``free``), with the scene's Apply modifiers option.
@@ -405,15 +387,23 @@ def _depth(parents: np.ndarray, which: np.ndarray) -> np.ndarray:
     return depth
 
 
+# Geometry that is no mesh, which export does not read: what an artist calls it.
+NOT_MESHES = {"CURVE": "curve", "SURFACE": "surface", "META": "metaball", "FONT": "text", "CURVES": "hair curves", "POINTCLOUD": "point cloud", "VOLUME": "volume"}
+
+
 def _new_meshes(context, loose: list, notes: list[Note]) -> list:
     """Of the objects without a role, the meshes export writes as new geometry
     (scene.is_new_mesh); a note for each other mesh it leaves out."""
-    read_only = level_scene.read_only_collections(context.scene)
+    read_only_colls = level_scene.read_only_collections(context.scene)
     out = []
     for obj in loose:
-        if level_scene.is_new_mesh(context, obj, read_only):
+        if level_scene.is_new_mesh(context, obj, read_only_colls):
             out.append(obj)
-        elif obj.type == "MESH" and not level_scene.is_given_collision(obj) and not level_scene.in_collections(obj, read_only):
+        elif level_scene.in_collections(obj, read_only_colls):
+            continue  # named by read_only.edits
+        elif obj.type in NOT_MESHES and level_scene.in_view_layer(context.view_layer, obj):
+            notes.append(Note(obj.name, f"{obj.name}: a {NOT_MESHES[obj.type]} object, not a mesh: not written; convert it to a mesh (Object › Convert › Mesh) to add it"))
+        elif obj.type == "MESH" and not level_scene.is_given_collision(obj):
             excluded = level_scene.excluded_collection(context.view_layer, obj)
             coll = f"the collection '{excluded.name}'" if excluded is not None else "a collection"
             notes.append(Note(obj.name, f"{obj.name}: in {coll}, which is excluded from the view layer: left out of the level (tick the collection in the Outliner to add it)"))
@@ -436,7 +426,7 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
     world, local = _matrices(scene.objects)
     number = {}
 
-    tiles, loose, collisions, zones = [], [], [], None
+    tiles, loose, collisions, zones, read_only_objects = [], [], [], None, []
     for k, obj in enumerate(scene.objects):
         if obj.mode == "EDIT":
             raise RuntimeError(f"{obj.name} is in edit mode: leave edit mode before gathering (attributes cannot be read)")
@@ -450,7 +440,10 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
             zones = obj
         elif role is None:
             loose.append(obj)
+        if read_only.is_read_only(obj, role):
+            read_only_objects.append(obj)
     new_meshes = _new_meshes(context, loose, out.notes)
+    out.notes.extend(Note(name, message) for name, message in read_only.edits(scene, read_only_objects, lambda o: world[number[o]]))
     tiles.sort(key=lambda o: (int(o.get("tile", 0)), o.name != canonical_tile_name(o), o.name))
     file_world = space.matrices_to_file(world)
     identity = np.eye(4, dtype=np.float32)
@@ -465,7 +458,7 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
     tiles_node = w.node("Tiles", identity.reshape(16), extras='{"llamawad":"tiles"}')
     tile_node_of = {}
     for obj in tiles:
-        tile_node_of[obj] = w.node(obj.name, file_world[number[obj]], tiles_node, _extras(obj), obj, render_arrays)
+        tile_node_of[obj] = w.node(obj.name, file_world[number[obj]], tiles_node, level_scene.extras_json(obj), obj, render_arrays)
 
     # A tile's collision follows the tiles: its node comes after its parent's.
     placed = []
@@ -484,7 +477,7 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
         placed.append((obj, tile, m))
     locals_ = file_local(np.array([m for _, _, m in placed], np.float32).reshape(-1, 4, 4))
     for (obj, tile, _), m in zip(placed, locals_):
-        w.node(obj.name, m, tile_node_of[tile], _extras(obj), obj, collision_arrays)
+        w.node(obj.name, m, tile_node_of[tile], level_scene.extras_json(obj), obj, collision_arrays)
 
     for obj in new_meshes:
         node = w.node(obj.name, file_world[number[obj]], tiles_node, None, obj, render_arrays)
@@ -495,6 +488,6 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
 
     if zones is not None:
         # The zone grid is one face per cell, whatever the viewport shows.
-        w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays, as_seen=False)
+        w.node(zones.name, file_world[number[zones]], -1, level_scene.extras_json(zones), zones, zones_arrays, as_seen=False)
     out.scene = w.arrays(scene.llamawad.level_json)
     return out

@@ -27,6 +27,7 @@ import bpy
 import numpy as np
 
 from ...common import game, space
+from .. import read_only
 from .. import scene as level_scene
 from . import collision
 from . import materials as mats
@@ -366,6 +367,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
         context.view_layer.active_layer_collection = tiles_layer
     summary.meshes_in_scene = [o.name for o in before if level_scene.is_new_mesh(context, o)]
 
+    read_only.remember(scene)
     props = scene.llamawad
     props.base_path = filepath
     level_scene.store_level_document(scene, extras)
