@@ -145,6 +145,11 @@ def test_collision_panel(level):
     log = draw("LLAMAWAD_PT_collision")
     presets = [b.material for b in buttons(log, "llamawad.collision_material_set")]
     assert [m for m, _, _ in game.COLLISION_PRESETS] == presets[: len(game.COLLISION_PRESETS)]
+    # What 17 and 18 do to the llama is on the buttons, not only in their tooltips: the floor
+    # test skips 17, or 18 instead for a strat with flag 0x8000000.
+    texts = {b.material: b.text for b in buttons(log, "llamawad.collision_material_set")}
+    assert texts[17] == "17: Llama falls through unless flagged"
+    assert texts[18] == "18: Llama falls through if flagged"
     assert any("1 faces: material" in t for t in labels(log))
     assert buttons(log, "llamawad.collision_from_faces") and buttons(log, "llamawad.collision_select_material")
 

@@ -42,6 +42,7 @@ class ImportSummary:
     tiles: int = 0
     tiles_without_faces: int = 0
     triangles: int = 0
+    # Each tile counts its model's (`llamawad info` counts each model's once).
     collision_polygons: int = 0
     cells: int = 0
     strats: int = 0
@@ -55,7 +56,7 @@ class ImportSummary:
         name = f"'{self.level_name}'" if self.level_name else "level"
         out = (
             f"Imported {name}: {self.tiles} tiles, {self.triangles} triangles, "
-            f"{self.collision_polygons} collision polygons, {self.cells} cells, {self.strats} strats "
+            f"{self.collision_polygons} collision polygons over tiles, {self.cells} cells, {self.strats} strats "
             f"in {self.seconds:.2f} s"
         )
         if self.tiles_without_faces:
