@@ -49,36 +49,63 @@ def select_only(obj):
     bpy.context.view_layer.objects.active = obj
 
 
-STRAT_EDITS = ["moved", "turned", "deleted", "copied", "custom properties changed"]
+def moved(obj):
+    obj.location.x += 1.0
 
 
-@pytest.mark.parametrize("edit", STRAT_EDITS)
-def test_a_strat_edit_is_named_and_not_written(level, capfd, edit):
-    strat = with_role("strat")[3]
-    name = strat.name
-    if edit == "moved":
-        strat.location.x += 1.0
-    elif edit == "turned":
-        strat.rotation_euler.z += 0.5
-    elif edit == "deleted":
-        bpy.data.objects.remove(strat)
-    elif edit == "copied":
-        select_only(strat)
-        assert bpy.ops.object.duplicate() == {"FINISHED"}
-        name = bpy.context.active_object.name
-        bpy.context.active_object.location.x += 1.0
-    else:
-        strat["flags"] = int(strat["flags"]) ^ 1
+def turned(obj):
+    obj.rotation_euler.z += 0.5
+
+
+def reshaped(obj):
+    obj.data.vertices[0].co.x += 0.1
+
+
+def deleted(obj):
+    bpy.data.objects.remove(obj)
+
+
+def copied(obj):
+    """Shift D, and the copy moved: the copy is named."""
+    select_only(obj)
+    assert bpy.ops.object.duplicate() == {"FINISHED"}
+    bpy.context.active_object.location.x += 1.0
+    return bpy.context.active_object.name
+
+
+def properties_changed(obj):
+    obj["flags"] = int(obj["flags"]) ^ 1
+
+
+# (role, what was done to it as the message says it, the edit: returns the name it is named by
+# when not its own).
+EDITS = [
+    ("strat", "moved", moved),
+    ("strat", "turned", turned),
+    ("strat", "deleted", deleted),
+    ("strat", "a copy of", copied),
+    ("strat", "custom properties changed", properties_changed),
+    ("object_model", "moved", moved),
+    ("object_model", "reshaped", reshaped),
+    ("object_model", "deleted", deleted),
+]
+PARTS = {"strat": "strats", "object_model": "object models"}
+
+
+@pytest.mark.parametrize("role, what, edit", EDITS, ids=[f"{role}-{what}" for role, what, _ in EDITS])
+def test_an_edit_is_named_and_not_written(level, capfd, role, what, edit):
+    obj = with_role(role)[3]
+    original = obj.name
+    name = edit(obj) or original
     wad, out = export(level, capfd)
     assert wad == level.base
-    what = f"a copy of {strat.name}" if edit == "copied" else edit
-    assert_named(out, name, what, "strats")
+    assert_named(out, name, f"{what} {original}" if what == "a copy of" else what, PARTS[role])
     assert bpy.context.scene.llamawad.last_export.endswith("no changes: identical to the base; 1 edit not written, named in the warnings")
-    # The Level check lists it too, by the object it names.
+    # The Level check lists it too, by the object it names (none for a deleted one).
     assert bpy.ops.llamawad.check_level() == {"FINISHED"}
     named = [p for p in bpy.context.scene.llamawad.problems if "not written" in p.message]
     assert len(named) == 1 and not named[0].error
-    assert named[0].object == ("" if edit == "deleted" else name)
+    assert named[0].object == ("" if what == "deleted" else name)
 
 
 def test_an_empty_added_to_strats_is_named(level, capfd):
