@@ -8,7 +8,6 @@ is made the level as written, the base of the next export."""
 from __future__ import annotations
 
 import os
-import tempfile
 
 import bpy
 from bpy.props import BoolProperty, StringProperty
@@ -18,6 +17,7 @@ from ..blender import check, written
 from ..blender import scene as level_scene
 from ..blender.convert import Refusal, convert, read_base
 from ..common import changes as words
+from ..common.files import keep_original, original_path, same_file, write_atomically
 from ..properties import APPLY_MODIFIERS, GENERATE_COLLISION, SNAP_UVS
 
 # Problems of a refusal reported one by one; all of them are in the Level panel.
@@ -33,30 +33,6 @@ def faces_text(faces: list[int]) -> str:
         return ""
     shown = ", ".join(map(str, faces[:8])) + (" …" if len(faces) > 8 else "")
     return f", Blender face{'s' if len(faces) != 1 else ''} {shown}"
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Writes to a temporary file beside ``path``, then renames it over ``path``: a reader never
-    sees half a file, and a failure leaves no file."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    fd, temporary = tempfile.mkstemp(prefix=".llamawad-", suffix=".wad.tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
-def same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
 
 
 class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
@@ -138,14 +114,22 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             converted = convert(context, base, force=self.force)
         except Refusal as e:
             return self.refused(context, e)
+        kept = None
+        if base_path and os.path.exists(target) and same_file(target, base_path):
+            # Over the level the scene was made from (in the game's folder): its original first.
+            try:
+                kept = keep_original(target, base)
+            except OSError as e:
+                self.report({"ERROR"}, f"Cannot keep the original of {target} as {original_path(target)} ({e.strerror}): nothing written; make room for it there, or export to another file")
+                return {"CANCELLED"}
         try:
             write_atomically(target, converted.wad)
         except OSError as e:
             self.report({"ERROR"}, f"Cannot write {target}: {e.strerror}")
             return {"CANCELLED"}
-        return self.finish(context, base, converted, base_path, target)
+        return self.finish(context, base, converted, base_path, target, kept)
 
-    def finish(self, context, base: bytes, converted, base_path: str, target: str):
+    def finish(self, context, base: bytes, converted, base_path: str, target: str, kept: str | None):
         import llamawad
 
         scene = context.scene
@@ -165,6 +149,8 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         if overwritten:
             scene.llamawad.last_export = f"{os.path.basename(target)}, written over its base: {summary}"
             message = f"Wrote {target} over its base; the scene now holds the level as written, the base of the next export: {summary}"
+            if kept:
+                message += f"; the original kept as {kept} (Restore original in the Level panel brings it back)"
         else:
             scene.llamawad.last_export = f"{os.path.basename(target)} (base {os.path.basename(base_path)}): {summary}"
             message = f"Wrote {target} against the base {base_path}: {summary}"

@@ -191,6 +191,15 @@ def test_level_panel(level):
     assert [args for kind, args in log if kind == "list"][0][:3] == ("LLAMAWAD_UL_problems", "", bpy.context.scene.llamawad)
 
 
+def test_level_panel_offers_restore_once_an_original_is_kept(level, small_wad_file, tmp_path):
+    base = tmp_path / "level.wad"
+    base.write_bytes(small_wad_file.read_bytes())
+    bpy.context.scene.llamawad.base_path = str(base)
+    assert not buttons(draw("LLAMAWAD_PT_level"), "llamawad.restore_original")
+    assert bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True) == {"FINISHED"}
+    assert buttons(draw("LLAMAWAD_PT_level"), "llamawad.restore_original")
+
+
 def test_floor_probe_panel(level):
     log = draw("LLAMAWAD_PT_probe")
     assert buttons(log, "llamawad.floor_probe") and buttons(log, "llamawad.floor_probe_click")
