@@ -22,6 +22,7 @@ PARTS = (
     ("strat", "strats", "Strats", "strats"),
     ("object_model", "object_models", "Object models", "object models"),
 )
+ROLES = tuple(role for role, *_ in PARTS)
 # A placement within this of the one import made is the same (Blender keeps float32).
 SAME_PLACE = 1e-5
 
@@ -94,9 +95,6 @@ def _what_changed(pairs: list, world_of) -> list[list[str]]:
     return out
 
 
-ROLES = tuple(role for role, *_ in PARTS)
-
-
 def is_read_only(obj, role: str | None) -> bool:
     """Whether ``obj`` (of ``role``) is one ``edits`` looks at: a strat, an object model, a
     Blender light."""
@@ -125,7 +123,7 @@ def edits(scene, objects: list, world_of) -> list[tuple[str, str]]:
     for role, coll_role, coll_name, part in PARTS:
         remembered = made.get(role)
         if remembered is None:
-            continue  # a scene imported before import remembered them
+            continue  # imported by a version that remembered nothing
         present = by_role[role]
         pairs = []
         for index, made_of in remembered.items():

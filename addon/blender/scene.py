@@ -57,24 +57,6 @@ def store_level_document(scene: bpy.types.Scene, doc: dict) -> None:
     scene.llamawad.level_json = json.dumps(doc, separators=(",", ":"))
 
 
-_json = json.JSONEncoder(separators=(",", ":")).encode
-
-
-def extras_json(obj) -> str:
-    """The object's custom properties that JSON can hold, as JSON text: its node's extras."""
-    out = {}
-    for key, value in obj.items():
-        if not isinstance(value, (str, int, float)):
-            if hasattr(value, "to_dict"):
-                value = value.to_dict()
-            elif hasattr(value, "to_list"):
-                value = value.to_list()
-            if not isinstance(value, (list, dict)):
-                continue
-        out[key] = value
-    return _json(out)
-
-
 def objects_with_role(scene: bpy.types.Scene, wanted: str) -> list[bpy.types.Object]:
     return [o for o in scene.objects if role(o) == wanted]
 
@@ -96,7 +78,7 @@ def collision_of(tile: bpy.types.Object) -> bpy.types.Object | None:
     return next((c for c in tile.children if role(c) == "collision"), None)
 
 
-# Collections of parts export cannot write yet (blender/exp/read_only.py names what changed in
+# Collections of parts export cannot write yet (blender/read_only.py names what changed in
 # them): what is added there is not new geometry.
 READ_ONLY_COLLECTIONS = ("strats", "object_models")
 

@@ -30,6 +30,7 @@ them is named as not written (blender/read_only.py).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import bpy
@@ -241,6 +242,24 @@ def collision_arrays(mesh) -> MeshArrays:
 def zones_arrays(mesh) -> MeshArrays:
     attrs, corners = _face_data_arrays(mesh, (("wad_cell", "_CELL"), ("wad_zone", "_ZONE")))
     return MeshArrays(attrs, ["zones"], NO_MATERIALS, corners.tri_face)
+
+
+_json = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def _extras(obj) -> str:
+    """The object's custom properties that JSON can hold, as JSON text: the node's extras."""
+    out = {}
+    for key, value in obj.items():
+        if not isinstance(value, (str, int, float)):
+            if hasattr(value, "to_dict"):
+                value = value.to_dict()
+            elif hasattr(value, "to_list"):
+                value = value.to_list()
+            if not isinstance(value, (list, dict)):
+                continue
+        out[key] = value
+    return _json(out)
 
 
 class _AsSeen:
@@ -458,7 +477,7 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
     tiles_node = w.node("Tiles", identity.reshape(16), extras='{"llamawad":"tiles"}')
     tile_node_of = {}
     for obj in tiles:
-        tile_node_of[obj] = w.node(obj.name, file_world[number[obj]], tiles_node, level_scene.extras_json(obj), obj, render_arrays)
+        tile_node_of[obj] = w.node(obj.name, file_world[number[obj]], tiles_node, _extras(obj), obj, render_arrays)
 
     # A tile's collision follows the tiles: its node comes after its parent's.
     placed = []
@@ -477,7 +496,7 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
         placed.append((obj, tile, m))
     locals_ = file_local(np.array([m for _, _, m in placed], np.float32).reshape(-1, 4, 4))
     for (obj, tile, _), m in zip(placed, locals_):
-        w.node(obj.name, m, tile_node_of[tile], level_scene.extras_json(obj), obj, collision_arrays)
+        w.node(obj.name, m, tile_node_of[tile], _extras(obj), obj, collision_arrays)
 
     for obj in new_meshes:
         node = w.node(obj.name, file_world[number[obj]], tiles_node, None, obj, render_arrays)
@@ -488,6 +507,6 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
 
     if zones is not None:
         # The zone grid is one face per cell, whatever the viewport shows.
-        w.node(zones.name, file_world[number[zones]], -1, level_scene.extras_json(zones), zones, zones_arrays, as_seen=False)
+        w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays, as_seen=False)
     out.scene = w.arrays(scene.llamawad.level_json)
     return out
