@@ -95,16 +95,10 @@ def _what_changed(pairs: list, world_of) -> list[list[str]]:
     return out
 
 
-def is_read_only(obj, role: str | None) -> bool:
-    """Whether ``obj`` (of ``role``) is one ``edits`` looks at: a strat, an object model, a
-    Blender light."""
-    return role in ROLES or obj.type == "LIGHT"
-
-
 def edits(scene, objects: list, world_of) -> list[tuple[str, str]]:
     """(object name, message) for every edit export cannot write: the object's name, or for a
-    deleted one "" and its name in the message. ``objects``: the scene's objects ``is_read_only``
-    picks; ``world_of(obj)``: an object's world matrix (rows)."""
+    deleted one "" and its name in the message. ``objects``: the scene's objects with a role of
+    ``ROLES`` and its Blender lights; ``world_of(obj)``: an object's world matrix (rows)."""
     made = json.loads(scene.llamawad.read_only_json or "{}")
     out = []
 

@@ -277,7 +277,7 @@ class _AsSeen:
 
     def mesh(self, obj) -> tuple:
         """The mesh to write for ``obj`` and what tells it apart from other meshes."""
-        if not (self.apply and any(m.show_viewport for m in obj.modifiers)):
+        if not (self.apply and len(obj.modifiers) and any(m.show_viewport for m in obj.modifiers)):
             return obj.data, obj.data.name_full
         if self.depsgraph is None:
             self.depsgraph = self.context.evaluated_depsgraph_get()
@@ -457,12 +457,13 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
             collisions.append(obj)
         elif role == "zones" and obj.type == "MESH":
             zones = obj
+        elif role in read_only.ROLES:
+            read_only_objects.append(obj)
         elif role is None:
             loose.append(obj)
-        if read_only.is_read_only(obj, role):
-            read_only_objects.append(obj)
     new_meshes = _new_meshes(context, loose, out.notes)
-    out.notes.extend(Note(name, message) for name, message in read_only.edits(scene, read_only_objects, lambda o: world[number[o]]))
+    lights = [o for o in loose if o.type == "LIGHT"]
+    out.notes.extend(Note(name, message) for name, message in read_only.edits(scene, read_only_objects + lights, lambda o: world[number[o]]))
     tiles.sort(key=lambda o: (int(o.get("tile", 0)), o.name != canonical_tile_name(o), o.name))
     file_world = space.matrices_to_file(world)
     identity = np.eye(4, dtype=np.float32)
