@@ -171,12 +171,12 @@ def set_collision_visible(context, visible: bool) -> None:
         lc.hide_viewport = False
 
 
-def remove_level(scene: bpy.types.Scene) -> None:
+def remove_level(scene: bpy.types.Scene, also=()) -> None:
     """Removes the level from the scene: its collections with every object in them (new meshes
-    in the Tiles collection too), and the meshes, level materials and page images nothing else
-    uses any more. Other objects of the scene stay."""
+    in the Tiles collection too) and the objects ``also``, and the meshes, level materials and
+    page images nothing else uses any more. Other objects of the scene stay."""
     collections = [c for c in scene.collection.children_recursive if role(c)]
-    objects = {o for c in collections for o in c.all_objects}
+    objects = {o for c in collections for o in c.all_objects} | set(also)
     meshes = {o.data for o in objects if o.type == "MESH"}
     bpy.data.batch_remove(list(objects) + collections)
     bpy.data.batch_remove([m for m in meshes if m.users == 0])

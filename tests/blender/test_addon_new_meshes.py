@@ -110,3 +110,22 @@ def test_import_names_the_meshes_already_in_the_scene(small_wad_file, capfd):
     assert bpy.ops.import_scene.llamawad(filepath=str(small_wad_file)) == {"FINISHED"}
     out = capfd.readouterr().out
     assert "Cube: not part of the level you imported" in out
+
+
+def test_written_over_the_base_a_mesh_outside_tiles_becomes_its_tiles(level, small_wad_file, tmp_path):
+    """Written over its base, the scene is imported again from what was written: a new mesh
+    from outside the Tiles collection is gone with its collision, now that it is tiles of the
+    level, so that the next export does not add it twice."""
+    base = tmp_path / "base.wad"
+    base.write_bytes(level.base)
+    bpy.context.scene.llamawad.base_path = str(base)
+    plane = add_plane("outside")
+    plane.location.z = level.height
+    for coll in plane.users_collection:
+        coll.objects.unlink(plane)
+    bpy.context.scene.collection.objects.link(plane)
+    assert bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True) == {"FINISHED"}
+    written = base.read_bytes()
+    assert "outside" not in bpy.data.objects
+    assert [o.name for o in bpy.context.scene.objects if o.get("llamawad") is None and o.type == "MESH"] == []
+    assert export(level) == written

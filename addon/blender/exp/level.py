@@ -67,6 +67,10 @@ class Gathered:
     # Objects whose mesh was written with its modifiers applied: its faces are not Blender's.
     evaluated: set[str] = field(default_factory=set)
 
+    def new_geometry(self) -> list[bpy.types.Object]:
+        """The objects written as new geometry: new meshes and their collision."""
+        return [o for o in self.node_objects.values() if level_scene.role(o) is None]
+
     def culprit(self, object_name: str | None, faces: list[int], code: str = "", source_faces: list[int] | None = None) -> tuple[bpy.types.Object | None, list[int]]:
         """The object and Blender faces a refusal names: its ``object`` (the node's name, which is
         the object's, or "node N" for a node without one), and its faces as Blender's
