@@ -20,8 +20,8 @@ def kept_original(scene) -> str:
 
 class LLAMAWAD_OT_restore_original(bpy.types.Operator):
     """Write the level's original back over the base WAD (the first export over it kept it beside
-    it, as NAME.wad.original) and import it again: the scene becomes the level the game shipped
-    with, and its edits since are dropped"""
+    it, as NAME.wad.original) and import it again: the scene's level becomes the original, and its
+    edits since are dropped (meshes outside the level's collections stay)"""
 
     bl_idname = "llamawad.restore_original"
     bl_label = "Restore Original"
