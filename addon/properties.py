@@ -21,6 +21,13 @@ GENERATE_COLLISION = {
     "default": True,
 }
 
+APPLY_MODIFIERS = {
+    "name": "Apply modifiers",
+    "description": "Write the meshes of tiles, new meshes and collision as the viewport shows them, their "
+    "modifiers applied (as Blender's own exporters do). Off: their meshes as they are, modifiers left out",
+    "default": True,
+}
+
 
 def _select_problem(self, context):
     # Clicking a problem in the list selects its culprit (Level panel).
@@ -89,11 +96,18 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
         options={"HIDDEN"},
     )
     import_warnings: StringProperty(name="Import warnings", options={"HIDDEN"})
+    read_only_json: StringProperty(
+        name="Read-only parts as imported",
+        description="How import made each strat and object model (placement, custom properties, mesh), as JSON: "
+        "what export compares with to name edits it cannot write",
+        options={"HIDDEN"},
+    )
     last_export: StringProperty(name="Last export", description="What the last export changed")
     changes: CollectionProperty(type=LLAMAWAD_PG_change)
     change_index: IntProperty(name="Change", default=-1, update=_select_change)
     snap_uvs: BoolProperty(**SNAP_UVS)
     generate_collision: BoolProperty(**GENERATE_COLLISION)
+    apply_modifiers: BoolProperty(**APPLY_MODIFIERS)
     problems: CollectionProperty(type=LLAMAWAD_PG_problem)
     problem_index: IntProperty(name="Problem", default=-1, update=_select_problem)
     check_summary: StringProperty(name="Check", description="How many problems the last check found, new and in the base already")

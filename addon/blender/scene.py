@@ -81,10 +81,30 @@ def collision_of(tile: bpy.types.Object) -> bpy.types.Object | None:
     return next((c for c in tile.children if role(c) == "collision"), None)
 
 
-def in_tiles_collection(obj: bpy.types.Object, tiles_collection: bpy.types.Collection | None) -> bool:
-    if tiles_collection is None:
-        return False
-    return any(c == tiles_collection or c in tiles_collection.children_recursive for c in obj.users_collection)
+# Collections of parts export cannot write yet (blender/read_only.py names what changed in
+# them): what is added there is not new geometry.
+READ_ONLY_COLLECTIONS = ("strats", "object_models")
+
+
+def in_collections(obj: bpy.types.Object, collections) -> bool:
+    """Whether ``obj`` is in one of ``collections`` or in a collection inside one."""
+    inside = {c for coll in collections for c in (coll, *coll.children_recursive)}
+    return any(c in inside for c in obj.users_collection)
+
+
+def read_only_collections(scene: bpy.types.Scene) -> list[bpy.types.Collection]:
+    colls = level_collections(scene)
+    return [colls[r] for r in READ_ONLY_COLLECTIONS if r in colls]
+
+
+def in_view_layer(view_layer, obj: bpy.types.Object) -> bool:
+    """Whether ``obj`` is in a collection of ``view_layer`` that is not excluded (hidden or not)."""
+    return view_layer.objects.get(obj.name) is not None
+
+
+def excluded_collection(view_layer, obj: bpy.types.Object) -> bpy.types.Collection | None:
+    """An excluded collection of ``view_layer`` that holds ``obj``."""
+    return next((lc.collection for lc in _layer_collections(view_layer) if lc.exclude and obj.name in lc.collection.all_objects), None)
 
 
 def is_given_collision(obj: bpy.types.Object) -> bool:
@@ -99,14 +119,17 @@ def is_given_collision(obj: bpy.types.Object) -> bool:
     )
 
 
-def is_new_mesh(scene: bpy.types.Scene, obj: bpy.types.Object) -> bool:
-    """A mesh without a role in the Tiles collection, not a collision: new geometry, which export
-    cuts into new tiles."""
+def is_new_mesh(context, obj: bpy.types.Object, read_only=None) -> bool:
+    """A mesh without a role in the view layer, wherever it is (Tiles, the Scene Collection, a
+    collection of the artist's), but a new mesh's collision and the read-only collections
+    (``read_only``, found when not given): new geometry, which export cuts into new tiles. A mesh
+    only in collections excluded from the view layer is left out."""
     return (
         obj.type == "MESH"
         and role(obj) is None
         and not is_given_collision(obj)
-        and in_tiles_collection(obj, level_collections(scene).get("tiles"))
+        and in_view_layer(context.view_layer, obj)
+        and not in_collections(obj, read_only_collections(context.scene) if read_only is None else read_only)
     )
 
 
@@ -151,12 +174,12 @@ def set_collision_visible(context, visible: bool) -> None:
         lc.hide_viewport = False
 
 
-def remove_level(scene: bpy.types.Scene) -> None:
+def remove_level(scene: bpy.types.Scene, also=()) -> None:
     """Removes the level from the scene: its collections with every object in them (new meshes
-    in the Tiles collection too), and the meshes, level materials and page images nothing else
-    uses any more. Other objects of the scene stay."""
+    in the Tiles collection too) and the objects ``also``, and the meshes, level materials and
+    page images nothing else uses any more. Other objects of the scene stay."""
     collections = [c for c in scene.collection.children_recursive if role(c)]
-    objects = {o for c in collections for o in c.all_objects}
+    objects = {o for c in collections for o in c.all_objects} | set(also)
     meshes = {o.data for o in objects if o.type == "MESH"}
     bpy.data.batch_remove(list(objects) + collections)
     bpy.data.batch_remove([m for m in meshes if m.users == 0])

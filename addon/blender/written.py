@@ -31,13 +31,15 @@ def store_changes(scene, report: dict, models_before: list[int], models_after: l
     return rows
 
 
-def reload(context, data: bytes, path: str):
+def reload(context, data: bytes, path: str, written_apart=()):
     """Replaces the scene's level with ``data`` (the level just written to ``path``, now the
     base): the objects of new meshes and copies become the tiles they were written as, each
-    tile's numbers those of the written level. Returns the import's summary."""
+    tile's numbers those of the written level; ``written_apart`` are the objects written from
+    outside the level's collections (new meshes elsewhere, their collision), which go with them.
+    Returns the import's summary."""
     from .imp.level import import_level
 
     if context.mode != "OBJECT":
         bpy.ops.object.mode_set(mode="OBJECT")
-    level_scene.remove_level(context.scene)
+    level_scene.remove_level(context.scene, written_apart)
     return import_level(context, data, path)

@@ -150,10 +150,21 @@ def summary(report: dict) -> str:
     return "; ".join(parts) if parts else UNCHANGED
 
 
+def added_text(report: dict) -> list[str]:
+    """One sentence per object (new mesh, tile copy) that became new tiles, with their numbers."""
+    made_from = sources(report)
+    per_object: dict[str, list[int]] = {}
+    for tile in report.get("tiles_added") or []:
+        name = made_from.get(int(tile))
+        if name:
+            per_object.setdefault(name, []).append(int(tile))
+    return [f"{name}: added as new {'tile' if len(tiles) == 1 else 'tiles'} {', '.join(map(str, tiles))}" for name, tiles in per_object.items()]
+
+
 def details(report: dict) -> list[str]:
-    """What the export did beyond single tiles: texture fitting, snapped UVs, collision made for
-    new meshes (its warnings are the report's own ``warnings``)."""
-    out = []
+    """What the export did beyond single tiles: the objects it added, texture fitting, snapped
+    UVs, collision made for new meshes (its warnings are the report's own ``warnings``)."""
+    out = added_text(report)
     fit = fit_text(report.get("fit") or {})
     if fit:
         out.append(fit)

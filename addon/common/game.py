@@ -98,8 +98,10 @@ COLLISION_FACING_DOWN = 0x4
 COLLISION_PRESETS = (
     (0, "Normal ground", "0: ordinary floor and walls"),
     (16, "Exit floor", "16: the floor that ends the level when Kuzco stands on it"),
-    (17, "Special 17", "17: a special surface the llama does not stand on (its floor test skips it); meaning not fully known"),
-    (18, "Special 18", "18: a special surface some objects do not stand on (their floor test skips it); meaning not fully known"),
+    # The floor test skips 17, or 18 instead for a strat with flag 0x8000000 (strat+0xe8): the
+    # names say it, as the buttons show them.
+    (17, "Llama falls through unless flagged", "17: the floor test skips it, so the llama (and any object) falls through. Flagged: a strat with flag 0x8000000 skips 18 instead and stands on 17"),
+    (18, "Llama falls through if flagged", "18: the llama stands on it, unless its strat has flag 0x8000000: then the floor test skips 18 instead of 17, and it falls through"),
     (30, "Death plane / water", "30: falling onto it kills (death plane, water)"),
 )
 COLLISION_GROUPS = (("A", 0), ("B", 1), ("C", 2))

@@ -2,9 +2,9 @@
 
 import bpy
 
-from . import collision, export_level, face, import_level, level, probe, zones
+from . import collision, export_level, face, import_level, level, original, probe, zones
 
-modules = (import_level, export_level, face, collision, zones, level, probe)
+modules = (import_level, export_level, face, collision, zones, level, original, probe)
 
 
 def register():

@@ -185,8 +185,7 @@ class LLAMAWAD_OT_collision_from_faces(bpy.types.Operator):
 
 def render_objects(context) -> list:
     """The edited or selected tiles and new meshes."""
-    scene = context.scene
-    return [o for o in _edit.candidate_objects(context, {"tile", None}) if level_scene.role(o) == "tile" or level_scene.is_new_mesh(scene, o)]
+    return [o for o in _edit.candidate_objects(context, {"tile", None}) if level_scene.role(o) == "tile" or level_scene.is_new_mesh(context, o)]
 
 
 def collision_objects(context) -> list:

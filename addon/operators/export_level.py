@@ -8,7 +8,6 @@ is made the level as written, the base of the next export."""
 from __future__ import annotations
 
 import os
-import tempfile
 
 import bpy
 from bpy.props import BoolProperty, StringProperty
@@ -19,37 +18,14 @@ from ..blender import scene as level_scene
 from ..blender.convert import Refusal, convert, read_base
 from ..common import changes as words
 from ..common import problems as found
-from ..properties import GENERATE_COLLISION, SNAP_UVS
+from ..common.files import keep_original, original_path, same_file, write_atomically
+from ..properties import APPLY_MODIFIERS, GENERATE_COLLISION, SNAP_UVS
 
 # Problems of a refusal reported one by one; all of them are in the Level panel.
 MAX_REPORTED = 20
 
 # Tiles whose changes are reported one by one; all of them are in the Level panel's list.
 MAX_TILES_REPORTED = 20
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Writes to a temporary file beside ``path``, then renames it over ``path``: a reader never
-    sees half a file, and a failure leaves no file."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    fd, temporary = tempfile.mkstemp(prefix=".llamawad-", suffix=".wad.tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
-def same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
 
 
 class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
@@ -83,12 +59,14 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
     )
     snap_uvs: BoolProperty(**SNAP_UVS)
     generate_collision: BoolProperty(**GENERATE_COLLISION)
+    apply_modifiers: BoolProperty(**APPLY_MODIFIERS)
 
     def invoke(self, context, event):
         props = context.scene.llamawad
         # The options the scene's last export used (the level check converts with them too).
         self.snap_uvs = props.snap_uvs
         self.generate_collision = props.generate_collision
+        self.apply_modifiers = props.apply_modifiers
         if not self.base_path:
             self.base_path = props.base_path
         if not self.filepath and self.base_path:
@@ -103,6 +81,7 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         layout.prop(self, "force")
         layout.prop(self, "snap_uvs")
         layout.prop(self, "generate_collision")
+        layout.prop(self, "apply_modifiers")
 
     def execute(self, context):
         scene = context.scene
@@ -122,19 +101,28 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             return {"CANCELLED"}
         scene.llamawad.snap_uvs = self.snap_uvs
         scene.llamawad.generate_collision = self.generate_collision
+        scene.llamawad.apply_modifiers = self.apply_modifiers
         try:
             base = read_base(scene, base_path, force=self.force)
             converted = convert(context, base, force=self.force)
         except Refusal as e:
             return self.refused(context, e)
+        kept = None
+        if base_path and os.path.exists(target) and same_file(target, base_path):
+            # Over the level the scene was made from (in the game's folder): its original first.
+            try:
+                kept = keep_original(target, base)
+            except OSError as e:
+                self.report({"ERROR"}, f"Cannot keep the original of {target} as {original_path(target)} ({e.strerror}): nothing written; make room for it there, or export to another file")
+                return {"CANCELLED"}
         try:
             write_atomically(target, converted.wad)
         except OSError as e:
             self.report({"ERROR"}, f"Cannot write {target}: {e.strerror}")
             return {"CANCELLED"}
-        return self.finish(context, base, converted, base_path, target)
+        return self.finish(context, base, converted, base_path, target, kept)
 
-    def finish(self, context, base: bytes, converted, base_path: str, target: str):
+    def finish(self, context, base: bytes, converted, base_path: str, target: str, kept: str | None):
         import llamawad
 
         scene = context.scene
@@ -145,12 +133,17 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             # The file the scene was made from is gone: the scene becomes what was written, so
             # that the next export starts from it (its new tiles and models, its texture
             # entries, its checksum).
-            written.reload(context, converted.wad, target)
+            written.reload(context, converted.wad, target, converted.gathered.new_geometry())
         summary = words.summary(report)
+        left_out = len(converted.gathered.notes)
+        if left_out:
+            summary += f"; {words.plural(left_out, 'edit', 'edits')} not written, named in the warnings"
         rows = written.store_changes(scene, report, llamawad.tile_models(base), llamawad.tile_models(converted.wad), notes, overwritten)
         if overwritten:
             scene.llamawad.last_export = f"{os.path.basename(target)}, written over its base: {summary}"
             message = f"Wrote {target} over its base; the scene now holds the level as written, the base of the next export: {summary}"
+            if kept:
+                message += f"; the original kept as {kept} (Restore original in the Level panel brings it back)"
         else:
             scene.llamawad.last_export = f"{os.path.basename(target)} (base {os.path.basename(base_path)}): {summary}"
             message = f"Wrote {target} against the base {base_path}: {summary}"

@@ -57,7 +57,7 @@ class LLAMAWAD_OT_import_level(bpy.types.Operator, ImportHelper):
         finally:
             wm.progress_end()
             _status(context, None)
-        for warning in summary.warnings:
+        for warning in summary.warnings + summary.scene_notes():
             self.report({"WARNING"}, warning)
         self.report({"INFO"}, summary.text())
         return {"FINISHED"}

@@ -12,6 +12,7 @@ from ..blender import scene as level_scene
 from ..common import game
 from ..common import probe as probe_words
 from ..blender import previews
+from ..operators.original import LLAMAWAD_OT_restore_original
 
 CATEGORY = "WAD"
 
@@ -261,6 +262,8 @@ class LLAMAWAD_PT_level(_Panel, bpy.types.Panel):
             else:
                 layout.label(text="No problems found", icon="CHECKMARK")
         layout.operator("export_scene.llamawad", text="Export…", icon="EXPORT")
+        if LLAMAWAD_OT_restore_original.poll(context):
+            layout.operator("llamawad.restore_original", text="Restore original", icon="LOOP_BACK")
 
 
 class LLAMAWAD_PT_probe(_Panel, bpy.types.Panel):

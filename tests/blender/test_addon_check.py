@@ -156,16 +156,26 @@ def test_a_refused_gltf_is_listed_with_its_faces(level):
     assert selected_faces(mesh) == [0, 2]
 
 
-def test_an_object_outside_the_tiles_collection_is_a_warning(level):
+def test_a_mesh_outside_the_tiles_collection_is_checked_and_one_excluded_is_a_warning(level):
+    """A mesh in the Scene Collection is part of the level like one in Tiles (here refused: it has
+    no page material); in a collection excluded from the view layer it is left out, a warning."""
     scene = bpy.context.scene
     mesh = bpy.data.meshes.new("stray")
     mesh.from_pydata([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [], [(0, 1, 2)])
     stray = bpy.data.objects.new("stray", mesh)
     scene.collection.objects.link(stray)
     assert bpy.ops.llamawad.check_level() == {"FINISHED"}
-    p = next(p for p in scene.llamawad.problems if p.code == "left-out")
-    assert p.object == "stray" and not p.error and not p.pre_existing
-    assert "not in the Tiles collection" in p.message
+    (p,) = scene.llamawad.problems
+    assert p.object == "stray" and p.error and "no material named after a page" in p.message
+    aside = bpy.data.collections.new("Aside")
+    scene.collection.children.link(aside)
+    scene.collection.objects.unlink(stray)
+    aside.objects.link(stray)
+    bpy.context.view_layer.layer_collection.children["Aside"].exclude = True
+    assert bpy.ops.llamawad.check_level() == {"FINISHED"}
+    (p,) = scene.llamawad.problems
+    assert p.code == "left-out" and p.object == "stray" and not p.error and not p.pre_existing
+    assert "excluded from the view layer: left out of the level" in p.message
 
 
 def test_problems_of_polygons_faces_and_cells_select_those_faces(level):

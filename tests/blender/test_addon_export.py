@@ -38,8 +38,11 @@ def test_unchanged_scene_exports_the_base(levels, tmp_path, name, capfd):
     out = tmp_path / "out.wad"
     assert bpy.ops.export_scene.llamawad(filepath=str(out)) == {"FINISHED"}
     assert out.read_bytes() == base.read_bytes()
-    assert "no changes: identical to the base" in capfd.readouterr().out
-    assert "identical to the base" in bpy.context.scene.llamawad.last_export
+    out = capfd.readouterr().out
+    assert "no changes: identical to the base" in out
+    # Nothing left out: no object named as not written.
+    assert "not written" not in out and "Warning" not in out.split("Imported")[-1]
+    assert bpy.context.scene.llamawad.last_export.endswith("identical to the base")
     # No temporary file left beside it.
     assert sorted(os.listdir(tmp_path)) == ["out.wad"]
 
@@ -120,3 +123,63 @@ def test_collision_refusal_selects_collision_faces(small):
     selected = np.zeros(len(col.data.polygons), bool)
     col.data.polygons.foreach_get("select", selected)
     assert selected[quad]
+
+
+def test_exporting_over_the_base_keeps_the_original_once_and_restores_it(small, tmp_path, capfd):
+    """The way an artist works inside the game folder: exporting over the WAD the level was
+    imported from keeps its original bytes once, beside it (level.wad.original), which later
+    exports never overwrite; Restore original writes them back and imports the level again."""
+    folder = tmp_path / "game"
+    folder.mkdir()
+    base = folder / "level.wad"
+    original = small.base.read_bytes()
+    base.write_bytes(original)
+    bpy.context.scene.llamawad.base_path = str(base)
+    backup = folder / "level.wad.original"
+    x = addon_support.tile_object(3).location.x
+
+    addon_support.tile_object(3).location.x += 1.0
+    capfd.readouterr()
+    assert bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True) == {"FINISHED"}
+    assert f"the original kept as {backup}" in capfd.readouterr().out
+    first = base.read_bytes()
+    assert first != original and backup.read_bytes() == original
+    addon_support.tile_object(4).location.x += 1.0
+    capfd.readouterr()
+    assert bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True) == {"FINISHED"}
+    assert "the original kept as" not in capfd.readouterr().out
+    assert base.read_bytes() not in (first, original)
+    assert backup.read_bytes() == original
+    assert sorted(os.listdir(folder)) == ["level.wad", "level.wad.original"]
+
+    assert bpy.ops.llamawad.restore_original() == {"FINISHED"}
+    assert base.read_bytes() == original and backup.read_bytes() == original
+    # The scene is the original level again: its tile where it was, and an export gives it.
+    assert addon_support.tile_object(3).location.x == pytest.approx(x)
+    assert bpy.context.scene.llamawad.base_path == str(base)
+    assert bpy.ops.export_scene.llamawad(filepath=str(small.out)) == {"FINISHED"}
+    assert small.out.read_bytes() == original
+    assert sorted(os.listdir(folder)) == ["level.wad", "level.wad.original"]
+
+
+def test_no_backup_without_writing_over_the_base(small, tmp_path):
+    """An export elsewhere keeps no backup, and Restore original has nothing to restore."""
+    addon_support.tile_object(3).location.x += 1.0
+    assert bpy.ops.export_scene.llamawad(filepath=str(small.out)) == {"FINISHED"}
+    assert not os.path.exists(str(small.base) + ".original")
+    assert not bpy.ops.llamawad.restore_original.poll()
+
+
+def test_an_unwritable_backup_writes_nothing(small, tmp_path):
+    """When the original cannot be kept, the base is not overwritten."""
+    folder = tmp_path / "game"
+    folder.mkdir()
+    base = folder / "level.wad"
+    base.write_bytes(small.base.read_bytes())
+    bpy.context.scene.llamawad.base_path = str(base)
+    # A folder in the way: no original is kept there, and none can be written.
+    (folder / "level.wad.original").mkdir()
+    addon_support.tile_object(3).location.x += 1.0
+    with pytest.raises(RuntimeError, match="Cannot keep the original"):
+        bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True)
+    assert base.read_bytes() == small.base.read_bytes()

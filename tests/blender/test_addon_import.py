@@ -282,9 +282,11 @@ def test_tile_collision_is_made_when_first_shown(small, imported):
     scene = bpy.context.scene
     assert not scene.llamawad.tile_collision_made and not scene.llamawad.show_collision
     assert not [o for o in scene.objects if o.get("llamawad") == "collision"]
-    # The summary counts the collision polygons of every tile all the same.
+    # The summary counts the collision polygons of every tile all the same, and says so (info
+    # counts each model's once).
     polygons = sum(len(p) for p in collision_polygons_per_node(small.doc))
-    assert f"{polygons} collision polygons" in imported.out
+    assert polygons != small.info["collision_polygons"]
+    assert f"{polygons} collision polygons over tiles" in imported.out
     # Saved and opened again, the file has lost what nothing uses (the collision material).
     collision_material = collision_material_name(small.doc)
     bpy.data.orphans_purge(do_recursive=True)

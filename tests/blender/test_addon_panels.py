@@ -145,6 +145,11 @@ def test_collision_panel(level):
     log = draw("LLAMAWAD_PT_collision")
     presets = [b.material for b in buttons(log, "llamawad.collision_material_set")]
     assert [m for m, _, _ in game.COLLISION_PRESETS] == presets[: len(game.COLLISION_PRESETS)]
+    # What 17 and 18 do to the llama is on the buttons, not only in their tooltips: the floor
+    # test skips 17, or 18 instead for a strat with flag 0x8000000.
+    texts = {b.material: b.text for b in buttons(log, "llamawad.collision_material_set")}
+    assert texts[17] == "17: Llama falls through unless flagged"
+    assert texts[18] == "18: Llama falls through if flagged"
     assert any("1 faces: material" in t for t in labels(log))
     assert buttons(log, "llamawad.collision_from_faces") and buttons(log, "llamawad.collision_select_material")
 
@@ -184,6 +189,15 @@ def test_level_panel(level):
     assert len(problems) >= 1 and problems[0].error and not problems[0].pre_existing
     assert "New: 1 error, 0 warnings; in the base already: 0" in labels(log)
     assert [args for kind, args in log if kind == "list"][0][:3] == ("LLAMAWAD_UL_problems", "", bpy.context.scene.llamawad)
+
+
+def test_level_panel_offers_restore_once_an_original_is_kept(level, small_wad_file, tmp_path):
+    base = tmp_path / "level.wad"
+    base.write_bytes(small_wad_file.read_bytes())
+    bpy.context.scene.llamawad.base_path = str(base)
+    assert not buttons(draw("LLAMAWAD_PT_level"), "llamawad.restore_original")
+    assert bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True) == {"FINISHED"}
+    assert buttons(draw("LLAMAWAD_PT_level"), "llamawad.restore_original")
 
 
 def test_floor_probe_panel(level):

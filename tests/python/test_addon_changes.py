@@ -67,11 +67,14 @@ def test_summary_and_details():
         "collision made for 1 new mesh; UVs of 2 faces snapped"
     )
     assert changes.details(REPORT) == [
+        "ramp: added as new tiles 12, 13",
         "5 faces got the texture entry that shows their UVs within 1\u2044256 of the page (largest error 0.00010): "
         "3 on entries the level had, 2 entries added",
         "ramp: UVs of 2 faces (0, 1) snapped to the nearest layout the game can show",
         "ramp: collision made from its floors and walls",
     ]
+    # A tile copy (Shift D) is named by its object too.
+    assert changes.details({"tiles_added": [20], "sources": [[20, "tile 0003 · model 2.001"]]}) == ["tile 0003 · model 2.001: added as new tile 20"]
     assert changes.summary({}) == changes.UNCHANGED
     assert changes.details({"fit": {"faces_fitted": 0}}) == []
 

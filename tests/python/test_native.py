@@ -5,6 +5,7 @@ WADs built here by hand, so they run whatever the generator does.
 """
 
 import json
+import re
 import struct
 
 import llamawad
@@ -130,6 +131,8 @@ def test_cli_info_text(run_cli, minimal_file):
     assert done.returncode == 0, done.stderr
     assert "WFPC flags  0x0000001f" in done.stdout
     assert "warnings (0)" in done.stdout
+    # Counted per model, as the label says (the add-on's import counts them over the tiles).
+    assert re.search(r"^  model collision polygons +\d+$", done.stdout, re.M), done.stdout
 
 
 def test_cli_roundtrip_writes_identical_bytes(run_cli, minimal_file, tmp_path):

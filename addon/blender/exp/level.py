@@ -10,8 +10,9 @@ What is handed over:
   file space and its mesh; its collision object as a child node; tiles of one index are written
   original first (the object with the imported name), so that a copy (Shift D) becomes a new
   tile;
-- one node without a role per mesh object without one in the Tiles collection: new geometry,
-  which the Rust side cuts into new tiles; a child mesh named ``collision…`` is its collision;
+- one node without a role per mesh object without one in the view layer (scene.is_new_mesh):
+  new geometry, which the Rust side cuts into new tiles; a child mesh named ``collision…`` is its
+  collision;
 - render meshes: triangles (faces fanned), per corner POSITION, COLOR_0, TEXCOORD_0 and
   ``_FLAGS``, ``_TEXTURE``, ``_FACE``, ``_TILE``, ``_VERTEX``, ``_RGB_k``, ``_ALPHA_k`` from the
   attributes the importer made, and each triangle's material (named like the import's);
@@ -19,8 +20,12 @@ What is handed over:
   faces carry stays with the first, the other face is a new polygon;
 - the Zones mesh: ``_CELL``, ``_ZONE``.
 
-Strats and object models are not written: nothing in Blender changes them, and the base keeps
-their bytes.
+Tiles, new meshes and collision objects are read as the viewport shows them, their modifiers
+applied (the scene's Apply modifiers option, as Blender's own exporters do), the Zones mesh as
+it is.
+
+Strats, object models and lights are not written: the base keeps their bytes, and every edit to
+them is named as not written (blender/read_only.py).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import bpy
 import numpy as np
 
 from ...common import space
+from .. import read_only
 from .. import scene as level_scene
 from ..imp import materials as mats
 
@@ -58,6 +64,12 @@ class Gathered:
     face_of_triangle: dict[int, np.ndarray] = field(default_factory=dict)
     node_names: dict[str, int] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
+    # Objects whose mesh was written with its modifiers applied: its faces are not Blender's.
+    evaluated: set[str] = field(default_factory=set)
+
+    def new_geometry(self) -> list[bpy.types.Object]:
+        """The objects written as new geometry: new meshes and their collision."""
+        return [o for o in self.node_objects.values() if level_scene.role(o) is None]
 
     def culprit(self, object_name: str | None, faces: list[int], code: str = "", source_faces: list[int] | None = None) -> tuple[bpy.types.Object | None, list[int]]:
         """The object and Blender faces a refusal names: its ``object`` (the node's name, which is
@@ -78,6 +90,8 @@ class Gathered:
             if child is not None:
                 obj = child
                 index = next((i for i, o in self.node_objects.items() if o == child), index)
+        if obj.name in self.evaluated:
+            return obj, []
         if source_faces:
             return obj, sorted(set(source_faces))
         table = self.face_of_triangle.get(index)
@@ -256,23 +270,63 @@ def _extras(obj) -> str:
     return _json(out)
 
 
+class _AsSeen:
+    """The meshes of objects as the viewport shows them, modifiers applied (the depsgraph's,
+    made when first asked for and freed by ``free``), with the scene's Apply modifiers option.
+    An object without a modifier shown in the viewport keeps its own mesh, and then nothing is
+    evaluated: an unchanged level is gathered without the depsgraph."""
+
+    def __init__(self, context, out: Gathered):
+        self.context = context
+        self.apply = context.scene.llamawad.apply_modifiers
+        self.out = out
+        self.depsgraph = None
+        self.made = []
+
+    def mesh(self, obj) -> tuple:
+        """The mesh to write for ``obj`` and what tells it apart from other meshes."""
+        if not (self.apply and len(obj.modifiers) and any(m.show_viewport for m in obj.modifiers)):
+            return obj.data, obj.data.name_full
+        if self.depsgraph is None:
+            self.depsgraph = self.context.evaluated_depsgraph_get()
+        evaluated = obj.evaluated_get(self.depsgraph)
+        if not evaluated.is_evaluated:
+            self.out.notes.append(
+                Note(
+                    obj.name,
+                    f"{obj.name}: its modifiers are not applied, as the viewport does not evaluate it (it or its "
+                    "collection is disabled in viewports, as collision is while hidden): show it and export again, or "
+                    "apply them (Object › Apply)",
+                )
+            )
+            return obj.data, obj.data.name_full
+        self.made.append(evaluated)
+        self.out.evaluated.add(obj.name)
+        return evaluated.to_mesh(), ("as seen", obj.name_full)
+
+    def free(self) -> None:
+        for evaluated in self.made:
+            evaluated.to_mesh_clear()
+        self.made.clear()
+
+
 class _Scene:
     """The nodes and meshes handed to ``llamawad.scene_to_wad``, parents before children."""
 
-    def __init__(self, out: Gathered):
+    def __init__(self, out: Gathered, as_seen: _AsSeen):
         self.out = out
+        self.as_seen = as_seen
         self.names: list[str] = []
         self.parents: list[int] = []
         self.matrices: list[np.ndarray] = []
         self.node_meshes: list[int] = []
         self.extras: list[str | None] = []
         self.meshes: list[dict] = []
-        self.mesh_of: dict[str, tuple[int, np.ndarray]] = {}
+        self.mesh_of: dict[object, tuple[int, np.ndarray]] = {}
 
-    def mesh(self, mesh, arrays_of) -> tuple[int, np.ndarray]:
+    def mesh(self, mesh, key, arrays_of) -> tuple[int, np.ndarray]:
         """The number of a Blender mesh among the meshes, gathered once however many objects
-        use it, and the Blender face of each of its triangles."""
-        key = mesh.name_full
+        use it (``key``), and the Blender face of each of its triangles."""
         if key not in self.mesh_of:
             arrays = arrays_of(mesh)
             self.meshes.append(
@@ -285,12 +339,16 @@ class _Scene:
             self.mesh_of[key] = (len(self.meshes) - 1, arrays.face_of_triangle)
         return self.mesh_of[key]
 
-    def node(self, name: str, matrix: np.ndarray, parent: int = -1, extras: str | None = None, obj=None, arrays_of=None) -> int:
+    def node(self, name: str, matrix: np.ndarray, parent: int = -1, extras: str | None = None, obj=None, arrays_of=None, as_seen: bool = True) -> int:
+        """A node; with ``arrays_of``, its object's mesh gathered by it (``as_seen``: with the
+        modifiers the viewport applies, if the scene's option says so)."""
         index = len(self.names)
         mesh_index = -1
-        if arrays_of is not None and obj.type == "MESH" and len(obj.data.polygons):
-            mesh_index, table = self.mesh(obj.data, arrays_of)
-            self.out.face_of_triangle[index] = table
+        if arrays_of is not None and obj.type == "MESH":
+            mesh, key = self.as_seen.mesh(obj) if as_seen else (obj.data, obj.data.name_full)
+            if len(mesh.polygons):
+                mesh_index, table = self.mesh(mesh, key, arrays_of)
+                self.out.face_of_triangle[index] = table
         if obj is not None:
             self.out.node_objects[index] = obj
             self.out.node_names[obj.name] = index
@@ -356,18 +414,46 @@ def _depth(parents: np.ndarray, which: np.ndarray) -> np.ndarray:
     return depth
 
 
+# Geometry that is no mesh, which export does not read: what an artist calls it.
+NOT_MESHES = {"CURVE": "curve", "SURFACE": "surface", "META": "metaball", "FONT": "text", "CURVES": "hair curves", "POINTCLOUD": "point cloud", "VOLUME": "volume"}
+
+
+def _new_meshes(context, loose: list, notes: list[Note]) -> list:
+    """Of the objects without a role, the meshes export writes as new geometry
+    (scene.is_new_mesh); a note for each other mesh it leaves out."""
+    read_only_colls = level_scene.read_only_collections(context.scene)
+    out = []
+    for obj in loose:
+        if level_scene.is_new_mesh(context, obj, read_only_colls):
+            out.append(obj)
+        elif level_scene.in_collections(obj, read_only_colls):
+            continue  # named by read_only.edits
+        elif obj.type in NOT_MESHES and level_scene.in_view_layer(context.view_layer, obj):
+            notes.append(Note(obj.name, f"{obj.name}: a {NOT_MESHES[obj.type]} object, not a mesh: not written; convert it to a mesh (Object › Convert › Mesh) to add it"))
+        elif obj.type == "MESH" and not level_scene.is_given_collision(obj):
+            excluded = level_scene.excluded_collection(context.view_layer, obj)
+            coll = f"the collection '{excluded.name}'" if excluded is not None else "a collection"
+            notes.append(Note(obj.name, f"{obj.name}: in {coll}, which is excluded from the view layer: left out of the level (tick the collection in the Outliner to add it)"))
+    return out
+
+
 def gather_level(context) -> Gathered:
     """The scene's level as the arrays ``llamawad.scene_to_wad`` takes, with what a refusal's
     node and face numbers point at."""
-    scene = context.scene
     out = Gathered(scene={})
-    w = _Scene(out)
-    colls = level_scene.level_collections(scene)
-    tiles_collection = colls.get("tiles")
+    as_seen = _AsSeen(context, out)
+    try:
+        return _gather(context, out, _Scene(out, as_seen))
+    finally:
+        as_seen.free()
+
+
+def _gather(context, out: Gathered, w: _Scene) -> Gathered:
+    scene = context.scene
     world, local = _matrices(scene.objects)
     number = {}
 
-    tiles, new_meshes, collisions, zones = [], [], [], None
+    tiles, loose, collisions, zones, read_only_objects = [], [], [], None, []
     for k, obj in enumerate(scene.objects):
         if obj.mode == "EDIT":
             raise RuntimeError(f"{obj.name} is in edit mode: leave edit mode before gathering (attributes cannot be read)")
@@ -379,12 +465,13 @@ def gather_level(context) -> Gathered:
             collisions.append(obj)
         elif role == "zones" and obj.type == "MESH":
             zones = obj
-        elif role is None and obj.type == "MESH" and level_scene.in_tiles_collection(obj, tiles_collection):
-            if level_scene.is_given_collision(obj):
-                continue  # a new mesh's given collision, written as its child
-            new_meshes.append(obj)
-        elif role is None and obj.type == "MESH" and not level_scene.is_given_collision(obj):
-            out.notes.append(Note(obj.name, f"{obj.name}: not in the Tiles collection, so not part of the level; move it there to add it"))
+        elif role in read_only.ROLES:
+            read_only_objects.append(obj)
+        elif role is None:
+            loose.append(obj)
+    new_meshes = _new_meshes(context, loose, out.notes)
+    lights = [o for o in loose if o.type == "LIGHT"]
+    out.notes.extend(Note(name, message) for name, message in read_only.edits(scene, read_only_objects + lights, lambda o: world[number[o]]))
     tiles.sort(key=lambda o: (int(o.get("tile", 0)), o.name != canonical_tile_name(o), o.name))
     file_world = space.matrices_to_file(world)
     identity = np.eye(4, dtype=np.float32)
@@ -432,6 +519,7 @@ def gather_level(context) -> Gathered:
                 w.node(child.name, file_local(m[None])[0], node, None, child, collision_arrays)
 
     if zones is not None:
-        w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays)
+        # The zone grid is one face per cell, whatever the viewport shows.
+        w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays, as_seen=False)
     out.scene = w.arrays(scene.llamawad.level_json)
     return out

@@ -29,6 +29,7 @@ import bpy
 import numpy as np
 
 from ...common import game, space
+from .. import read_only
 from .. import scene as level_scene
 from . import collision
 from . import materials as mats
@@ -43,18 +44,21 @@ class ImportSummary:
     tiles: int = 0
     tiles_without_faces: int = 0
     triangles: int = 0
+    # Each tile counts its model's (`llamawad info` counts each model's once).
     collision_polygons: int = 0
     cells: int = 0
     strats: int = 0
     object_models: int = 0
     warnings: list[str] = field(default_factory=list)
+    # Meshes the scene held before the level came, which export would add as new geometry.
+    meshes_in_scene: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def text(self) -> str:
         name = f"'{self.level_name}'" if self.level_name else "level"
         out = (
             f"Imported {name}: {self.tiles} tiles, {self.triangles} triangles, "
-            f"{self.collision_polygons} collision polygons, {self.cells} cells, {self.strats} strats "
+            f"{self.collision_polygons} collision polygons over tiles, {self.cells} cells, {self.strats} strats "
             f"in {self.seconds:.2f} s"
         )
         if self.tiles_without_faces:
@@ -62,6 +66,13 @@ class ImportSummary:
         if self.warnings:
             out += f"; {len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''}"
         return out
+
+    def scene_notes(self) -> list[str]:
+        return [
+            f"{name}: not part of the level you imported, but export writes every mesh of the view layer as the "
+            "level's: it would be added as new geometry (delete it, or exclude its collection to leave it out)"
+            for name in self.meshes_in_scene
+        ]
 
 
 def _merge_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -270,6 +281,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     report(0.05)
 
     scene = context.scene
+    before = [o for o in scene.objects if o.type == "MESH"]
     images = mats.build_images(info, pngs)
     materials = mats.build_materials(info, images)
     report(0.1)
@@ -356,7 +368,13 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
         lc = level_scene.layer_collection(context.view_layer, colls[excluded])
         if lc is not None:
             lc.exclude = True
+    # What the artist adds (Shift A) lands in the active collection: Tiles, where it looks at home.
+    tiles_layer = level_scene.layer_collection(context.view_layer, colls["tiles"])
+    if tiles_layer is not None:
+        context.view_layer.active_layer_collection = tiles_layer
+    summary.meshes_in_scene = [o.name for o in before if level_scene.is_new_mesh(context, o)]
 
+    read_only.remember(scene)
     props = scene.llamawad
     props.base_path = filepath
     level_scene.store_level_document(scene, extras)

@@ -1,0 +1,143 @@
+"""The parts of the level export cannot write yet, and the one place that says so: strats (the
+markers in the Strats collection), object models (the Object models collection) and the level's
+lights, which are no objects in Blender (a Blender light stands for none of them).
+
+Import remembers how it made each strat and object model (``remember``: placement, custom
+properties, mesh); ``edits`` compares the scene with that and names every one moved, turned,
+reshaped, given other custom properties, deleted, copied or added, and every Blender light, as
+not written: the level keeps them as they are in the base. When strats become writable, their
+part of ``edits`` is what gives way to handing them to the conversion."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+
+from . import scene as level_scene
+
+# (role, collection role, collection name, what the part is called in a message).
+PARTS = (
+    ("strat", "strats", "Strats", "strats"),
+    ("object_model", "object_models", "Object models", "object models"),
+)
+ROLES = tuple(role for role, *_ in PARTS)
+# A placement within this of the one import made is the same (Blender keeps float32).
+SAME_PLACE = 1e-5
+
+
+def _digest(*arrays) -> str:
+    h = hashlib.sha1()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def _values(collection, attr: str, dtype, width: int = 1) -> np.ndarray:
+    values = np.empty(len(collection) * width, dtype)
+    if len(values):
+        collection.foreach_get(attr, values)
+    return values
+
+
+def _mesh_digest(mesh) -> str:
+    """What an object model's mesh shows: vertices, faces, UVs, each face's material."""
+    uv = mesh.uv_layers.active
+    names = "\0".join(m.name if m is not None else "" for m in mesh.materials).encode()
+    return _digest(
+        _values(mesh.vertices, "co", np.float32, 3),
+        _values(mesh.loops, "vertex_index", np.int32),
+        _values(mesh.polygons, "loop_total", np.int32),
+        _values(mesh.polygons, "material_index", np.int32),
+        _values(uv.uv, "vector", np.float32, 2) if uv is not None else np.zeros(0),
+        np.frombuffer(names, np.uint8),
+    )
+
+
+def _properties(obj) -> str:
+    return hashlib.sha1(repr(obj.id_properties_ensure().to_dict()).encode()).hexdigest()
+
+
+def remember(scene) -> None:
+    """Keeps how import made each strat and object model, by role and index: its name, world
+    matrix (import places them without parents: their own), custom properties and mesh."""
+    made = {role: {} for role, *_ in PARTS}
+    for role, coll_role, *_ in PARTS:
+        coll = level_scene.level_collections(scene).get(coll_role)
+        for obj in coll.objects if coll is not None else ():
+            if level_scene.role(obj) == role:
+                made[role][str(int(obj.get(role, -1)))] = {
+                    "name": obj.name,
+                    "world": [v for row in obj.matrix_basis for v in row],
+                    "properties": _properties(obj),
+                    "mesh": _mesh_digest(obj.data) if obj.type == "MESH" else None,
+                }
+    scene.llamawad.read_only_json = json.dumps(made, separators=(",", ":"))
+
+
+def _what_changed(pairs: list, world_of) -> list[list[str]]:
+    """For each (object, what import made of it): what is no longer as import made it."""
+    if not pairs:
+        return []
+    now = np.array([world_of(obj) for obj, _ in pairs], float).reshape(-1, 4, 4)
+    before = np.array([made["world"] for _, made in pairs], float).reshape(-1, 4, 4)
+    moved = np.abs(now[:, :3, 3] - before[:, :3, 3]).max(axis=1) > SAME_PLACE
+    turned = np.abs(now[:, :3, :3] - before[:, :3, :3]).max(axis=(1, 2)) > SAME_PLACE
+    out = []
+    for k, (obj, made) in enumerate(pairs):
+        what = [word for word, yes in (("moved", moved[k]), ("turned", turned[k])) if yes]
+        if (_mesh_digest(obj.data) if obj.type == "MESH" else None) != made["mesh"]:
+            what.append("reshaped")
+        if _properties(obj) != made["properties"]:
+            what.append("custom properties changed")
+        out.append(what)
+    return out
+
+
+def edits(scene, objects: list, world_of) -> list[tuple[str, str]]:
+    """(object name, message) for every edit export cannot write: the object's name, or for a
+    deleted one "" and its name in the message. ``objects``: the scene's objects with a role of
+    ``ROLES`` and its Blender lights; ``world_of(obj)``: an object's world matrix (rows)."""
+    made = json.loads(scene.llamawad.read_only_json or "{}")
+    out = []
+
+    def not_written(name: str, what: str, part: str, in_scene: bool = True) -> None:
+        message = f"{name}: {what}, but {part} cannot be written yet: not written, the level keeps the base's (undo the edit to see what the game will show)"
+        out.append((name if in_scene else "", message))
+
+    colls = level_scene.level_collections(scene)
+    by_role: dict[str, dict[str, list]] = {role: {} for role, *_ in PARTS}
+    for obj in objects:
+        role = level_scene.role(obj)
+        if role in by_role:
+            by_role[role].setdefault(str(int(obj.get(role, -1))), []).append(obj)
+        elif obj.type == "LIGHT":
+            not_written(obj.name, "a Blender light", "the level's lights")
+    for role, coll_role, coll_name, part in PARTS:
+        remembered = made.get(role)
+        if remembered is None:
+            continue  # imported by a version that remembered nothing
+        present = by_role[role]
+        pairs = []
+        for index, made_of in remembered.items():
+            # The object with the imported name is the one import made; others are copies.
+            same = sorted(present.get(index, []), key=lambda o: (o.name != made_of["name"], o.name))
+            if not same:
+                not_written(made_of["name"], "deleted", part, in_scene=False)
+                continue
+            pairs.append((same[0], made_of))
+            for copy in same[1:]:
+                not_written(copy.name, f"a copy of {same[0].name}", part)
+        for (obj, _), what in zip(pairs, _what_changed(pairs, world_of)):
+            if what:
+                not_written(obj.name, " and ".join(what), part)
+        for index, same in present.items():
+            if index not in remembered:
+                for obj in same:
+                    not_written(obj.name, f"added (import made no {role.replace('_', ' ')} {index})", part)
+        coll = colls.get(coll_role)
+        for obj in coll.all_objects if coll is not None else ():
+            if level_scene.role(obj) is None and obj.type != "LIGHT":
+                not_written(obj.name, f"added to {coll_name}", part)
+    return out

@@ -1,0 +1,165 @@
+"""Read-only parts say so (issue 21): export cannot write strats, object models or the level's
+lights yet. An edit to them (moved, turned, reshaped, custom properties changed, deleted, copied,
+added) is compared with what import made, and every such object is named as not written, in the
+export's report and by the Level check; the WAD keeps the base's bytes for them."""
+
+from types import SimpleNamespace
+
+import addon_support
+import bpy
+import pytest
+
+pytestmark = pytest.mark.generator
+
+
+@pytest.fixture
+def level(small_wad_file, tmp_path):
+    assert addon_support.import_level(small_wad_file) == {"FINISHED"}
+    return SimpleNamespace(path=small_wad_file, base=small_wad_file.read_bytes(), out=tmp_path / "edited.wad")
+
+
+def with_role(role):
+    return sorted((o for o in bpy.context.scene.objects if o.get("llamawad") == role), key=lambda o: o.name)
+
+
+def export(level, capfd) -> tuple[bytes, str]:
+    capfd.readouterr()
+    assert bpy.ops.export_scene.llamawad(filepath=str(level.out)) == {"FINISHED"}
+    return level.out.read_bytes(), capfd.readouterr().out
+
+
+def assert_named(out: str, name: str, what: str, part: str):
+    """The export's output and its list of changes name ``name`` with ``what`` was done, as not
+    written."""
+    lines = [line for line in out.splitlines() if line.startswith(f"Warning: {name}: {what}")]
+    assert lines and f"{part} cannot be written yet: not written" in lines[0], out
+    assert any(c.text.startswith(f"{name}: {what}") for c in bpy.context.scene.llamawad.changes)
+
+
+def test_nothing_edited_names_nothing(level, capfd):
+    wad, out = export(level, capfd)
+    assert wad == level.base
+    assert "not written" not in out
+
+
+def select_only(obj):
+    for o in bpy.context.view_layer.objects.selected:
+        o.select_set(False)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+
+
+def moved(obj):
+    obj.location.x += 1.0
+
+
+def turned(obj):
+    obj.rotation_euler.z += 0.5
+
+
+def reshaped(obj):
+    obj.data.vertices[0].co.x += 0.1
+
+
+def deleted(obj):
+    bpy.data.objects.remove(obj)
+
+
+def copied(obj):
+    """Shift D, and the copy moved: the copy is named."""
+    select_only(obj)
+    assert bpy.ops.object.duplicate() == {"FINISHED"}
+    bpy.context.active_object.location.x += 1.0
+    return bpy.context.active_object.name
+
+
+def properties_changed(obj):
+    obj["flags"] = int(obj["flags"]) ^ 1
+
+
+# (role, what was done to it as the message says it, the edit: returns the name it is named by
+# when not its own).
+EDITS = [
+    ("strat", "moved", moved),
+    ("strat", "turned", turned),
+    ("strat", "deleted", deleted),
+    ("strat", "a copy of", copied),
+    ("strat", "custom properties changed", properties_changed),
+    ("object_model", "moved", moved),
+    ("object_model", "reshaped", reshaped),
+    ("object_model", "deleted", deleted),
+]
+PARTS = {"strat": "strats", "object_model": "object models"}
+
+
+@pytest.mark.parametrize("role, what, edit", EDITS, ids=[f"{role}-{what}" for role, what, _ in EDITS])
+def test_an_edit_is_named_and_not_written(level, capfd, role, what, edit):
+    obj = with_role(role)[3]
+    original = obj.name
+    name = edit(obj) or original
+    wad, out = export(level, capfd)
+    assert wad == level.base
+    assert_named(out, name, f"{what} {original}" if what == "a copy of" else what, PARTS[role])
+    assert bpy.context.scene.llamawad.last_export.endswith("no changes: identical to the base; 1 edit not written, named in the warnings")
+    # The Level check lists it too, by the object it names (none for a deleted one).
+    assert bpy.ops.llamawad.check_level() == {"FINISHED"}
+    named = [p for p in bpy.context.scene.llamawad.problems if "not written" in p.message]
+    assert len(named) == 1 and not named[0].error
+    assert named[0].object == ("" if what == "deleted" else name)
+
+
+def test_an_empty_added_to_strats_is_named(level, capfd):
+    empty = bpy.data.objects.new("new marker", None)
+    next(c for c in bpy.context.scene.collection.children if c.get("llamawad") == "strats").objects.link(empty)
+    wad, out = export(level, capfd)
+    assert wad == level.base
+    assert_named(out, "new marker", "added to Strats", "strats")
+
+
+@pytest.mark.parametrize("edit", ["moved", "reshaped", "deleted"])
+def test_an_object_model_edit_is_named_and_not_written(level, capfd, edit):
+    model = with_role("object_model")[2]
+    name = model.name
+    if edit == "moved":
+        model.location.z += 0.5
+    elif edit == "reshaped":
+        model.data.vertices[0].co.x += 0.1
+    else:
+        bpy.data.objects.remove(model)
+    wad, out = export(level, capfd)
+    assert wad == level.base
+    assert_named(out, name, edit, "object models")
+
+
+def test_a_blender_light_is_named(level, capfd):
+    light = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
+    bpy.context.scene.collection.objects.link(light)
+    wad, out = export(level, capfd)
+    assert wad == level.base
+    assert_named(out, "Sun", "a Blender light", "the level's lights")
+
+
+def test_a_curve_is_named(level, capfd):
+    """Geometry that is no mesh (a curve, a text) is not written either, and said so."""
+    curve = bpy.data.objects.new("path", bpy.data.curves.new("path", "CURVE"))
+    bpy.context.scene.collection.objects.link(curve)
+    wad, out = export(level, capfd)
+    assert wad == level.base
+    assert "Warning: path: a curve object, not a mesh: not written; convert it to a mesh (Object › Convert › Mesh) to add it" in out
+
+
+def test_after_writing_over_the_base_the_level_as_written_is_what_import_made(level, capfd, tmp_path):
+    """Written over its base, the scene is imported again: a strat moved before is back where
+    the level has it, and the next export names nothing."""
+    base = tmp_path / "base.wad"
+    base.write_bytes(level.base)
+    bpy.context.scene.llamawad.base_path = str(base)
+    strat = with_role("strat")[3]
+    strat.location.x += 1.0
+    addon_support.tile_object(3).location.x += 1.0
+    capfd.readouterr()
+    assert bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True) == {"FINISHED"}
+    assert "not written" in capfd.readouterr().out
+    wad, out = export(level, capfd)
+    assert wad == base.read_bytes()
+    assert "not written" not in out
