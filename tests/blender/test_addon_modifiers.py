@@ -59,8 +59,28 @@ def test_a_displace_on_a_tile_moves_its_vertices(level):
     displace.strength = 0.4
     after = addon_support.level_state(export(level))
     i = tile["tile"]
-    assert addon_support.level_diff(level.state, after) == {"faces": [i]}
-    np.testing.assert_allclose(corners(after, i), corners(level.state, i) + [0.0, 0.4, 0.0], atol=1e-3)
+    # Every vertex moved alike is the tile moved, keeping its model (issue 21).
+    assert addon_support.level_diff(level.state, after) == {"placement": [i]}
+    (x0, y0, z0), turn0 = level.state["tiles"][i]["placement"]
+    (x1, y1, z1), turn1 = after["tiles"][i]["placement"]
+    assert (x1, y1, z1, turn1) == pytest.approx((x0, y0 + 0.4, z0, turn0), abs=1e-3)
+    np.testing.assert_allclose(corners(after, i), corners(level.state, i), atol=1e-4)
+
+
+def test_a_displace_along_the_normals_reshapes_the_tile(level):
+    # A tile whose faces face several ways: its vertices move apart, not alike.
+    def normals(obj):
+        values = np.empty(3 * len(obj.data.polygons), np.float32)
+        obj.data.polygons.foreach_get("normal", values)
+        return values.reshape(-1, 3)
+
+    tile = next(o for o in addon_support.mesh_tiles() if np.ptp(normals(o), axis=0).max() > 0.5)
+    displace = tile.modifiers.new("Displace", "DISPLACE")
+    displace.direction = "NORMAL"
+    displace.mid_level = 0.0
+    displace.strength = 0.4
+    after = addon_support.level_state(export(level))
+    assert addon_support.level_diff(level.state, after) == {"faces": [tile["tile"]]}
 
 
 def test_apply_modifiers_off_writes_the_meshes_as_they_are(level):
