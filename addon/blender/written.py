@@ -16,7 +16,7 @@ def store_changes(scene, report: dict, models_before: list[int], models_after: l
     """The export's changes into the scene's list: one row per tile the report names (with the
     object it came from, or after a reload the tile's object), then the export's figures and
     ``notes`` (warnings). Returns the tile rows."""
-    rows = words.tile_changes(report, models_before, models_after)
+    rows = words.tile_changes(report)
     objects = scene_index(scene, () if reloaded else report.get("sources") or []).tiles
     props = scene.llamawad
     props.changes.clear()
@@ -25,7 +25,7 @@ def store_changes(scene, report: dict, models_before: list[int], models_after: l
         item.text = r.text()
         item.tile = r.tile
         item.object = objects.get(r.tile, "")
-    for line in words.details(report) + notes:
+    for line in words.details(report, models_before, models_after) + notes:
         props.changes.add().text = line
     props["change_index"] = -1
     return rows

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 TILE_LISTS = (
     ("tiles_added", "added", "new"),
     ("tiles_moved", "moved", "moved or turned"),
-    ("tiles_reshaped", "reshaped", "faces changed (UVs, material, flags or collision)"),
+    ("tiles_reshaped", "reshaped", "reshaped"),
     ("tiles_fitted", "with faces fitted", "faces given the texture entries their UVs show"),
     ("tiles_recoloured", "recoloured", "vertex colours changed"),
     ("tiles_emptied", "emptied", "emptied: nothing in the scene stands for it any more (it keeps its number, drawing nothing)"),
@@ -26,6 +26,16 @@ TILE_LISTS = (
     ("coverage_tiles", "collision-only", "collision only"),
     ("coverage_freed", "collision-only freed", "collision only, no longer needed: emptied"),
 )
+
+# What changed on a reshaped tile (the report's ``tile_edits``), in words.
+TILE_EDITS = {
+    "vertices_moved": "vertices moved",
+    "faces_added": "faces added",
+    "faces_removed": "faces removed",
+    "look": "textures, UVs, materials or face flags changed",
+    "colours_apart": "corners of one vertex painted apart (a vertex for each colour)",
+    "collision": "collision changed",
+}
 
 # Report counts: (key, singular, plural, verb).
 COUNTS = (
@@ -61,13 +71,12 @@ def sources(report: dict) -> dict[int, str]:
     return {int(tile): str(node) for tile, node in report.get("sources") or []}
 
 
-def tile_changes(report: dict, models_before: list[int] | None = None, models_after: list[int] | None = None) -> list[TileChange]:
-    """Every tile the report names, in tile order, with what changed. With the tiles' models
-    before and after (``llamawad.tile_models`` of the base and of the written level), a tile of
-    the base that got another model says so: a model split off one its tiles shared, or a model
-    of its own."""
+def tile_changes(report: dict) -> list[TileChange]:
+    """Every tile the report names, in tile order, with what changed (for a reshaped tile, what
+    of it)."""
     made_from = sources(report)
     generated = set(report.get("collision_generated") or [])
+    edits = {int(tile): what for tile, what in report.get("tile_edits") or []}
     rows: dict[int, TileChange] = {}
 
     def row(tile: int) -> TileChange:
@@ -83,25 +92,51 @@ def tile_changes(report: dict, models_before: list[int] | None = None, models_af
                 r.changes.append(f"new, from {r.source}")
             elif key == "coverage_tiles" and r.source:
                 r.changes.append(f"collision only: enters the collision of {r.source} into its cell")
+            elif key == "tiles_reshaped" and edits.get(tile):
+                r.changes.append(f"{meaning}: {', '.join(TILE_EDITS.get(e, e) for e in edits[tile])}")
             else:
                 r.changes.append(meaning)
     for tile, r in rows.items():
         if r.source in generated and tile in (report.get("tiles_added") or []):
             r.changes.append("collision made from its floors and walls")
-    if models_before is not None and models_after is not None:
-        users: dict[int, int] = {}
-        for m in models_before:
-            users[m] = users.get(m, 0) + 1
-        for tile, (old, new) in enumerate(zip(models_before, models_after)):
-            if old == new:
-                continue
-            if users[old] > 1:
-                others = users[old] - 1
-                note = f"model {new} split off model {old}, which its {plural(others, 'other tile', 'other tiles')} keep"
-            else:
-                note = f"model {new} instead of model {old}"
-            row(tile).changes.append(note)
     return [rows[t] for t in sorted(rows)]
+
+
+def tiles_text(tiles: list[int]) -> str:
+    shown = ", ".join(map(str, tiles[:8])) + (" …" if len(tiles) > 8 else "")
+    return f"tile{'s' if len(tiles) != 1 else ''} {shown}"
+
+
+def model_changes(report: dict, models_before: list[int], models_after: list[int]) -> list[str]:
+    """What became of the base's models, once per model and what it became (``llamawad.tile_models``
+    of the base and of the written level): all the tiles that shared a model on a new one, some
+    of them with the others keeping it, or a tile's model of its own replaced. Tiles emptied or
+    re-tiled have rows of their own."""
+    elsewhere = {int(t) for key in ("tiles_emptied", "tiles_retiled", "coverage_freed") for t in report.get(key) or []}
+    users: dict[int, int] = {}
+    for m in models_before:
+        users[m] = users.get(m, 0) + 1
+    kept: dict[int, int] = {}
+    moved: dict[tuple[int, int], list[int]] = {}
+    for tile, (old, new) in enumerate(zip(models_before, models_after)):
+        if old == new:
+            kept[old] = kept.get(old, 0) + 1
+        elif tile not in elsewhere:
+            moved.setdefault((old, new), []).append(tile)
+    out = []
+    for (old, new), tiles in sorted(moved.items()):
+        n = users[old]
+        if n == 1:
+            out.append(f"tile {tiles[0]}: model {new} instead of model {old}")
+        elif len(tiles) == n:
+            out.append(f"model {old}: all {n} tiles that shared it have model {new} now")
+        else:
+            others = kept.get(old, 0)
+            out.append(
+                f"model {old}: {tiles_text(tiles)} of its {n} have model {new} now"
+                + (f"; {plural(others, 'tile keeps', 'tiles keep')} model {old}" if others else "")
+            )
+    return out
 
 
 def fit_text(fit: dict) -> str:
@@ -161,10 +196,13 @@ def added_text(report: dict) -> list[str]:
     return [f"{name}: added as new {'tile' if len(tiles) == 1 else 'tiles'} {', '.join(map(str, tiles))}" for name, tiles in per_object.items()]
 
 
-def details(report: dict) -> list[str]:
-    """What the export did beyond single tiles: the objects it added, texture fitting, snapped
-    UVs, collision made for new meshes (its warnings are the report's own ``warnings``)."""
+def details(report: dict, models_before: list[int] | None = None, models_after: list[int] | None = None) -> list[str]:
+    """What the export did beyond single tiles: the objects it added, what became of shared
+    models (with the tiles' models before and after), texture fitting, snapped UVs, collision
+    made for new meshes (its warnings are the report's own ``warnings``)."""
     out = added_text(report)
+    if models_before is not None and models_after is not None:
+        out += model_changes(report, models_before, models_after)
     fit = fit_text(report.get("fit") or {})
     if fit:
         out.append(fit)

@@ -138,7 +138,8 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         left_out = len(converted.gathered.notes)
         if left_out:
             summary += f"; {words.plural(left_out, 'edit', 'edits')} not written, named in the warnings"
-        rows = written.store_changes(scene, report, llamawad.tile_models(base), llamawad.tile_models(converted.wad), notes, overwritten)
+        models = (llamawad.tile_models(base), llamawad.tile_models(converted.wad))
+        rows = written.store_changes(scene, report, *models, notes, overwritten)
         if overwritten:
             scene.llamawad.last_export = f"{os.path.basename(target)}, written over its base: {summary}"
             message = f"Wrote {target} over its base; the scene now holds the level as written, the base of the next export: {summary}"
@@ -151,7 +152,7 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             self.report({"INFO"}, r.text())
         if len(rows) > MAX_TILES_REPORTED:
             self.report({"INFO"}, f"… {len(rows) - MAX_TILES_REPORTED} more tiles in the Level panel's list of changes")
-        for line in words.details(report):
+        for line in words.details(report, *models):
             self.report({"INFO"}, line)
         for note in notes:
             self.report({"WARNING"}, note)

@@ -66,9 +66,10 @@ class LLAMAWAD_OT_problem_select(bpy.types.Operator):
 
 
 class LLAMAWAD_OT_export_changes(bpy.types.Operator):
-    """What the last export changed, tile by tile: tiles moved, reshaped (UVs, material, flags,
-    collision), recoloured, added, emptied, collision-only tiles, models split off shared ones,
-    texture entries fitted and added, collision made for new meshes, and its warnings"""
+    """What the last export changed, tile by tile: tiles moved, reshaped (and how: vertices,
+    faces, textures, painted corners, collision), recoloured, added, emptied, re-tiled,
+    collision-only tiles, what became of shared models, texture entries fitted and added,
+    collision made for new meshes, and its warnings"""
 
     bl_idname = "llamawad.export_changes"
     bl_label = "What the Export Changed"

@@ -191,7 +191,7 @@ def test_a_face_given_another_faces_uvs(level):
     wad = export(level.out)
     assert_no_new_errors(wad, level.base.read_bytes())
     changed = bpy.context.scene.llamawad.changes
-    assert {c.tile for c in changed if "faces changed" in c.text} >= {obj["tile"] for obj, _, _ in edits}
+    assert {c.tile for c in changed if "reshaped: textures, UVs, materials or face flags changed" in c.text} >= {obj["tile"] for obj, _, _ in edits}
     reimport(level.out)
     assert_uvs_arrive(Corners(), expected)
 

@@ -189,3 +189,24 @@ def test_joined_then_separated_tiles_are_what_they_were(level):
     assert len(pieces) == 2
     wad = export(level.out)
     assert wad == level.base, [c.text for c in bpy.context.scene.llamawad.changes]
+
+
+def test_a_shared_models_collision_edited_is_said_once_and_true(small_wad_file, tmp_path):
+    # Tiles of one model share its collision mesh: one edit changes them all, and the report
+    # says so once (it said, for each of them, that it split off and the others kept the model).
+    assert addon_support.import_level(small_wad_file, collision=True) == {"FINISHED"}
+    collisions = [o for o in bpy.context.scene.objects if o.get("llamawad") == "collision"]
+    by_mesh = {}
+    for o in collisions:
+        by_mesh.setdefault(o.data.name, []).append(o)
+    shared = max(by_mesh.values(), key=len)
+    assert len(shared) >= 2
+    material = shared[0].data.attributes["wad_material"].data
+    material[0].value = 16 if material[0].value != 16 else 0
+    export(tmp_path / "shared.wad")
+    tiles = sorted(int(o.parent["tile"]) for o in shared)
+    lines = [c.text for c in bpy.context.scene.llamawad.changes]
+    model_lines = [line for line in lines if line.startswith("model ")]
+    assert len(model_lines) == 1 and f"all {len(tiles)} tiles that shared it have model" in model_lines[0], lines
+    for t in tiles:
+        assert f"tile {t}: reshaped: collision changed" in lines, lines

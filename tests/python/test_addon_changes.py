@@ -11,6 +11,7 @@ from gltf_edit import Glb
 REPORT = {
     "tiles_moved": [3],
     "tiles_reshaped": [3, 7],
+    "tile_edits": [[3, ["vertices_moved"]], [7, ["look", "collision"]]],
     "tiles_recoloured": [7],
     "tiles_emptied": [9],
     "tiles_added": [12, 13],
@@ -33,16 +34,12 @@ REPORT = {
 
 
 def test_every_tile_the_report_names_in_tile_order():
-    rows = changes.tile_changes(REPORT, models_before=[0, 1, 2, 2, 3, 4, 5, 2, 6, 7, 8, 9], models_after=[0, 1, 2, 10, 3, 4, 5, 11, 6, 7, 8, 9, 12, 13, 14])
+    rows = changes.tile_changes(REPORT)
     assert [r.tile for r in rows] == [3, 7, 9, 10, 12, 13, 14]
     by_tile = {r.tile: r for r in rows}
     assert by_tile[3].source == "tile 0003 · model 2"
-    assert by_tile[3].changes == [
-        "moved or turned",
-        "faces changed (UVs, material, flags or collision)",
-        "model 10 split off model 2, which its 2 other tiles keep",
-    ]
-    assert by_tile[7].changes[1:] == ["vertex colours changed", "model 11 split off model 2, which its 2 other tiles keep"]
+    assert by_tile[3].changes == ["moved or turned", "reshaped: vertices moved"]
+    assert by_tile[7].changes == ["reshaped: textures, UVs, materials or face flags changed, collision changed", "vertex colours changed"]
     assert by_tile[9].source == "" and by_tile[9].changes[0].startswith("emptied")
     assert by_tile[12].changes == [
         "new, from ramp",
@@ -51,13 +48,21 @@ def test_every_tile_the_report_names_in_tile_order():
     ]
     assert by_tile[14].changes == ["collision only: enters the collision of ramp into its cell"]
     assert by_tile[10].changes == ["collision only, no longer needed: emptied"]
-    assert by_tile[3].text().startswith("tile 3: moved or turned; faces changed")
+    assert by_tile[3].text() == "tile 3: moved or turned; reshaped: vertices moved"
 
 
-def test_a_model_of_its_own_is_no_split():
-    report = {"tiles_reshaped": [1], "sources": [[1, "a"]]}
-    (row,) = changes.tile_changes(report, [4, 5], [4, 6])
-    assert row.changes[-1] == "model 6 instead of model 5"
+def test_what_became_of_the_models_is_said_once_per_model():
+    # Tiles 3 and 7 of model 2's three each got a model of their own; tile 9 (emptied) has a row.
+    before = [0, 1, 2, 2, 3, 4, 5, 2, 6, 7, 8, 9]
+    after = [0, 1, 2, 10, 3, 4, 5, 11, 6, 15, 8, 9, 12, 13, 14]
+    assert changes.model_changes(REPORT, before, after) == [
+        "model 2: tile 3 of its 3 have model 10 now; 1 tile keeps model 2",
+        "model 2: tile 7 of its 3 have model 11 now; 1 tile keeps model 2",
+    ]
+    # All fifteen tiles of a model whose collision was edited: one line, and true.
+    assert changes.model_changes({}, [436] * 15, [450] * 15) == ["model 436: all 15 tiles that shared it have model 450 now"]
+    assert changes.model_changes({}, [4, 5], [4, 6]) == ["tile 1: model 6 instead of model 5"]
+    assert changes.details({}, [4, 5], [4, 6]) == ["tile 1: model 6 instead of model 5"]
 
 
 def test_summary_and_details():
@@ -90,7 +95,7 @@ def test_the_rust_report_reads_in_words():
     edit.json["nodes"][node]["translation"] = (translation + [1.0, 0, 0]).tolist()
     wad, report = llamawad.gltf_to_wad(base, edit.to_bytes())
     assert set(report) >= {key for key, _, _ in changes.TILE_LISTS} | {key for key, *_ in changes.COUNTS} | {"fit", "uv_snapped", "collision_generated", "sources"}
-    rows = changes.tile_changes(report, llamawad.tile_models(base), llamawad.tile_models(wad))
+    rows = changes.tile_changes(report)
     moved = next(r for r in rows if r.tile == 5)
     assert moved.source == edit.name(node) and moved.changes[0] == "moved or turned"
     assert "1 tile moved" in changes.summary(report)

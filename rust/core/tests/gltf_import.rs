@@ -20,7 +20,7 @@ use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::face_uvs;
 use llamawad::gltf::{
-    wad_to_gltf, ChangeReport, Document, Gltf, ImportError, ImportOptions, Source,
+    wad_to_gltf, ChangeReport, Document, Gltf, ImportError, ImportOptions, Source, TileEdit,
 };
 use llamawad::level::{Model, Tile};
 use llamawad::raw::CollisionPolygon;
@@ -770,6 +770,10 @@ fn a_moved_vertex_gives_the_tile_a_model_of_its_own() {
     });
     let (level, report, bytes) = case.written();
     assert_eq!(report.tiles_reshaped, vec![tile]);
+    assert_eq!(
+        report.tile_edits,
+        vec![(tile, vec![TileEdit::VerticesMoved])]
+    );
     assert_eq!(report.models_added, 1);
     let model = assert_own_model(&case, &level, tile);
     assert_eq!(level.trak().unwrap().models.len(), case.trak().len() + 1);
@@ -828,6 +832,10 @@ fn faces_added_and_removed() {
     let (removed, added) = (removed.unwrap(), added.unwrap());
     let (level, report, bytes) = case.written();
     assert_eq!(report.tiles_reshaped, vec![tile]);
+    assert_eq!(
+        report.tile_edits,
+        vec![(tile, vec![TileEdit::FacesAdded, TileEdit::FacesRemoved])]
+    );
     let model = assert_own_model(&case, &level, tile);
     let mut expected: Vec<_> = (0..base_model.faces.len())
         .filter(|&f| f != removed)
@@ -888,6 +896,11 @@ fn a_face_flag_and_a_texture_entry_changed() {
         });
         let (level, report, bytes) = case.written();
         assert_eq!(report.tiles_reshaped, vec![tile], "{what}");
+        assert_eq!(
+            report.tile_edits,
+            vec![(tile, vec![TileEdit::Look])],
+            "{what}"
+        );
         let model = assert_own_model(&case, &level, tile);
         assert_eq!(model.faces.len(), base_model.faces.len());
         assert_eq!(
@@ -998,6 +1011,10 @@ fn uv_edits_and_a_page_change_on_a_tile_arrive_and_other_tiles_keep_their_look()
     });
     let (level, report, bytes) = case.written();
     assert_eq!(report.tiles_reshaped, vec![tile], "{report:?}");
+    assert_eq!(
+        report.tile_edits,
+        vec![(tile, vec![TileEdit::ColoursApart])]
+    );
     assert_eq!(report.fit.faces_fitted, 3, "{:?}", report.fit);
     assert_eq!(
         report.texture_entries_appended, 0,
@@ -1350,6 +1367,7 @@ fn collision_material_changed_keeps_the_planes() {
         }
     });
     assert_eq!(report.collision_polygons_changed, 1);
+    assert_eq!(report.tile_edits, vec![(tile, vec![TileEdit::Collision])]);
     let new = polygons(&model);
     assert_eq!(new.len(), base.len());
     for (k, ((g0, a), (g1, b))) in base.iter().zip(&new).enumerate() {

@@ -12,6 +12,6 @@ pub mod uv;
 pub use export::{wad_to_gltf, Gltf, GltfExportError, Source};
 pub use import::{
     arrays_to_wad, gltf_to_wad, BrokenRules, ChangeReport, ImportError, ImportOptions, MeshArrays,
-    NodeArrays, SceneArrays,
+    NodeArrays, SceneArrays, TileEdit,
 };
 pub use read::Document;

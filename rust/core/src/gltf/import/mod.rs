@@ -26,7 +26,7 @@ mod zones;
 
 pub use arrays::{MeshArrays, NodeArrays, SceneArrays};
 pub use error::{BrokenRules, ImportError};
-pub use report::{ChangeReport, ImportOptions};
+pub use report::{ChangeReport, ImportOptions, TileEdit};
 
 use std::collections::HashMap;
 
@@ -162,6 +162,7 @@ fn scene_to_wad(
     report.tiles_moved.sort_unstable();
     report.tiles_reshaped.sort_unstable();
     report.tiles_recoloured.sort_unstable();
+    report.tile_edits.sort_unstable();
     report.collision_followed.sort_unstable();
     report.collision_kept.sort_unstable();
 

@@ -8,7 +8,7 @@ use glam::Vec3;
 use super::attributes::{integer, per_triangle};
 use super::colours::{corner_colours, same_colour, vertex_colours};
 use super::error::ImportError;
-use super::report::ChangeReport;
+use super::report::{ChangeReport, TileEdit};
 use crate::geometry::{bounding_box, face_plane, smooth_normals, sort_into_batches};
 use crate::gltf::fit::{
     uv_distance, with_corner_flags, Fitter, PageMaterial, FIT_TOLERANCE, SHARE_TOLERANCE,
@@ -101,6 +101,59 @@ pub(super) fn matches_model(
         }
     }
     true
+}
+
+/// What differs between the triangles and the model's faces: faces added, faces of the model
+/// missing, corners standing elsewhere than their vertex, and faces whose entry, flags or UVs
+/// changed.
+pub(super) fn face_edits(
+    tris: &Triangles,
+    model: &Model,
+    flags: &[Option<u16>],
+    textures: &[Option<i64>],
+    entries: &[TextureEntry],
+) -> Vec<TileEdit> {
+    let face_attr = tris.scalar("FACE");
+    let vertex_attr = tris.scalar("VERTEX");
+    let mut seen = vec![false; model.faces.len()];
+    let (mut added, mut look, mut moved) = (false, false, false);
+    for t in 0..tris.count() {
+        let f = face_attr
+            .and_then(|a| integer(a[3 * t]))
+            .and_then(|f| usize::try_from(f).ok())
+            .filter(|&f| f < model.faces.len() && !seen[f]);
+        let Some(f) = f else {
+            added = true;
+            continue;
+        };
+        seen[f] = true;
+        let face = &model.faces[f];
+        look = look
+            || flags[t] != Some(face.flags)
+            || textures[t] != Some(face.texture as i64)
+            || needs_fit(tris, t, (flags[t], textures[t]), entries, Some(face));
+        let corners = export_corners(tris, t);
+        moved = moved
+            || (0..3).any(|k| {
+                let v = vertex_attr
+                    .and_then(|a| integer(a[3 * t + FILE_CORNER[k]]))
+                    .and_then(|v| usize::try_from(v).ok())
+                    .and_then(|v| model.vertices.get(v));
+                v.is_none_or(|v| {
+                    (corners[k] - Vec3::from(v.position)).abs().max_element() > POSITION_TOLERANCE
+                })
+            });
+    }
+    let removed = seen.iter().any(|s| !s);
+    [
+        (moved, TileEdit::VerticesMoved),
+        (added, TileEdit::FacesAdded),
+        (removed, TileEdit::FacesRemoved),
+        (look, TileEdit::Look),
+    ]
+    .into_iter()
+    .filter_map(|(yes, edit)| yes.then_some(edit))
+    .collect()
 }
 
 /// A triangle's UVs in export corner order, when it has finite ones.

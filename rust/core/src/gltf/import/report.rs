@@ -35,6 +35,25 @@ impl Default for ImportOptions {
     }
 }
 
+/// What changed on a tile that no longer has its base model (`tiles_reshaped`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TileEdit {
+    /// Vertices stand elsewhere in the tile (moved one by one, or all by a transform that is no
+    /// turn and move of the tile).
+    VerticesMoved,
+    /// Faces the model did not have.
+    FacesAdded,
+    /// Faces of the model no longer there.
+    FacesRemoved,
+    /// Texture entries, UVs, materials or face flags.
+    Look,
+    /// Corners of one vertex painted apart: a vertex per colour.
+    ColoursApart,
+    /// Its collision, edited or moved with its faces.
+    Collision,
+}
+
 /// What the conversion changed, for the user.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ChangeReport {
@@ -42,6 +61,8 @@ pub struct ChangeReport {
     /// Tiles whose faces, face flags, texture entries or collision changed: each now has a model
     /// of its own.
     pub tiles_reshaped: Vec<usize>,
+    /// (tile, what changed) for each tile of `tiles_reshaped` and each copy given a new model.
+    pub tile_edits: Vec<(usize, Vec<TileEdit>)>,
     pub tiles_recoloured: Vec<usize>,
     pub tiles_emptied: Vec<usize>,
     pub tiles_added: Vec<usize>,

@@ -10,12 +10,12 @@ use super::collision::GivenPolygon;
 use super::collision::{collision_from_node, EditedCollision};
 use super::colours::{colours_differ, corner_colours, vertex_colours};
 use super::error::ImportError;
-use super::model::{build_model, matches_model, ModelSource, POSITION_TOLERANCE};
+use super::model::{build_model, face_edits, matches_model, ModelSource, POSITION_TOLERANCE};
 use super::motion::{motion, moved_collision, to_mat4, Motion};
 use super::new_geometry::{NewCollision, NewGeometry};
 use super::nodes::placement;
 use super::parts::Part;
-use super::report::ChangeReport;
+use super::report::{ChangeReport, TileEdit};
 use super::scene::Scene;
 use crate::game::cells::tile_cell;
 use crate::geometry::decode_collision_polygon;
@@ -214,8 +214,21 @@ impl Conversion<'_> {
             .iter()
             .map(|&v| v.round() as usize)
             .collect();
-        // Corners of one vertex painted apart need vertices of their own: a new model.
-        let geometry_same = geometry_same && !colours_differ(&corners, &vertex_of_corner);
+        // Corners of one vertex painted apart need vertices of their own: a new model. (A model
+        // built anew splits them anyway.)
+        let painted_apart = geometry_same && colours_differ(&corners, &vertex_of_corner);
+        let mut edits = if geometry_same {
+            Vec::new()
+        } else {
+            face_edits(tris, base_model, &flags, &textures, &self.fitter.entries)
+        };
+        if painted_apart {
+            edits.push(TileEdit::ColoursApart);
+        }
+        if collision.is_some() {
+            edits.push(TileEdit::Collision);
+        }
+        let geometry_same = geometry_same && !painted_apart;
         let mut fitted = false;
         let (model_index, colours) = if geometry_same {
             let colours = vertex_colours(
@@ -285,6 +298,9 @@ impl Conversion<'_> {
             i
         };
         report.sources.push((index, node.raw_name()));
+        if model_index != base_tile.model_index {
+            report.tile_edits.push((index, edits));
+        }
         if fitted {
             report.tiles_fitted.push(index);
         }
