@@ -39,10 +39,14 @@ impl Exporter<'_> {
                     c
                 }
             };
-            let children = collision.map(|mesh| {
+            // A tile with faces but no collision (decoration the llama passes through) says so
+            // with a collision child without a mesh: a tool that keeps names but not extras still
+            // hands it back, and the way back gives its faces no collision when it re-tiles them.
+            let has_faces = model.is_some_and(|m| !m.faces.is_empty());
+            let children = (collision.is_some() || has_faces).then(|| {
                 vec![self.node(json::Node {
                     name: Some(format!("collision · tile {i:04}")),
-                    mesh: Some(mesh),
+                    mesh: collision,
                     extras: extras(
                         json!({ "llamawad": "collision", "tile": i, "model": model_index }),
                     ),
