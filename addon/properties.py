@@ -150,14 +150,23 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
 
 classes = (LLAMAWAD_PG_problem, LLAMAWAD_PG_change, LLAMAWAD_PG_scene)
 
+NO_COLLISION = {
+    "name": "No collision (decoration)",
+    "description": "The llama passes through this object: export gives it no collision (a tile loses its model's, "
+    "a new mesh gets none made from its faces), whatever collision it has in the scene",
+    "default": False,
+}
+
 
 def register():
     for cls in classes:
         bpy.utils.register_class(cls)
     bpy.types.Scene.llamawad = PointerProperty(type=LLAMAWAD_PG_scene)
+    bpy.types.Object.llamawad_no_collision = BoolProperty(**NO_COLLISION)
 
 
 def unregister():
+    del bpy.types.Object.llamawad_no_collision
     del bpy.types.Scene.llamawad
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

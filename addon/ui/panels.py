@@ -122,6 +122,11 @@ class LLAMAWAD_PT_collision(_Panel, bpy.types.Panel):
         op.colour_by_material = True
 
         obj = context.active_object
+        if obj is not None and obj.type == "MESH" and (level_scene.role(obj) == "tile" or level_scene.is_new_mesh(context, obj)):
+            # Decoration: the tile loses its collision, a new mesh gets none made.
+            layout.prop(obj, "llamawad_no_collision")
+            if level_scene.role(obj) == "tile" and obj.get("collision_polygons") == 0 and not obj.llamawad_no_collision:
+                layout.label(text="This tile has no collision: the llama passes through it", icon="INFO")
         if obj is not None and obj.type == "MESH" and (level_scene.role(obj) == "collision" or level_scene.is_given_collision(obj)):
             faces, material = _selection_values(obj, "wad_material")
             users = obj.data.users

@@ -39,11 +39,12 @@ def import_level(path, collision: bool = False) -> set:
 
 
 def tiles_with_collision(wad: bytes) -> set[int]:
-    """The tiles of the level ``wad`` whose model has collision (those with a collision node)."""
+    """The tiles of the level ``wad`` whose model has collision (those whose collision node has a
+    mesh)."""
     import llamawad
 
     nodes = llamawad.wad_to_arrays(wad)[0]["nodes"]
-    return {int(e["tile"]) for role, e in zip(nodes["role"], nodes["extras"]) if role == "collision"}
+    return {int(e["tile"]) for role, e, mesh in zip(nodes["role"], nodes["extras"], nodes["mesh"]) if role == "collision" and mesh is not None}
 
 
 def tile_object(index: int):

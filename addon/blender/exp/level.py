@@ -256,8 +256,9 @@ _json = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def _extras(obj) -> str:
-    """The object's custom properties that JSON can hold, as JSON text: the node's extras."""
-    out = {}
+    """The object's custom properties that JSON can hold, as JSON text: the node's extras; and
+    ``no_collision`` when the artist marked it decoration the llama passes through."""
+    out = {"no_collision": True} if getattr(obj, "llamawad_no_collision", False) else {}
     for key, value in obj.items():
         if not isinstance(value, (str, int, float)):
             if hasattr(value, "to_dict"):
@@ -512,7 +513,8 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
         w.node(obj.name, m, -1, _extras(obj), obj, collision_arrays)
 
     for obj in new_meshes:
-        node = w.node(obj.name, file_world[number[obj]], tiles_node, None, obj, render_arrays)
+        marked = '{"no_collision":true}' if obj.llamawad_no_collision else None
+        node = w.node(obj.name, file_world[number[obj]], tiles_node, marked, obj, render_arrays)
         for child in obj.children:
             if level_scene.is_given_collision(child):
                 m = local[number[child]] if child in number else np.array(child.matrix_parent_inverse @ child.matrix_basis, np.float32)

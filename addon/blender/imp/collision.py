@@ -179,7 +179,8 @@ def make_tile_collision(scene, data: bytes, collection) -> int:
     transforms = np.frombuffer(transforms, "<f4").reshape(-1, 10)
     node_of_tile = {}
     for k, (scene_index, role) in enumerate(zip(nodes["scene"], nodes["role"])):
-        if scene_index == 0 and role == "collision":
+        # A tile without collision has a collision node without a mesh: no object.
+        if scene_index == 0 and role == "collision" and nodes["mesh"][k] is not None:
             node_of_tile[int((nodes["extras"][k] or {}).get("tile", -1))] = k
     # Object.children searches every object of the file: the tiles with collision in one pass.
     has_collision = {o.parent for o in scene.objects if level_scene.role(o) == "collision"}

@@ -62,6 +62,7 @@ impl Exporter<'_> {
                 "rotation": tile.float.rotation,
                 "swap_flag": tile.float.swap_flag,
                 "colour_frames": tile.colours.len().checked_div(nv).unwrap_or(0),
+                "collision_polygons": model.map_or(0, |m| m.collision_count()),
             });
             if let Some(s) = &tile.swap {
                 tile_extras["swap"] = serde_json::to_value(s).expect("serialises");

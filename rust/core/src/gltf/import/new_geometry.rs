@@ -14,7 +14,7 @@ use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::{encode, given_polygons, GivenPolygon};
 use super::error::ImportError;
 use super::model::{build_model, recut_new_quads, ModelSource};
-use super::nodes::{placement, NewMesh};
+use super::nodes::{placement, says_no_collision, NewMesh};
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
 use crate::game::cells::{coordinate_in_cell, loader_col_row};
@@ -136,9 +136,12 @@ impl<'a> NewGeometry<'a> {
             node: mesh.node,
             frame: mesh.node.world,
             tris: None,
-            collision: mesh
-                .collision
-                .map_or(NewCollision::NotGiven, NewCollision::Node),
+            collision: match mesh.collision {
+                // Marked as decoration: no collision, given or made.
+                _ if says_no_collision(mesh.node) => NewCollision::Polygons(Vec::new()),
+                Some(node) => NewCollision::Node(node),
+                None => NewCollision::NotGiven,
+            },
         }
     }
 }

@@ -34,6 +34,16 @@ pub(super) fn role(node: &Node) -> Option<Role> {
     Some(Role { kind, index })
 }
 
+/// Whether a node says its faces have no collision (extras `no_collision` true or 1: decoration
+/// the llama passes through), whatever collision it comes with.
+pub(super) fn says_no_collision(node: &Node) -> bool {
+    node.extras
+        .as_ref()
+        .and_then(|e| e.get("no_collision"))
+        .and_then(number)
+        .is_some_and(|v| v != 0.0)
+}
+
 /// A tile's placement from its node's world transform: export-space position and rotation.
 pub(super) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), ImportError> {
     let (scale, rotation, translation) = world.to_scale_rotation_translation();

@@ -13,7 +13,7 @@ use super::error::ImportError;
 use super::model::{build_model, face_edits, matches_model, ModelSource, POSITION_TOLERANCE};
 use super::motion::{motion, moved_collision, to_mat4, Motion};
 use super::new_geometry::{NewCollision, NewGeometry};
-use super::nodes::placement;
+use super::nodes::{placement, says_no_collision};
 use super::parts::Part;
 use super::report::{ChangeReport, TileEdit};
 use super::scene::Scene;
@@ -146,6 +146,11 @@ impl Conversion<'_> {
 
         let grid = (base_map.width, base_map.height);
         let given = match part.collision {
+            // Marked as decoration: whatever collision it came with, it has none.
+            _ if says_no_collision(node) => match base_model.collision_count() {
+                0 => Given::Unchanged,
+                n => Given::Edited((Default::default(), n)),
+            },
             Some((cnode, cworld)) => {
                 let ctris = node_triangles(scene, cnode, grid, &name)?;
                 let edited = |tile_world: &Mat4| {
