@@ -28,6 +28,9 @@ const NO_FLOOR_YET: i64 = 1_000_000;
 pub const MATERIAL_IGNORED: u8 = 0x11;
 /// Ignored instead of 0x11 by strats with 0xe8 bit 0x8000000.
 pub const MATERIAL_IGNORED_ALT: u8 = 0x12;
+/// The strat flag that swaps the skipped material (step 2). Note 001 reads it at strat+0xe8;
+/// note 002 ties 17/18 to WFPC 0x8000000 (*likely*).
+pub const FLAG_ALTERNATIVE_MATERIAL: u32 = 0x800_0000;
 /// Chosen like any floor, then treated as no floor (FORMAT.md §4: water, death plane).
 pub const MATERIAL_NO_FLOOR: u8 = 0x1e;
 
@@ -135,6 +138,11 @@ impl<'a> World<'a> {
     pub fn with_alternative_material(mut self) -> Self {
         self.ignored_material = MATERIAL_IGNORED_ALT;
         self
+    }
+
+    /// The material this test skips (step 2).
+    pub fn ignored_material(&self) -> u8 {
+        self.ignored_material
     }
 
     pub fn lists(&self) -> &CellLists {

@@ -7,7 +7,7 @@ use super::Problem;
 use crate::game::cells::tile_cell;
 use crate::game::coverage::world_polygon;
 use crate::game::floor::{
-    edge_tolerance, test_polygon, World, MATERIAL_IGNORED, MATERIAL_IGNORED_ALT,
+    edge_tolerance, test_polygon, World, FLAG_ALTERNATIVE_MATERIAL, MATERIAL_IGNORED,
 };
 use crate::game::space::{from_fixed, to_fixed};
 use crate::level::{Level, Map, Model};
@@ -115,13 +115,13 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
             format!("poolExtra is {pool}, below the {strats} strats: the 30 slots for strats spawned while playing are partly taken; raise it to at least {strats}"),
         ));
     }
-    let world = World::new(map, models);
-    player_start(level, map, &world, out);
-    needles(map, models, &world, out);
+    player_start(level, map, models, out);
+    needles(map, models, &World::new(map, models), out);
 }
 
-/// The player's start stands on a floor the floor test finds, not on material 17 or 18.
-fn player_start(level: &Level, map: &Map, world: &World, out: &mut Vec<Problem>) {
+/// The player's start stands on a floor the floor test finds, not on the material that test
+/// skips.
+fn player_start(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Problem>) {
     let Some(stpc) = level.stpc() else { return };
     let starts: Vec<(usize, String)> = map
         .strats
@@ -140,7 +140,9 @@ fn player_start(level: &Level, map: &Map, world: &World, out: &mut Vec<Problem>)
         ));
     }
     for (i, name) in starts {
-        let [x, y, z] = map.strats[i].position.map(|v| from_fixed(v as i64));
+        let record = &map.strats[i];
+        let world = player_world(level, record, map, models);
+        let [x, y, z] = record.position.map(|v| from_fixed(v as i64));
         let probe = world.probe(x, y, z);
         let at = |p: Problem| p.strat(i);
         match (probe.floor, probe.no_floor) {
@@ -166,15 +168,15 @@ fn player_start(level: &Level, map: &Map, world: &World, out: &mut Vec<Problem>)
                 format!("strat {i} ({name}) starts at {x:.3}, {y:.3}, {z:.3}, where the floor test finds no floor: the llama falls at the start"),
             ))),
         }
-        // Polygons the player's floor test skips (0x11; 0x12 for strats with the other flag).
+        let skipped = world.ignored_material();
         let point = [to_fixed(x), to_fixed(y), to_fixed(z)].map(i64::from);
         for &t in probe.cell.map_or(&[][..], |c| world.lists().tiles(c)) {
             let tile = &map.tiles[t as usize];
-            let Some(model) = world.models().get(tile.model_index as usize) else {
+            let Some(model) = models.get(tile.model_index as usize) else {
                 continue;
             };
             for (p, poly) in model.collision_polygons().enumerate() {
-                if ![MATERIAL_IGNORED, MATERIAL_IGNORED_ALT].contains(&poly.material) {
+                if poly.material != skipped {
                     continue;
                 }
                 let under = test_polygon(tile, poly, point, None)
@@ -183,8 +185,7 @@ fn player_start(level: &Level, map: &Map, world: &World, out: &mut Vec<Problem>)
                     out.push(at(Problem::error(
                         "player-start-material",
                         format!(
-                            "strat {i} ({name}) starts on material {} (tile {t} polygon {p}), which the floor test skips: give the floor under the start another material",
-                            poly.material
+                            "strat {i} ({name}) starts on material {skipped} (tile {t} polygon {p}), which its floor test skips: give the floor under the start another material"
                         ),
                     ))
                     .tile(t as usize)
@@ -192,6 +193,25 @@ fn player_start(level: &Level, map: &Map, world: &World, out: &mut Vec<Problem>)
                 }
             }
         }
+    }
+}
+
+/// The floor test as the player's strat runs it: skipping 0x11, or 0x12 instead with the flag
+/// 0x8000000 (FORMAT.md §4 step 2). Which word holds that flag the notes leave open (§11): note
+/// 001 reads strat+0xe8, taken here to be the record's type flags, and note 002 names WFPC
+/// (*likely*); either one counts. Were it neither, the player would skip 0x11 wherever this
+/// says 0x12.
+fn player_world<'a>(
+    level: &Level,
+    record: &crate::raw::StratRecord,
+    map: &'a Map,
+    models: &'a [Model],
+) -> World<'a> {
+    let world = World::new(map, models);
+    if (level.wfpc() | record.type_flags) & FLAG_ALTERNATIVE_MATERIAL != 0 {
+        world.with_alternative_material()
+    } else {
+        world
     }
 }
 
