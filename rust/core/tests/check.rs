@@ -3,9 +3,10 @@
 //! notes allow is not reported.
 
 use llamawad::game::floor::World;
-use llamawad::game::{check, Problem};
+use llamawad::game::{check, Problem, Severity};
 use llamawad::generate::{generate, Size};
 use llamawad::level::ChunkBody;
+use llamawad::raw::{CollisionPlane, CollisionPolygon};
 use llamawad::Level;
 
 /// The level written and read back, as `check` meets it in a file.
@@ -77,4 +78,64 @@ fn the_start_is_refused_only_on_the_material_the_players_floor_test_skips() {
             "material {material}, WFPC flag {wfpc_flag}"
         );
     }
+}
+
+/// A square floor 1 × 1 at y 0.25 around the tile origin, written by hand (FORMAT.md §4: normals
+/// ×127, d = 4064 × the plane's distance): surface up, then the edges x ≥ −0.5, z ≥ −0.5,
+/// x ≤ 0.5, z ≤ 0.5 with their normals pointing inwards.
+fn hand_square() -> CollisionPolygon {
+    let plane = |normal: [i8; 3], d: i16| CollisionPlane { normal, pad: 0, d };
+    CollisionPolygon {
+        kind: 1,
+        material: 0,
+        planes: [
+            plane([0, 127, 0], 1016),
+            plane([127, 0, 0], -2032),
+            plane([0, 0, 127], -2032),
+            plane([-127, 0, 0], -2032),
+            plane([0, 0, -127], -2032),
+        ],
+    }
+}
+
+/// The first polygon of the model the first tile with collision uses, replaced.
+fn with_polygon(base: &Level, polygon: CollisionPolygon) -> (Level, usize) {
+    let mut level = base.clone();
+    let (map, trak) = level.map_and_trak_mut();
+    let models = &mut trak.unwrap().models;
+    let model = map
+        .unwrap()
+        .tiles
+        .iter()
+        .map(|t| t.model_index as usize)
+        .find(|&m| models[m].collision_count() > 0)
+        .unwrap();
+    *models[model].collision.iter_mut().flatten().next().unwrap() = polygon;
+    (level, model)
+}
+
+/// Note 001 §3: edge normals point inwards. One pointing outwards leaves no point inside all
+/// edges: the engine never finds the polygon.
+#[test]
+fn an_edge_normal_pointing_outwards_is_an_error_naming_the_polygon() {
+    let base = generate(2, Size::Tiny);
+    let edge_problems = |polygon| {
+        let (level, model) = with_polygon(&base, polygon);
+        let found: Vec<_> = problems(&level)
+            .into_iter()
+            .filter(|p| p.code == "collision-edge")
+            .map(|p| (p.severity, p.model, p.polygon))
+            .collect();
+        (found, model)
+    };
+    let (found, _) = edge_problems(hand_square());
+    assert_eq!(found, []);
+    let mut flipped = hand_square();
+    flipped.planes[3] = CollisionPlane {
+        normal: [127, 0, 0],
+        pad: 0,
+        d: 2032,
+    };
+    let (found, model) = edge_problems(flipped);
+    assert_eq!(found, [(Severity::Error, Some(model), Some(0))]);
 }

@@ -34,15 +34,6 @@ pub const FLAG_ALTERNATIVE_MATERIAL: u32 = 0x800_0000;
 /// Chosen like any floor, then treated as no floor (FORMAT.md §4: water, death plane).
 pub const MATERIAL_NO_FLOOR: u8 = 0x1e;
 
-/// Whether a polygon's kind says four edges.
-fn edge_count(poly: &CollisionPolygon) -> usize {
-    if poly.kind & crate::geometry::COLLISION_QUAD != 0 {
-        4
-    } else {
-        3
-    }
-}
-
 /// The engine's edge tolerance of a surface with normal y `ny` (×127): −64 − ((4096 − 32·ny) >> 6),
 /// about 0.016 units outside the edge on a flat floor, 0.023 at ny 0.5.
 pub fn edge_tolerance(ny: i8) -> i64 {
@@ -240,7 +231,7 @@ pub fn test_polygon(
     let dist = -i6;
     let plane_y = ly + i6;
     let tolerance = edge_tolerance(surface.normal[1]);
-    let edges: Vec<i64> = poly.planes[1..=edge_count(poly)]
+    let edges: Vec<i64> = poly.planes[1..=crate::geometry::edge_count(poly)]
         .iter()
         .map(|e| {
             let [nx, ny, nz] = e.normal.map(i64::from);

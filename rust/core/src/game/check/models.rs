@@ -3,7 +3,7 @@
 use glam::Vec3;
 
 use super::Problem;
-use crate::geometry::{decode_collision_polygon, face_plane, COLLISION_QUAD};
+use crate::geometry::{decode_collision_polygon, edge_count, face_plane, outward_edges};
 use crate::level::Model;
 use crate::limits::{render_state, MAX_BATCH_FACES, MAX_MODEL_VERTICES, NORMAL_LENGTH_SLACK};
 use crate::raw::{face_flags, TextureEntry};
@@ -141,12 +141,7 @@ fn bounding_box(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>)
 fn collision(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>) {
     for (p, poly) in model.collision_polygons().enumerate() {
         let at = |problem: Problem| problem.model(index).polygon(p);
-        let edges = if poly.kind & COLLISION_QUAD != 0 {
-            4
-        } else {
-            3
-        };
-        let off_unit = poly.planes[..=edges]
+        let off_unit = poly.planes[..=edge_count(poly)]
             .iter()
             .enumerate()
             .find_map(|(k, plane)| {
@@ -160,6 +155,14 @@ fn collision(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>) {
                 format!(
                     "{name} collision polygon {p}: plane {k} has a normal of length {:.3} × 127, not a unit normal; the engine's heights and edges are off by as much",
                     length / 127.0
+                ),
+            )));
+        }
+        if let Some(k) = outward_edges(poly).first() {
+            out.push(at(Problem::error(
+                "collision-edge",
+                format!(
+                    "{name} collision polygon {p}: edge plane {k} faces outwards (edges face inwards), so no point lies inside every edge and the game never finds the polygon: negate that plane's normal and d"
                 ),
             )));
         }
