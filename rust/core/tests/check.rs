@@ -3,7 +3,7 @@
 //! notes allow is not reported.
 
 use llamawad::game::floor::World;
-use llamawad::game::{check, Problem, Severity};
+use llamawad::game::{check, check_against, Problem, Severity};
 use llamawad::generate::{generate, Size};
 use llamawad::level::ChunkBody;
 use llamawad::raw::{CollisionPlane, CollisionPolygon};
@@ -138,4 +138,51 @@ fn an_edge_normal_pointing_outwards_is_an_error_naming_the_polygon() {
     };
     let (found, model) = edge_problems(flipped);
     assert_eq!(found, [(Severity::Error, Some(model), Some(0))]);
+}
+
+/// The problems of `bytes` read back that `base` does not have.
+fn new_problems_of_bytes(bytes: &[u8], base: &Level) -> Vec<Problem> {
+    check_against(&Level::parse(bytes).expect("readable"), base)
+        .new_problems()
+        .cloned()
+        .collect()
+}
+
+/// Note 002: the layout flags "must stay as they are"; note 003 rule 6: WFPC flags are not to be
+/// changed. Any bit changed against the base is an error.
+#[test]
+fn wfpc_changed_against_the_base_is_an_error() {
+    let base = generate(2, Size::Tiny);
+    for bit in [0x800, 0x800_0000] {
+        let mut level = base.clone();
+        set_wfpc(&mut level, base.wfpc() ^ bit);
+        let found: Vec<_> = new_problems_of_bytes(&level.to_bytes().unwrap(), &base)
+            .into_iter()
+            .filter(|p| p.code == "wfpc")
+            .map(|p| p.severity)
+            .collect();
+        assert_eq!(found, [Severity::Error], "bit {bit:#x}");
+    }
+    let same = new_problems_of_bytes(&base.to_bytes().unwrap(), &base);
+    assert_eq!(same, []);
+}
+
+/// The length field no longer counting what the base's counts (the file size, or 4 bytes less):
+/// the file still reads, as the other convention, but it is not what the game was given.
+#[test]
+fn a_total_length_that_disagrees_with_the_base_is_an_error() {
+    let base = generate(2, Size::Tiny);
+    let mut bytes = base.to_bytes().unwrap();
+    let total = u32::from_le_bytes(bytes[..4].try_into().unwrap()) as usize;
+    let other = if total == bytes.len() {
+        bytes.len() - 4
+    } else {
+        bytes.len()
+    };
+    bytes[..4].copy_from_slice(&(other as u32).to_le_bytes());
+    let found: Vec<_> = new_problems_of_bytes(&bytes, &base)
+        .into_iter()
+        .map(|p| (p.code, p.severity))
+        .collect();
+    assert_eq!(found, [("container", Severity::Error)]);
 }
