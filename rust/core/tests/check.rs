@@ -186,3 +186,28 @@ fn a_total_length_that_disagrees_with_the_base_is_an_error() {
         .collect();
     assert_eq!(found, [("container", Severity::Error)]);
 }
+
+/// Rotations are 4096 to the turn (notes 001, 003). One of a turn or more is looked up in the
+/// engine's 4096-entry sine table; whether the engine wraps it the notes do not say.
+#[test]
+fn rotations_of_a_turn_or_more_are_named() {
+    let base = generate(2, Size::Tiny);
+    let mut level = base.clone();
+    let map = level.map_mut().unwrap();
+    let tile = &mut map.tiles[1];
+    let position = tile.float.position;
+    tile.set_placement(position, tile.float.rotation + 4096);
+    map.strats[0].rotation[1] = 5000;
+    let found: Vec<_> = problems(&level)
+        .into_iter()
+        .filter(|p| p.code.ends_with("rotation"))
+        .map(|p| (p.code, p.severity, p.tile, p.strat))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("tile-rotation", Severity::Warning, Some(1), None),
+            ("strat-rotation", Severity::Warning, None, Some(0)),
+        ]
+    );
+}

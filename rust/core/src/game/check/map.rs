@@ -9,7 +9,7 @@ use super::Problem;
 use crate::game::cells::{tile_cell, Cell, CellLists};
 use crate::game::coverage::{reaches_beyond, world_polygon, CHECK_SLACK, SLIVER};
 use crate::game::floor::{test_polygon, World, MATERIAL_IGNORED};
-use crate::game::space::to_fixed;
+use crate::game::space::{to_fixed, TURN};
 use crate::level::map::{fixed_from_float, REGION_COUNT};
 use crate::level::{Level, Map, Model};
 
@@ -53,6 +53,16 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
             out.push(at(Problem::error(
                 "tile-copies",
                 format!("tile {i}: its fixed-point copy (block 8) does not match its float copy (block 2)"),
+            )));
+        }
+        if tile.float.rotation >= TURN {
+            out.push(at(Problem::warning(
+                "tile-rotation",
+                format!(
+                    "tile {i}: rotation {} is a turn or more (4096 to the turn); the collision tests look it up in a sine table of 4096 entries, and whether the game wraps it the notes do not say: use {}",
+                    tile.float.rotation,
+                    tile.float.rotation % TURN
+                ),
             )));
         }
         if tile.model_index != tile.float.model {

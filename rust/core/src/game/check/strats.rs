@@ -9,7 +9,7 @@ use crate::game::coverage::world_polygon;
 use crate::game::floor::{
     edge_tolerance, test_polygon, World, FLAG_ALTERNATIVE_MATERIAL, MATERIAL_IGNORED,
 };
-use crate::game::space::{from_fixed, to_fixed};
+use crate::game::space::{from_fixed, to_fixed, TURN};
 use crate::level::{Level, Map, Model};
 use crate::limits::STRAT_POOL_BASE;
 
@@ -46,6 +46,19 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
                     .strat(i),
                 );
             }
+        }
+        if let Some(r) = s.rotation.iter().find(|&&r| u32::from(r) >= TURN) {
+            out.push(
+                Problem::warning(
+                    "strat-rotation",
+                    format!(
+                        "strat {i}: rotation {:?} holds {r}, a turn or more (4096 to the turn); whether the game wraps it the notes do not say: use {}",
+                        s.rotation,
+                        u32::from(*r) % TURN
+                    ),
+                )
+                .strat(i),
+            );
         }
         let params_ok = s.parameter_count == 0
             || (s.parameter_index >= 0
