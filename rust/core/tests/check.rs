@@ -211,3 +211,28 @@ fn rotations_of_a_turn_or_more_are_named() {
         ]
     );
 }
+
+/// Note 003 rule 4: a strat's code offset must be "a strat start in this STPC". One inside the
+/// code but inside the name instruction of a strat, or where no strat is named, is not.
+#[test]
+fn a_code_offset_inside_the_code_but_at_no_strat_start_is_an_error() {
+    let base = generate(2, Size::Tiny);
+    let (llama, _) = the_llama(&base);
+    let stpc = base.stpc().unwrap();
+    let end = (stpc.code_start() + stpc.code.len()) as u32;
+    let start = base.map().unwrap().strats[llama].code_offset;
+    for offset in [start + 4, start + 8, end - 4] {
+        let mut level = base.clone();
+        level.map_mut().unwrap().strats[llama].code_offset = offset;
+        let found: Vec<_> = problems(&level)
+            .into_iter()
+            .filter(|p| p.code == "strat-code")
+            .map(|p| (p.severity, p.strat))
+            .collect();
+        assert_eq!(
+            found,
+            [(Severity::Error, Some(llama))],
+            "offset {offset:#x}"
+        );
+    }
+}

@@ -10,7 +10,8 @@ use crate::game::floor::{
     edge_tolerance, test_polygon, World, FLAG_ALTERNATIVE_MATERIAL, MATERIAL_IGNORED,
 };
 use crate::game::space::{from_fixed, to_fixed, TURN};
-use crate::level::{Level, Map, Model};
+use crate::level::stpc::{NAME_OPCODE, SPAWN_OPCODE};
+use crate::level::{Level, Map, Model, Stpc};
 use crate::limits::STRAT_POOL_BASE;
 
 /// The strats that are the player at the level's start (FORMAT.md §6).
@@ -34,12 +35,20 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
     for (i, s) in map.strats.iter().enumerate() {
         if let Some((start, len)) = code {
             let offset = s.code_offset as usize;
-            if offset < start || offset >= start + len {
+            let wrong = if offset < start || offset >= start + len {
+                Some("outside this level's strat code".to_string())
+            } else {
+                stpc.and_then(|stpc| no_strat_start(stpc, s.code_offset))
+                    .map(|why| {
+                        format!("inside this level's strat code but at no strat start: {why}")
+                    })
+            };
+            if let Some(why) = wrong {
                 out.push(
                     Problem::error(
                         "strat-code",
                         format!(
-                            "strat {i}: code offset {:#x} is outside this level's strat code",
+                            "strat {i}: code offset {:#x} is {why}; point it at its type's start (note 003: the type is the code address)",
                             s.code_offset
                         ),
                     )
@@ -130,6 +139,24 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
     }
     player_start(level, map, models, out);
     needles(map, models, &World::new(map, models), out);
+}
+
+/// Why an offset inside the code is no strat start (note 003 rule 4), as far as the code shows
+/// without a decoder of its instructions: it splits the name instruction `0xd4, 0xea, rel` or
+/// is a spawn's operand, or no strat is named there (FORMAT.md §11: a strat start names its
+/// strat within its first 16 words, or is a spawn stub).
+fn no_strat_start(stpc: &Stpc, offset: u32) -> Option<String> {
+    let word = |back: u32| offset.checked_sub(back).and_then(|o| stpc.word_at(o));
+    let name_at = |back: u32| [word(back), word(back - 4)] == NAME_OPCODE.map(Some);
+    if name_at(4) || name_at(8) {
+        Some("it lies inside a strat's name instruction (0xd4, 0xea, rel)".into())
+    } else if word(4) == Some(SPAWN_OPCODE) {
+        Some("it is the offset a spawn (0xb2) names, not an instruction".into())
+    } else if stpc.strat_name(offset).is_none() {
+        Some("no strat is named there (no 0xd4, 0xea in its first 16 words, no spawn 0xb2)".into())
+    } else {
+        None
+    }
 }
 
 /// The player's start stands on a floor the floor test finds, not on the material that test
