@@ -236,3 +236,46 @@ fn a_code_offset_inside_the_code_but_at_no_strat_start_is_an_error() {
         );
     }
 }
+
+/// Face planes are n = normalize((v1 − v0) × (v2 − v0)), d = n·v0 of the stored corners (note
+/// 001 §3, verified for every original face): a plane 0.001 off is not float rounding.
+#[test]
+fn a_face_plane_off_by_a_thousandth_is_named() {
+    let base = generate(2, Size::Tiny);
+    for component in [0, 3] {
+        let mut level = base.clone();
+        level.trak_mut().unwrap().models[1].faces[0].plane[component] += 0.001;
+        let found: Vec<_> = new_problems_of_bytes(&level.to_bytes().unwrap(), &base)
+            .into_iter()
+            .map(|p| (p.code, p.model, p.face))
+            .collect();
+        assert_eq!(
+            found,
+            [("face-plane", Some(1), Some(0))],
+            "component {component}"
+        );
+    }
+}
+
+/// Collision d is an i16 in 20.12 (notes 001, 002): polygons within ±8 units of the tile origin.
+/// A floor written by hand reaching 8.03 units out is named; one reaching 7.99 is not.
+#[test]
+fn collision_reaching_past_8_units_is_named() {
+    let base = generate(2, Size::Tiny);
+    let reach = |far: f64| {
+        let mut strip = hand_square();
+        let at = |x: f64| (4064.0 * x).round() as i16;
+        strip.planes[1].d = at(far - 0.5);
+        strip.planes[3].d = -at(far);
+        let (level, model) = with_polygon(&base, strip);
+        let found: Vec<_> = problems(&level)
+            .into_iter()
+            .filter(|p| p.code == "collision-reach")
+            .map(|p| (p.model, p.polygon))
+            .collect();
+        (found, model)
+    };
+    let (found, model) = reach(8.03);
+    assert_eq!(found, [(Some(model), Some(0))]);
+    assert_eq!(reach(7.99).0, []);
+}
