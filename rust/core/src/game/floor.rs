@@ -231,7 +231,7 @@ pub fn test_polygon(
     let dist = -i6;
     let plane_y = ly + i6;
     let tolerance = edge_tolerance(surface.normal[1]);
-    let edges: Vec<i64> = poly.planes[1..=crate::geometry::edge_count(poly)]
+    let edges: Vec<i64> = poly.planes[1..=poly.edge_count()]
         .iter()
         .map(|e| {
             let [nx, ny, nz] = e.normal.map(i64::from);

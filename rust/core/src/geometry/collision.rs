@@ -6,8 +6,7 @@ use glam::{DVec3, Vec3};
 use crate::limits::NORMAL_LENGTH_SLACK;
 use crate::raw::{CollisionPlane, CollisionPolygon};
 
-/// Collision polygon kind bit: four edge planes (a quad); clear for a triangle.
-pub const COLLISION_QUAD: u8 = 0x1;
+pub use crate::raw::COLLISION_QUAD;
 /// Collision polygon kind bit: the surface faces down (ceilings, overhangs).
 pub const COLLISION_FACING_DOWN: u8 = 0x4;
 
@@ -227,7 +226,7 @@ fn fit_plane(
 /// corner is the point of the surface plane nearest the tile origin (or the origin itself), so
 /// that callers never see NaN.
 pub fn decode_collision_polygon(poly: &CollisionPolygon) -> Vec<Vec3> {
-    let n = edge_count(poly);
+    let n = poly.edge_count();
     let plane = |k: usize| unit_plane(poly.planes[k]);
     let surface = plane(0);
     (0..n)
@@ -246,21 +245,12 @@ pub fn decode_collision_polygon(poly: &CollisionPolygon) -> Vec<Vec3> {
 pub fn outward_edges(poly: &CollisionPolygon) -> Vec<usize> {
     let corners = decode_collision_polygon(poly);
     let middle = corners.iter().map(|c| c.as_dvec3()).sum::<DVec3>() / corners.len() as f64;
-    (1..=edge_count(poly))
+    (1..=poly.edge_count())
         .filter(|&k| {
             let (normal, d) = unit_plane(poly.planes[k]);
             normal.dot(middle) - d < -EXACT
         })
         .collect()
-}
-
-/// The number of edge planes a polygon's kind says: four for a quad, else three.
-pub fn edge_count(poly: &CollisionPolygon) -> usize {
-    if poly.kind & COLLISION_QUAD != 0 {
-        4
-    } else {
-        3
-    }
 }
 
 /// A plane as the engine tests it, in units: (n_i8/127, d/4064).

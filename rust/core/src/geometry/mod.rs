@@ -13,7 +13,7 @@ use crate::raw::{face_flags, Face, TextureEntry};
 mod collision;
 
 pub use collision::{
-    decode_collision_polygon, edge_count, encode_collision_polygon, outward_edges, CollisionError,
+    decode_collision_polygon, encode_collision_polygon, outward_edges, CollisionError,
     COLLISION_FACING_DOWN, COLLISION_QUAD, MAX_QUAD_WARP,
 };
 

@@ -13,7 +13,8 @@ mod strats;
 
 use serde::Serialize;
 
-use crate::container::{Convention, TotalLength};
+use crate::container::{Convention, TotalLength, CONTAINER};
+use crate::error::ParseError;
 use crate::level::Level;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -155,6 +156,38 @@ pub fn check_against(level: &Level, base: &Level) -> Report {
     }
     changed_from(level, base, &mut found);
     Report::of(found)
+}
+
+/// Checks the bytes of a level, against `base` when given. A file the reader refuses is one
+/// error where the reading stopped, naming the tile or TRAK model it was reading or found at
+/// fault (code `container` when the container is at fault, else `unreadable`). Bytes that are
+/// no level WAD at all are refused as the reader refuses them.
+pub fn check_bytes(level: &[u8], base: Option<&Level>) -> Result<Report, ParseError> {
+    let level = match Level::parse(level) {
+        Ok(level) => level,
+        Err(e @ ParseError::NotAWad { .. }) => return Err(e),
+        Err(e) => return Ok(Report::of(vec![unreadable(&e)])),
+    };
+    Ok(match base {
+        Some(base) => check_against(&level, base),
+        None => check(&level),
+    })
+}
+
+/// The problem of a file the reader refuses.
+fn unreadable(e: &ParseError) -> Problem {
+    let at = e.location();
+    let code = match at {
+        Some(at) if at.chunk == CONTAINER => "container",
+        _ => "unreadable",
+    };
+    let mut problem = Problem::error(
+        code,
+        format!("{e}: the game would read the rest of the file wrong or not at all"),
+    );
+    problem.tile = at.and_then(|at| at.tile).map(|t| t as usize);
+    problem.model = at.and_then(|at| at.model).map(|m| m as usize);
+    problem
 }
 
 /// What must stay as the base has it: WFPC (note 002: the layout flags "must stay as they are";

@@ -3,7 +3,7 @@
 use glam::Vec3;
 
 use super::Problem;
-use crate::geometry::{decode_collision_polygon, edge_count, face_plane, outward_edges};
+use crate::geometry::{decode_collision_polygon, face_plane, outward_edges};
 use crate::level::Model;
 use crate::limits::{render_state, MAX_BATCH_FACES, MAX_MODEL_VERTICES, NORMAL_LENGTH_SLACK};
 use crate::raw::{face_flags, TextureEntry};
@@ -169,7 +169,7 @@ fn bounding_box(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>)
 fn collision(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>) {
     for (p, poly) in model.collision_polygons().enumerate() {
         let at = |problem: Problem| problem.model(index).polygon(p);
-        let off_unit = poly.planes[..=edge_count(poly)]
+        let off_unit = poly.planes[..=poly.edge_count()]
             .iter()
             .enumerate()
             .find_map(|(k, plane)| {
