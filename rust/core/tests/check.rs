@@ -3,10 +3,11 @@
 //! notes allow is not reported.
 
 use llamawad::container::{self, Tag};
+use llamawad::game::cells::{Cell, CellLists};
 use llamawad::game::floor::World;
 use llamawad::game::{check, check_against, check_bytes, Problem, Severity};
 use llamawad::generate::{generate, Size};
-use llamawad::level::{ChunkBody, Tile};
+use llamawad::level::{ChunkBody, Model, Tile};
 use llamawad::raw::{CollisionPlane, CollisionPolygon};
 use llamawad::Level;
 
@@ -514,4 +515,74 @@ fn a_total_length_that_disagrees_with_the_file_is_a_container_error() {
         report.problems
     );
     assert!(check_bytes(b"not a level", None).is_err());
+}
+
+/// A tile at the centre of cell (1, 1) of a copy of `base` whose only collision is `polygon`
+/// (a collision-only model), and the cell east of it, (2, 1), emptied of collision or given
+/// `neighbour` (a tile with that model at the same place, moved a cell east).
+fn beside(base: &Level, polygon: CollisionPolygon, neighbour: Option<CollisionPolygon>) -> Level {
+    let mut level = base.clone();
+    let (map, trak) = level.map_and_trak_mut();
+    let (map, models) = (map.unwrap(), &mut trak.unwrap().models);
+    let lists = CellLists::of(map);
+    let collision_only = |models: &mut Vec<Model>, polygon: Option<CollisionPolygon>| {
+        models.push(Model {
+            collision: [polygon.into_iter().collect(), vec![], vec![]],
+            ..Model::default()
+        });
+        (models.len() - 1) as u32
+    };
+    let empty = collision_only(models, None);
+    for &t in lists.tiles(Cell { col: 2, row: 1 }) {
+        let tile = &mut map.tiles[t as usize];
+        (tile.model_index, tile.float.model) = (empty, empty);
+        (tile.colours, tile.swap_colours, tile.swap) = (vec![], vec![], None);
+        tile.float.swap_flag = 0;
+    }
+    let owner = lists.tiles(Cell { col: 1, row: 1 })[0] as usize;
+    let model = collision_only(models, Some(polygon));
+    let tile = &mut map.tiles[owner];
+    *tile = Tile::new([1.5, 0.0, -1.5], 0, model);
+    if let Some(polygon) = neighbour {
+        let model = collision_only(models, Some(polygon));
+        map.tiles.push(Tile::new([2.5, 0.0, -1.5], 0, model));
+    }
+    level
+}
+
+/// The coverage problems of a level: (tile, cell).
+fn coverage(level: &Level) -> Vec<(Option<usize>, Option<[u32; 2]>)> {
+    problems(level)
+        .into_iter()
+        .filter(|p| p.code == "coverage")
+        .map(|p| (p.tile, p.cell))
+        .collect()
+}
+
+/// Coverage from the floor test: beside a cell that tests nothing where a floor reaches into it,
+/// the llama falls wherever it stands on that part, however narrow; a sliver over a floor of
+/// that cell drops it by less than the engine's own edge tolerance blurs a ledge.
+#[test]
+fn a_sliver_of_floor_beside_a_cell_without_floor_is_a_hole() {
+    let base = generate(2, Size::Tiny);
+    let owner = CellLists::of(base.map().unwrap()).tiles(Cell { col: 1, row: 1 })[0] as usize;
+    let reaching = |past: f64| {
+        let mut floor = hand_square();
+        floor.planes[3].d = -((4064.0 * (0.5 + past)).round() as i16);
+        floor
+    };
+    let east = Some([2, 1]);
+    assert_eq!(
+        coverage(&beside(&base, reaching(0.03), None)),
+        [(Some(owner), east)]
+    );
+    assert_eq!(
+        coverage(&beside(&base, reaching(0.01), None)),
+        [(Some(owner), east)]
+    );
+    assert_eq!(coverage(&beside(&base, reaching(0.0), None)), []);
+    // A floor of the next cell, 0.1 lower, under the sliver.
+    let mut lower = hand_square();
+    lower.planes[0].d = (4064.0 * 0.15) as i16;
+    assert_eq!(coverage(&beside(&base, reaching(0.03), Some(lower))), []);
 }
