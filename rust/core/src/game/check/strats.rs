@@ -161,6 +161,11 @@ fn no_strat_start(stpc: &Stpc, offset: u32) -> Option<String> {
 
 /// The player's start stands on a floor the floor test finds, not on the material that test
 /// skips.
+///
+/// Assumption (FORMAT.md §11): the floor test against strat objects (`FUN_00403ad0`) is not
+/// modelled, so a start on a crate or platform that is a strat, with nothing of the map below,
+/// is reported as a fall, and a start over a map floor under such an object as standing on the
+/// map's.
 fn player_start(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Problem>) {
     let Some(stpc) = level.stpc() else { return };
     let starts: Vec<(usize, String)> = map
