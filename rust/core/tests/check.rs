@@ -356,12 +356,23 @@ fn a_count_off_in_a_trak_header_names_its_model() {
     }
 }
 
-/// Two sets of colours for a tile (FORMAT.md §6 block 11: byte 3 of the first entry counts
-/// them), as a valid level may have them.
-fn two_sets(tile: &mut Tile) {
-    let one = tile.colours.clone();
-    tile.colours.extend(one);
-    tile.colours[0][3] = 2;
+/// The first tile from `from` on with colours of its own model only, given two sets of colours
+/// (FORMAT.md §6 block 11: byte 3 of the first entry counts them) as a valid level may have
+/// them, and so is the next such tile: a tile whose colours the reader can tell apart.
+fn between_two_sets(level: &mut Level, from: usize) -> usize {
+    let tiles = &mut level.map_mut().unwrap().tiles;
+    let coloured: Vec<usize> = (from..tiles.len())
+        .filter(|&t| !tiles[t].colours.is_empty() && tiles[t].swap.is_none())
+        .collect();
+    let [tile, next, ..] = coloured[..] else {
+        panic!("two tiles with colours")
+    };
+    for t in [tile, next] {
+        let one = tiles[t].colours.clone();
+        tiles[t].colours.extend(one);
+        tiles[t].colours[0][3] = 2;
+    }
+    tile
 }
 
 /// A tile's vertex colours one entry short, or one too many: every block after it is read
@@ -372,15 +383,7 @@ fn two_sets(tile: &mut Tile) {
 #[test]
 fn vertex_colours_off_by_an_entry_are_named_not_the_blocks_after_them() {
     let mut base = generate(1, Size::Small);
-    let tiles = &mut base.map_mut().unwrap().tiles;
-    let coloured: Vec<usize> = (100..tiles.len())
-        .filter(|&t| !tiles[t].colours.is_empty() && tiles[t].swap.is_none())
-        .collect();
-    let [tile, next, ..] = coloured[..] else {
-        panic!("two tiles with colours")
-    };
-    two_sets(&mut tiles[tile]);
-    two_sets(&mut tiles[next]);
+    let tile = between_two_sets(&mut base, 100);
     let bytes = base.to_bytes().unwrap();
     let end = payload_at(&bytes, Tag::MAP) + colours_at(&base, tile + 1);
     let mut short = bytes.clone();
@@ -479,15 +482,7 @@ fn check_reports_a_refused_file_with_its_culprit() {
         ("unreadable", Severity::Error, Some(flagged), None)
     );
 
-    let tiles = &mut base.map_mut().unwrap().tiles;
-    let coloured: Vec<usize> = (0..tiles.len())
-        .filter(|&t| !tiles[t].colours.is_empty() && tiles[t].swap.is_none())
-        .collect();
-    let [tile, next, ..] = coloured[..] else {
-        panic!("two tiles with colours")
-    };
-    two_sets(&mut tiles[tile]);
-    two_sets(&mut tiles[next]);
+    let tile = between_two_sets(&mut base, 0);
     let mut damaged = base.to_bytes().unwrap();
     let end = payload_at(&damaged, Tag::MAP) + colours_at(&base, tile + 1);
     splice(&mut damaged, end - 4, 4, &[]);

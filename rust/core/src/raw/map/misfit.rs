@@ -18,12 +18,12 @@ const MOST_ENTRIES_OFF: i64 = 8;
 /// The colours of block 11 and what counts them.
 pub(super) struct Colours<'a> {
     /// From the start of block 11 to the end of MAP.
-    pub(super) bytes: &'a [u8],
+    bytes: &'a [u8],
     /// Where block 11 starts in the payload.
-    pub(super) start: u64,
+    start: u64,
     /// Each tile's model and swap model.
-    pub(super) models: Vec<(u32, Option<u32>)>,
-    pub(super) args: MapArgs<'a>,
+    models: Vec<(u32, Option<u32>)>,
+    args: MapArgs<'a>,
 }
 
 impl Colours<'_> {
@@ -44,17 +44,17 @@ impl Colours<'_> {
     }
 
     /// Bytes of a tile's colours (its model's, then its swap model's) starting at `at`, as their
-    /// first entries count them, however far that reaches; None when a model does not exist.
+    /// first entries count them, however far that reaches; None when a model does not exist or
+    /// a first entry lies past the end.
     fn tile_len(&self, tile: usize, at: usize) -> Option<usize> {
         let (model, swap) = self.models[tile];
         let mut len = 0;
         for model in std::iter::once(model).chain(swap) {
             let &nv = self.args.model_vertex_counts.get(model as usize)?;
-            let first: Option<Rgba> = self
-                .bytes
-                .get(at + len..at + len + 4)
-                .map(|b| b.try_into().expect("4 bytes"));
-            len += 4 * nv * self.args.colour_rule.set_count(first.as_ref());
+            if nv > 0 {
+                let first: Rgba = self.bytes.get(at + len..at + len + 4)?.try_into().ok()?;
+                len += 4 * nv * self.args.colour_rule.set_count(Some(&first));
+            }
         }
         Some(len)
     }
