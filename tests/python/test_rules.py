@@ -68,3 +68,15 @@ def test_check_of_bytes_that_are_no_level_raises():
         llamawad.check(b"not a level")
     with pytest.raises(llamawad.WadError):
         llamawad.probe(b"", [(0, 0, 0)])
+
+
+def test_check_of_a_refused_level_names_the_culprit():
+    data = bytearray(llamawad.generate(1, "small"))
+    # TRAK model 1's vertex count, one off: every model after it reads shifted.
+    trak = data.find(b"KART") + 8
+    data[trak + 4 + 0x84 + 0x6C] ^= 1
+    report = llamawad.check(bytes(data))
+    assert report["errors"] == 1
+    [problem] = report["problems"]
+    assert problem["code"] == "unreadable"
+    assert problem["model"] == 1 and problem["tile"] is None

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use llamawad::game::floor::{Probe, World};
 use llamawad::game::floors::{compare_floors, random_points};
-use llamawad::game::{check, check_against, Report, Severity};
+use llamawad::game::{check_bytes, Report, Severity};
 use llamawad::Level;
 
 use crate::{parse, Result};
@@ -170,11 +170,10 @@ pub fn check_command(
     json: bool,
     out: &mut impl Write,
 ) -> Result<ExitCode> {
-    let level = read_level(level_path)?;
-    let report = match base_path {
-        Some(base) => check_against(&level, &read_level(base)?),
-        None => check(&level),
-    };
+    let bytes = llamawad::read_bytes(level_path)?;
+    let base = base_path.map(read_level).transpose()?;
+    let report =
+        check_bytes(&bytes, base.as_ref()).map_err(|e| format!("{}: {e}", level_path.display()))?;
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {

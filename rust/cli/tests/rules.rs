@@ -201,3 +201,33 @@ fn check_reports_every_problem_and_exits_1_on_a_new_error() {
         "{text}"
     );
 }
+
+/// A file the reader refuses is checked as one error with the culprit the reader named: here
+/// TRAK model 1, whose vertex count is off by one.
+#[test]
+fn check_reports_a_refused_file_with_its_culprit_and_exits_1() {
+    let dir = Dir::new("check-refused");
+    let mut bytes = generate(1, Size::Small).to_bytes().unwrap();
+    let wad = llamawad::container::split(&bytes).unwrap();
+    let trak = wad
+        .chunks
+        .iter()
+        .find(|c| c.tag == llamawad::container::Tag::TRAK)
+        .unwrap()
+        .offset as usize;
+    bytes[trak + 4 + 0x84 + 0x6c] ^= 1;
+    let broken = dir.write("broken.wad", &bytes);
+    let out = llamawad(&["check", "--json"], &[&broken]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let problems = report["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0]["code"], "unreadable");
+    assert_eq!(problems[0]["model"], 1);
+    assert!(problems[0]["tile"].is_null());
+}

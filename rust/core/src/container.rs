@@ -10,6 +10,9 @@ use std::fmt;
 
 use crate::error::{Location, ParseError};
 
+/// What a parse error's location names when the container itself is at fault.
+pub const CONTAINER: &str = "container";
+
 /// A chunk tag as the notes spell it (`TRAK`); stored reversed in the file (`KART`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tag(pub [u8; 4]);
@@ -127,6 +130,29 @@ pub fn split(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
     } else if total + 4 == file_size {
         TotalLength::FileSizeMinus4
     } else {
+        // Chunks that fill the file exactly make it a WAD whose length field is wrong.
+        let tiled = [false, true].into_iter().any(|size_includes_header| {
+            ALIGNMENTS.into_iter().any(|alignment| {
+                let convention = Convention {
+                    size_includes_header,
+                    alignment,
+                    ..Convention::DEFAULT
+                };
+                let (wad, overrun) = walk(data, convention);
+                !wad.chunks.is_empty() && wad.trailing.is_empty() && overrun.is_none()
+            })
+        });
+        if tiled {
+            return Err(ParseError::BadValue {
+                at: Location {
+                    chunk: CONTAINER.to_string(),
+                    ..Location::default()
+                },
+                what: "the WAD's length field".to_string(),
+                expected: format!("the file's size ({file_size}) or 4 less"),
+                found: total.to_string(),
+            });
+        }
         return Err(ParseError::NotAWad {
             reason: format!(
                 "the length field says {total} bytes but the file has {file_size} \
@@ -167,6 +193,7 @@ pub fn split(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
             at: Location {
                 chunk: tag.name(),
                 offset: at as u64,
+                ..Location::default()
             },
             what: format!("the {tag} chunk's payload"),
             needed,

@@ -6,12 +6,16 @@
 use std::fmt;
 
 /// Where in the file a parse error happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Location {
     /// The chunk tag as the notes spell it (`TRAK`, `MAP `, ...) or `container`.
     pub chunk: String,
     /// Absolute byte offset in the WAD file.
     pub offset: u64,
+    /// The MAP tile whose blocks were being read, or that the reader found at fault.
+    pub tile: Option<u32>,
+    /// The TRAK model whose data was being read, or that the reader found at fault.
+    pub model: Option<u32>,
 }
 
 impl fmt::Display for Location {

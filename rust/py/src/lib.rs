@@ -440,8 +440,10 @@ mod _native {
     /// Every rule of the notes over the level: {"problems": [...], "errors": n, "warnings": n},
     /// each problem with `code`, `severity` ("error" or "warning"), `message` and its culprit
     /// (`tile`, `model`, `polygon`, `face`, `strat`, `cell` [x, z], None where they do not
-    /// apply); with a base, problems it already has carry `pre_existing` True. What
-    /// `llamawad check --json` prints.
+    /// apply); with a base, problems it already has carry `pre_existing` True. A level the
+    /// reader refuses is one error (`unreadable`, or `container`) naming the tile or model the
+    /// reader was at. What `llamawad check --json` prints. Raises WadError for bytes that are
+    /// no level WAD, or a base that cannot be read.
     #[pyfunction]
     #[pyo3(signature = (level, base = None))]
     fn check<'py>(
@@ -453,11 +455,8 @@ mod _native {
             py,
             || bytes_input("a level", &level),
             || {
-                let level = Level::parse(&level)?;
-                let report = match &base {
-                    Some(b) => llamawad::game::check_against(&level, &Level::parse(b)?),
-                    None => llamawad::game::check(&level),
-                };
+                let base = base.as_deref().map(Level::parse).transpose()?;
+                let report = llamawad::game::check_bytes(&level, base.as_ref())?;
                 Ok::<_, CoreError>(serde_json::to_string(&report).expect("plain data"))
             },
         )?

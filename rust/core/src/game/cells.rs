@@ -62,6 +62,11 @@ pub fn coordinate_in_cell(cell: u32, like: f64) -> f64 {
 }
 
 /// The tiles of every cell, in tile order, as the loader lists them.
+///
+/// Assumption (FORMAT.md §11): the loader links each cell's tiles into a list, and the notes do
+/// not say whether it appends or prepends; tile order is taken. The order decides only ties of
+/// the floor test between tiles (equal distances, the first wins): reversed, the last of them
+/// would, with its polygon and material.
 #[derive(Debug, Clone)]
 pub struct CellLists {
     pub width: u32,

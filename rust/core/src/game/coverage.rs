@@ -3,9 +3,10 @@
 //! collision-only tile if need be (FORMAT.md §4 "Cells", §10).
 //!
 //! A polygon *covers* a cell when its outline seen from above overlaps the cell's square by more
-//! than a sliver: touching a border, or reaching less than [`SLIVER`] past one of the square's
-//! sides, does not count (less than the engine's own edge tolerance of 0.016–0.023 plus margin).
-//! Walls, whose outline is a line, follow the same rule.
+//! than it can touch a border by ([`TOUCH`]): beside a cell whose floor test finds nothing there
+//! the llama falls through any part of a floor, however narrow (FORMAT.md §4 "Cells"). Walls,
+//! whose outline is a line, and whose test is not modelled, cover a cell only past a sliver
+//! ([`SLIVER`], the engine's edge tolerance of 0.016–0.023 plus margin).
 //!
 //! A *coverage copy* is a collision-only tile (a model with no vertices and no faces) listed in
 //! the covered cell: the owner's polygons that cover that cell, at the owner's height and
@@ -22,14 +23,19 @@ use crate::geometry::{bounding_box, decode_collision_polygon};
 use crate::level::{Map, Model, Tile};
 use crate::raw::CollisionPolygon;
 
-/// How far (units) past a side of a cell's square a polygon must reach to cover the cell.
+/// How far (units) past a side of a cell's square a wall must reach to cover the cell, and a
+/// floor to be held to a floor as high there (the check's `Need`).
 pub const SLIVER: f64 = 0.03;
-/// How much further than [`SLIVER`] a polygon must reach into a cell for the check to demand it
-/// there. A coverage copy of a tile turned by other than quarter turns has its planes moved by
-/// an offset that is no whole number of d's steps: rounded, its outline lies up to about 2e-4
-/// off its owner's. Without this margin a polygon could reach a cell by a hair over the sliver
-/// as seen from the copy and by a hair under as seen from its owner, which entered it nowhere
-/// there.
+/// How far (units) past a side of a cell's square a floor may reach and only touch the border:
+/// a polygon whose edge lies on the border decodes that exactly, planes of i8 normals and d in
+/// 1/4064 units; the llama's probe is in steps of 1/4096.
+pub const TOUCH: f64 = 0.001;
+/// How much further than the writer's rule ([`sliver_of`]) a polygon must reach into a cell for
+/// the check to demand it there. A coverage copy of a tile turned by other than quarter turns
+/// has its planes moved by an offset that is no whole number of d's steps: rounded, its outline
+/// lies up to about 2e-4 off its owner's. Without this margin a polygon could reach a cell by a
+/// hair over the rule as seen from the copy and by a hair under as seen from its owner, which
+/// entered it nowhere there.
 pub const CHECK_SLACK: f64 = 0.002;
 const BOX_MARGIN: f32 = 1.0 / 128.0;
 
@@ -86,7 +92,7 @@ pub fn clip_to_cell(polygon: &[DVec3], cell: Cell) -> Vec<DVec3> {
 
 /// Whether a polygon (convex, or a wall: a line seen from above) covers the cell's square,
 /// reaching at least `sliver` past each side it crosses.
-fn covers(polygon: &[DVec3], cell: Cell, sliver: f64) -> bool {
+pub fn covers(polygon: &[DVec3], cell: Cell, sliver: f64) -> bool {
     let (x0, z0) = (cell.col as f64, cell.row as f64);
     let part = clip_to_cell(polygon, cell);
     let within = |f: &dyn Fn(&DVec3) -> f64| part.iter().all(|p| f(p) < sliver);
@@ -137,26 +143,38 @@ pub struct Reach {
     pub cell: Cell,
 }
 
-/// Where the polygons of a tile reach beyond the cell the tile is listed under. A tile outside
-/// the grid reaches nowhere (the check reports the tile itself).
-pub fn reaches(tile: &Tile, model: &Model, width: u32, height: u32) -> Vec<Reach> {
-    reaches_beyond(tile, model, width, height, SLIVER)
+/// How far past a cell's side a polygon must reach for the writer to enter it there: a floor
+/// (facing up) past touching, a wall past a sliver.
+pub fn sliver_of(poly: &CollisionPolygon) -> f64 {
+    if poly.planes[0].normal[1] > 0 {
+        TOUCH
+    } else {
+        SLIVER
+    }
 }
 
-/// [`reaches`] with another sliver (the check's is [`SLIVER`] + [`CHECK_SLACK`]).
+/// Where the polygons of a tile reach beyond the cell the tile is listed under, each by its own
+/// rule ([`sliver_of`]). A tile outside the grid reaches nowhere (the check reports the tile
+/// itself).
+pub fn reaches(tile: &Tile, model: &Model, width: u32, height: u32) -> Vec<Reach> {
+    reaches_beyond(tile, model, width, height, 0.0)
+}
+
+/// [`reaches`], each polygon reaching `slack` further (the check's is [`CHECK_SLACK`]).
 pub fn reaches_beyond(
     tile: &Tile,
     model: &Model,
     width: u32,
     height: u32,
-    sliver: f64,
+    slack: f64,
 ) -> Vec<Reach> {
     let Some(home) = tile_cell(tile, width, height) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for (polygon, poly) in model.collision_polygons().enumerate() {
-        for cell in cells_covered_beyond(&world_polygon(tile, poly), width, height, sliver) {
+        let outline = world_polygon(tile, poly);
+        for cell in cells_covered_beyond(&outline, width, height, sliver_of(poly) + slack) {
             if cell != home {
                 out.push(Reach { polygon, cell });
             }

@@ -10,6 +10,13 @@
 //! 6. of the passing planes the one with the smallest distance (the first on a tie) is the floor.
 //!
 //! Material 0x1e is "no floor" (water, death plane) once chosen.
+//!
+//! Assumptions, where the notes are loose (FORMAT.md §11): the cell lists in tile order (ties);
+//! no floor outside the grid; 64-bit products where the engine's are 32-bit; only the test of
+//! ordinary strats (the variants of strats with the flag 0x200000 left out); and only the test
+//! against the map tiles: the same test against strat objects with a collision model
+//! (`FUN_00403ad0`, crates and platforms that are strats, whose floor wins when higher) is not
+//! modelled, so nothing here stands on them.
 
 use serde::Serialize;
 
@@ -19,6 +26,12 @@ use crate::level::{Level, Map, Model, Tile};
 use crate::raw::CollisionPolygon;
 
 /// DAT_0057dd98: the probe's lift above the feet, 0.25.
+///
+/// Assumption (FORMAT.md §11): for strats with the flag 0x200000 the engine lifts by half the
+/// floor record's +0x18 instead and tests surfaces facing down too; that variant is left out.
+/// The player's type flags (0x248000 in the originals, note 003) have that bit, if they are the
+/// word the test reads: then the player's probe reaches another height above its feet and
+/// overhangs count for it, and heights near a step or under an overhang may differ from here.
 pub const LIFT: i64 = 0x400;
 /// Planes more than this above the lifted probe (1/32) are surfaces above, never the floor.
 const ABOVE: i64 = -0x80;
@@ -28,17 +41,11 @@ const NO_FLOOR_YET: i64 = 1_000_000;
 pub const MATERIAL_IGNORED: u8 = 0x11;
 /// Ignored instead of 0x11 by strats with 0xe8 bit 0x8000000.
 pub const MATERIAL_IGNORED_ALT: u8 = 0x12;
+/// The strat flag that swaps the skipped material (step 2). Note 001 reads it at strat+0xe8;
+/// note 002 ties 17/18 to WFPC 0x8000000 (*likely*).
+pub const FLAG_ALTERNATIVE_MATERIAL: u32 = 0x800_0000;
 /// Chosen like any floor, then treated as no floor (FORMAT.md §4: water, death plane).
 pub const MATERIAL_NO_FLOOR: u8 = 0x1e;
-
-/// Whether a polygon's kind says four edges.
-fn edge_count(poly: &CollisionPolygon) -> usize {
-    if poly.kind & crate::geometry::COLLISION_QUAD != 0 {
-        4
-    } else {
-        3
-    }
-}
 
 /// The engine's edge tolerance of a surface with normal y `ny` (×127): −64 − ((4096 − 32·ny) >> 6),
 /// about 0.016 units outside the edge on a flat floor, 0.023 at ny 0.5.
@@ -94,6 +101,10 @@ pub struct Probe {
     pub y: f64,
     pub z: f64,
     /// The cell tested, None outside the grid (no tiles, no floor).
+    ///
+    /// Assumption (FORMAT.md §11): the notes do not say what the engine does with a cell
+    /// outside the grid (x >> 12 or z >> 12 beyond W, H, or negative); taken as no floor. If it
+    /// reads the cell lists out of bounds, it finds whatever lies there.
     pub cell: Option<Cell>,
     /// What the llama stands on; None when nothing passes or material 0x1e wins.
     pub floor: Option<Surface>,
@@ -137,6 +148,11 @@ impl<'a> World<'a> {
         self
     }
 
+    /// The material this test skips (step 2).
+    pub fn ignored_material(&self) -> u8 {
+        self.ignored_material
+    }
+
     pub fn lists(&self) -> &CellLists {
         &self.lists
     }
@@ -176,7 +192,8 @@ impl<'a> World<'a> {
             polygon: c.polygon,
             material: c.material,
         };
-        // Step 6: strictly smaller wins, so the first of equals stays.
+        // Step 6: strictly smaller wins, so the first of equals stays: the first in the cell's
+        // list, assumed to be in tile order (`CellLists`, FORMAT.md §11).
         let best = candidates
             .iter()
             .filter(|c| c.passed && !c.above && c.dist < from_fixed(NO_FLOOR_YET))
@@ -227,12 +244,17 @@ pub fn test_polygon(
     let [tx, ty, tz] = tile.fixed.position.map(i64::from);
     let (lx, lz) = to_tile_frame(x - tx, z - tz, tile.fixed.rotation[1] as u32);
     let ly = y - ty + LIFT;
+    // Assumption (FORMAT.md §11): i64 products where the engine's are i32. The engine's
+    // 32·127·l overflows once l, the probe's distance from the tile in x, y or z, passes
+    // 2³¹ / 4064 steps (129 units); then it would wrap and find other heights. A tile is tested
+    // only in its own cell, so only one listed far from its origin (or a probe far above or
+    // below it) gets there.
     // C division truncates towards zero; Rust's `/` on integers does the same.
     let i6 = (surface.d as i64 * 4096 - nz0 * 32 * lz - nx0 * 32 * lx - ny0 * 32 * ly) / (ny0 * 32);
     let dist = -i6;
     let plane_y = ly + i6;
     let tolerance = edge_tolerance(surface.normal[1]);
-    let edges: Vec<i64> = poly.planes[1..=edge_count(poly)]
+    let edges: Vec<i64> = poly.planes[1..=poly.edge_count()]
         .iter()
         .map(|e| {
             let [nx, ny, nz] = e.normal.map(i64::from);

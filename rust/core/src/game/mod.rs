@@ -14,4 +14,4 @@ pub mod floor;
 pub mod floors;
 pub mod space;
 
-pub use check::{check, check_against, Problem, Report, Severity};
+pub use check::{check, check_against, check_bytes, Problem, Report, Severity};

@@ -34,6 +34,11 @@ fn sine_table() -> &'static [i32; 4096] {
 }
 
 /// (sin, cos) of a MAP angle, ×4096 as the table holds them.
+///
+/// Assumption (FORMAT.md §11): an angle of a turn or more wraps (`% 4096`). The notes give a
+/// table of 4096 entries and read cos at i + 0x400, so the engine must wrap or hold more; if it
+/// reads on past the table instead, a tile turned by 4096 or more collides with other numbers
+/// (`check` warns of such rotations).
 pub fn sin_cos(angle: u32) -> (i64, i64) {
     let table = sine_table();
     let i = (angle % TURN) as usize;
@@ -42,6 +47,13 @@ pub fn sin_cos(angle: u32) -> (i64, i64) {
 
 /// A point relative to a tile's origin, turned into the tile's own frame as the collision tests
 /// do it: rotated by −ry with the sine table, arithmetic shift back to 20.12.
+///
+/// Assumption (FORMAT.md §11): the rescale is `>> 12` (flooring), in 64 bits. At quarter turns
+/// it is exact whatever the engine does (products are whole multiples of 4096). At other angles
+/// a C division by 4096 would truncate instead and differs by one step for most negative
+/// products, and the table's values are guesses too: the probe lands a step or two elsewhere,
+/// which changes the floor found near edges. The engine's 32-bit products would overflow once
+/// the point lies 128 units from the tile (dx·4096 past 2³¹), where this goes on.
 ///
 /// The tile transform of FORMAT.md §2 (export space) is, in game space (z negated),
 /// world = origin + R·local with R = [[cos, sin], [−sin, cos]] on (x, z); this is Rᵀ. With the

@@ -25,7 +25,7 @@ pub(super) const WATER_MODEL: u32 = 0;
 pub(super) const MATERIAL_NORMAL: u8 = 0;
 /// The level door ends the level only when the llama stands on material 16 in its cell.
 pub(super) const MATERIAL_EXIT: u8 = 16;
-/// Ignored when WFPC 0x8000000 is set (likely special surfaces).
+/// Special surfaces: the floor test skips 17, or 18 instead with the flag 0x8000000.
 pub(super) const MATERIALS_SPECIAL: [u8; 2] = [17, 18];
 /// Materials the debug view colours whose meaning is unknown.
 pub(super) const MATERIALS_OTHER: [u8; 2] = [3, 7];

@@ -181,8 +181,8 @@ const SPECIAL_LAYER: f32 = 0.08;
 
 /// A flat floor with a special surface over part of it: a layer of mud just above the ground,
 /// of material 17 or 18. The notes know these materials only as special surfaces that some
-/// strats do not stand on (FORMAT.md §4: the player's floor test skips 0x11, strats with a
-/// flag 0x12; WFPC 0x8000000 ignores both), so there is always ordinary ground under one:
+/// strats do not stand on (FORMAT.md §4: the floor test skips 0x11, or 0x12 instead with the
+/// flag 0x8000000, which note 002 ties to WFPC), so there is always ordinary ground under one:
 /// whoever does not stand on the layer stands on the floor below it.
 pub(super) fn special_floor(b: &mut ModelBuilder, t: &Textures, material: u8) {
     let style = b.rng.below(2);

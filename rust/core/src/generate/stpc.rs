@@ -6,7 +6,10 @@ use super::builder::{revolve, Group, ModelBuilder, Rect, Skin, MATERIAL_NORMAL};
 use super::plan::Plan;
 use super::textures::{Surface, Textures};
 use super::world::fixed;
-use crate::level::stpc::{Animation, ExtraBlock, ExtraEntry, ExtraReading, WFPC_STPC_EXTRA_BLOCK};
+use crate::level::stpc::{
+    Animation, ExtraBlock, ExtraEntry, ExtraReading, NAME_OPCODE, SPAWN_OPCODE,
+    WFPC_STPC_EXTRA_BLOCK,
+};
 use crate::level::{ObjectModel, Stpc};
 use crate::raw::AnimationHeader;
 use crate::rng::{sin_cos_turns, Rng};
@@ -83,10 +86,8 @@ const INTERNAL_STRATS: [(&str, &str); 3] = [
     ("CoinSparkle", "Coin"),
 ];
 
-/// Strat code words (FORMAT.md §6): the name opcode `0xd4, 0xea, rel`, spawn `0xb2 <absolute STPC
-/// offset>`, and end. The push opcode and the filler are stand-ins; the notes name only these.
-const OP_NAME: [u32; 2] = [0xd4, 0xea];
-const OP_SPAWN: u32 = 0xb2;
+/// Strat code words besides the name and spawn opcodes (FORMAT.md §6): end. The push opcode and
+/// the filler are stand-ins; the notes name only these.
 const OP_END: u32 = 0xe0;
 const OP_PUSH: u32 = 0x9c;
 const FILLER_OPCODES: [u32; 10] = [0x01, 0x03, 0x0a, 0x12, 0x1f, 0x24, 0x38, 0x41, 0x57, 0x6c];
@@ -126,7 +127,7 @@ fn strat_code(rng: &mut Rng, code_start: usize) -> (Vec<u8>, Vec<u32>) {
     let mut at = 0;
     for (spawn, filler) in spawns.iter().zip(&fillers) {
         unit_at.push(at);
-        at += 4 * (OP_NAME.len() + 1 + if spawn.is_some() { 2 } else { 0 } + filler.len() + 1);
+        at += 4 * (NAME_OPCODE.len() + 1 + if spawn.is_some() { 2 } else { 0 } + filler.len() + 1);
     }
     let stubs: Vec<usize> = (0..STRAT_TYPES.len())
         .filter(|&k| STRAT_TYPES[k].spawned)
@@ -138,11 +139,11 @@ fn strat_code(rng: &mut Rng, code_start: usize) -> (Vec<u8>, Vec<u32>) {
     let mut words = Vec::new();
     let mut strings = Vec::new();
     for (k, name) in names.iter().enumerate() {
-        let after_rel = unit_at[k] + 4 * (OP_NAME.len() + 1);
-        words.extend(OP_NAME);
+        let after_rel = unit_at[k] + 4 * (NAME_OPCODE.len() + 1);
+        words.extend(NAME_OPCODE);
         words.push((name_at as i64 - after_rel as i64) as i32 as u32);
         if let Some(target) = spawns[k] {
-            words.extend([OP_SPAWN, absolute(unit_at[target])]);
+            words.extend([SPAWN_OPCODE, absolute(unit_at[target])]);
         }
         words.extend(&fillers[k]);
         words.push(OP_END);
@@ -153,7 +154,7 @@ fn strat_code(rng: &mut Rng, code_start: usize) -> (Vec<u8>, Vec<u32>) {
         words.extend([
             OP_PUSH,
             rng.below(8) as u32,
-            OP_SPAWN,
+            SPAWN_OPCODE,
             absolute(unit_at[k]),
             OP_END,
         ]);

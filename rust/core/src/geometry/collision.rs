@@ -6,8 +6,7 @@ use glam::{DVec3, Vec3};
 use crate::limits::NORMAL_LENGTH_SLACK;
 use crate::raw::{CollisionPlane, CollisionPolygon};
 
-/// Collision polygon kind bit: four edge planes (a quad); clear for a triangle.
-pub const COLLISION_QUAD: u8 = 0x1;
+pub use crate::raw::COLLISION_QUAD;
 /// Collision polygon kind bit: the surface faces down (ceilings, overhangs).
 pub const COLLISION_FACING_DOWN: u8 = 0x4;
 
@@ -227,16 +226,8 @@ fn fit_plane(
 /// corner is the point of the surface plane nearest the tile origin (or the origin itself), so
 /// that callers never see NaN.
 pub fn decode_collision_polygon(poly: &CollisionPolygon) -> Vec<Vec3> {
-    let n = if poly.kind & COLLISION_QUAD != 0 {
-        4
-    } else {
-        3
-    };
-    let plane = |k: usize| {
-        let p = poly.planes[k];
-        let normal = DVec3::from_array(p.normal.map(f64::from)) / NORMAL_SCALE;
-        (normal, p.d as f64 / D_SCALE)
-    };
+    let n = poly.edge_count();
+    let plane = |k: usize| unit_plane(poly.planes[k]);
     let surface = plane(0);
     (0..n)
         .map(|k| {
@@ -244,6 +235,30 @@ pub fn decode_collision_polygon(poly: &CollisionPolygon) -> Vec<Vec3> {
             intersect([surface, before, plane(k + 1)]).as_vec3()
         })
         .collect()
+}
+
+/// The edge planes (numbered 1 to 4, as in the record) whose normals point away from the polygon:
+/// the middle of its corners lies on their outer side. Edges point inwards (FORMAT.md §4); one
+/// that does not leaves no point inside every edge, so the engine never finds the polygon.
+/// Flipping a plane (normal and d) keeps the line it lies on, so the corners are found as well
+/// either way.
+pub fn outward_edges(poly: &CollisionPolygon) -> Vec<usize> {
+    let corners = decode_collision_polygon(poly);
+    let middle = corners.iter().map(|c| c.as_dvec3()).sum::<DVec3>() / corners.len() as f64;
+    (1..=poly.edge_count())
+        .filter(|&k| {
+            let (normal, d) = unit_plane(poly.planes[k]);
+            normal.dot(middle) - d < -EXACT
+        })
+        .collect()
+}
+
+/// A plane as the engine tests it, in units: (n_i8/127, d/4064).
+fn unit_plane(p: CollisionPlane) -> (DVec3, f64) {
+    (
+        DVec3::from_array(p.normal.map(f64::from)) / NORMAL_SCALE,
+        p.d as f64 / D_SCALE,
+    )
 }
 
 /// The point on three planes n·x = d, or the fallback of [`decode_collision_polygon`].

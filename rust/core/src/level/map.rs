@@ -3,7 +3,7 @@
 //! [`crate::raw::map`]). The conversion between the two is here and nowhere else.
 
 use crate::error::{BuildError, ParseError};
-use crate::raw::map::{MapArgs, MapBlocks, Paths, TileColours};
+use crate::raw::map::{MapArgs, MapBlocks, MapTail, Paths, TileColours};
 use crate::raw::stream::{read_chunk, write_chunk};
 use crate::raw::{Region, StratRecord, TileFixed, TileFloat, TileSwap, Waypoint, ZoneRecord};
 
@@ -172,11 +172,11 @@ impl Map {
             waypoints: b.waypoints,
             regions: b.regions,
             region_grid: b.region_grid,
-            strat_pool_extra: b.strat_pool_extra,
-            strats: b.strats,
-            paths: b.paths.map(|p| p.paths),
-            view_distance: b.view_distance,
-            last: b.last,
+            strat_pool_extra: b.tail.strat_pool_extra,
+            strats: b.tail.strats,
+            paths: b.tail.paths.map(|p| p.paths),
+            view_distance: b.tail.view_distance,
+            last: b.tail.last,
             colour_rule,
         }
     }
@@ -214,11 +214,13 @@ impl Map {
                     swap_colours: t.swap_colours.clone(),
                 })
                 .collect(),
-            strat_pool_extra: self.strat_pool_extra,
-            strats: self.strats.clone(),
-            paths: self.paths.clone().map(|paths| Paths { paths }),
-            view_distance: self.view_distance,
-            last: self.last,
+            tail: MapTail {
+                strat_pool_extra: self.strat_pool_extra,
+                strats: self.strats.clone(),
+                paths: self.paths.clone().map(|paths| Paths { paths }),
+                view_distance: self.view_distance,
+                last: self.last,
+            },
         })
     }
 }

@@ -8,6 +8,12 @@ pub use crate::raw::stpc::{
 };
 use crate::raw::stream::read_chunk;
 
+/// The strat name instruction (note 003): these two words, then `s32 rel`; the name is the C
+/// string at (offset after rel) + rel.
+pub const NAME_OPCODE: [u32; 2] = [0xd4, 0xea];
+/// A spawn: this word, then the absolute STPC offset of the strat spawned (note 003).
+pub const SPAWN_OPCODE: u32 = 0xb2;
+
 impl Stpc {
     /// Parses STPC. When WFPC & 0x100 is set, the block after the animations is read with its
     /// models if it can be, else without; when neither reads, everything after the animations
@@ -55,7 +61,7 @@ impl Stpc {
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
             .collect();
         for i in 0..words.len().min(WINDOW_WORDS) {
-            if words[i] == 0xd4 && words.get(i + 1) == Some(&0xea) {
+            if words[i..].starts_with(&NAME_OPCODE) {
                 let rel = *words.get(i + 2)? as i32 as i64;
                 let after_rel = code_offset as i64 + (i as i64 + 3) * 4;
                 return self.c_string_at(u32::try_from(after_rel + rel).ok()?);
@@ -63,7 +69,7 @@ impl Stpc {
         }
         if follow_spawn {
             for i in 0..words.len().min(WINDOW_WORDS) {
-                if words[i] == 0xb2 {
+                if words[i] == SPAWN_OPCODE {
                     let target = *words.get(i + 1)?;
                     return self
                         .strat_name_in(target, false)
@@ -72,6 +78,14 @@ impl Stpc {
             }
         }
         None
+    }
+
+    /// The code word at an offset (counted from the start of the STPC payload), if the code
+    /// holds four bytes there.
+    pub fn word_at(&self, offset: u32) -> Option<u32> {
+        let start = (offset as usize).checked_sub(self.code_start())?;
+        let bytes = self.code.get(start..start.checked_add(4)?)?;
+        Some(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
     }
 
     fn c_string_at(&self, offset: u32) -> Option<String> {

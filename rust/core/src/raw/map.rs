@@ -4,15 +4,15 @@
 //! MAP cannot be read alone: the number of vertex colours of a tile is the vertex count of its
 //! TRAK model, and WFPC decides which of blocks 10, 13 and 14 exist ([`MapArgs`]).
 
-use binrw::io::{Read, Seek, Write};
+use binrw::io::{Read, Seek, SeekFrom, Write};
 use binrw::{binrw, BinRead, BinResult, Endian};
 use serde::Serialize;
 
 use crate::container::Tag;
 use crate::error::BuildError;
 use crate::raw::stream::{
-    bad_value, check_count, elements, labelled, records, records_of_at_least, u16_count, u32_count,
-    unwritable, write_elements, ChunkLayout,
+    bad_value, bytes_left, check_count, elements, labelled_culprit, ran_out, records,
+    records_of_at_least, u16_count, u32_count, unwritable, write_elements, ChunkLayout, Culprit,
 };
 use crate::raw::{Region, StratRecord, TileFixed, TileFloat, TileSwap, Waypoint, ZoneRecord};
 
@@ -121,7 +121,11 @@ pub struct MapBlocks {
     /// Block 9: the TRAK model of each tile.
     #[br(parse_with = records(tile_count, "tile model index"))]
     pub model_index: Vec<u32>,
-    #[br(temp, if(args.has(WFPC_TILE_SWAPS)), parse_with = one_per_flagged_tile(&floats))]
+    #[br(
+        temp,
+        if(args.has(WFPC_TILE_SWAPS)),
+        parse_with = one_per_flagged_tile(&floats, &fixed, &model_index)
+    )]
     #[bw(
         if(args.has(WFPC_TILE_SWAPS)),
         try_calc = u32_count(swaps.len(), "tile swaps")
@@ -146,6 +150,22 @@ pub struct MapBlocks {
     #[br(parse_with = read_colours(&floats, &model_index, &swaps, args))]
     #[bw(write_with = write_colours(floats, model_index, swaps, args))]
     pub colours: Vec<TileColours>,
+    /// Blocks 12 to 15.
+    #[brw(args(args))]
+    pub tail: MapTail,
+}
+
+impl ChunkLayout for MapBlocks {
+    const TAG: Tag = Tag::MAP;
+    const LAST: &'static str = "the final u16 of MAP";
+}
+
+/// Blocks 12 to 15: the strats and what follows them to the end of MAP. Read on its own, it
+/// tells where the vertex colours end.
+#[binrw]
+#[brw(little, import(args: MapArgs<'_>))]
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MapTail {
     #[br(temp)]
     #[bw(try_calc = u32_count(strats.len(), "strats"))]
     strat_count: u32,
@@ -172,11 +192,6 @@ pub struct MapBlocks {
     pub last: u16,
 }
 
-impl ChunkLayout for MapBlocks {
-    const TAG: Tag = Tag::MAP;
-    const LAST: &'static str = "the final u16 of MAP";
-}
-
 fn inconsistent(what: &str, problem: impl Into<String>) -> BuildError {
     BuildError::Inconsistent {
         what: what.into(),
@@ -195,22 +210,74 @@ fn flagged(floats: &[TileFloat]) -> usize {
     floats.iter().filter(|t| t.swap_flag != 0).count()
 }
 
+/// The swap count, one per flagged tile; when it is not, the error names the tile the entries
+/// and the flags disagree on, where the entries tell it.
 fn one_per_flagged_tile<R: Read + Seek>(
     floats: &[TileFloat],
+    fixed: &[TileFixed],
+    model_index: &[u32],
 ) -> impl FnOnce(&mut R, Endian, ()) -> BinResult<u32> {
     let expected = flagged(floats);
+    let tiles: Vec<SwapOwner> = floats
+        .iter()
+        .zip(fixed)
+        .zip(model_index)
+        .map(|((float, fixed), &model)| SwapOwner {
+            flagged: float.swap_flag != 0,
+            model,
+            y: fixed.position[1] as u32,
+        })
+        .collect();
     move |r, endian, ()| {
         let at = r.stream_position()?;
         let count = u32::read_options(r, endian, ())?;
-        if count as usize != expected {
-            return Err(bad_value(
-                at,
-                "tile swaps",
-                format!("one entry per tile with the swap flag ({expected})"),
-                format!("{count} entries"),
-            ));
+        if count as usize == expected {
+            return Ok(count);
         }
-        Ok(count)
+        let refusal = |found: String| {
+            let expected = format!("one entry per tile with the swap flag ({expected})");
+            bad_value(at, "tile swaps", expected, found)
+        };
+        let entries: Vec<TileSwap> = match records(count, "tile swaps")(r, endian, ()) {
+            Ok(entries) => entries,
+            Err(_) => return Err(refusal(format!("{count} entries"))),
+        };
+        Err(match swap_culprit(&tiles, &entries) {
+            Some((tile, why)) => labelled_culprit(
+                refusal(format!("{count} entries: {why}")),
+                Culprit::Tile(tile as u32),
+            ),
+            None => refusal(format!("{count} entries")),
+        })
+    }
+}
+
+/// What a tile's swap entry is known by: whether the tile has the swap flag, its model and its
+/// fixed-point height.
+struct SwapOwner {
+    flagged: bool,
+    model: u32,
+    y: u32,
+}
+
+/// The tile the swap entries and the swap flags disagree on. An entry is known as its tile's by
+/// the tile's model as model A and its fixed-point height as y (FORMAT.md §11); entries follow
+/// the flagged tiles in tile order.
+fn swap_culprit(tiles: &[SwapOwner], entries: &[TileSwap]) -> Option<(usize, &'static str)> {
+    let owns = |e: &TileSwap, t: usize| e.model_a == tiles[t].model && e.y == tiles[t].y;
+    let mut flagged = (0..tiles.len()).filter(|&t| tiles[t].flagged);
+    let fewer = entries.len() < flagged.clone().count();
+    let mut entries = entries.iter();
+    loop {
+        match (flagged.next(), entries.next()) {
+            (Some(t), Some(e)) if owns(e, t) => continue,
+            (Some(t), _) if fewer => return Some((t, "this tile has the swap flag but no entry")),
+            (_, Some(e)) => {
+                let t = (0..tiles.len()).find(|&t| !tiles[t].flagged && owns(e, t))?;
+                return Some((t, "an entry is this tile's, but it lacks the swap flag"));
+            }
+            _ => return None,
+        }
     }
 }
 
@@ -240,31 +307,74 @@ fn colour_models<'a>(
     })
 }
 
+/// Block 11, which must end where blocks 12 to 15 read exactly to the end of MAP; when it does
+/// not, the error names the tile whose colours are off, as far as the bytes tell ([`misfit`]).
 fn read_colours<'a, R: Read + Seek>(
     floats: &'a [TileFloat],
     model_index: &'a [u32],
     swaps: &'a [TileSwap],
     args: MapArgs<'a>,
 ) -> impl FnOnce(&mut R, Endian, ()) -> BinResult<Vec<TileColours>> + 'a {
-    move |r, _, ()| {
-        colour_models(floats, model_index, swaps)
-            .enumerate()
-            .map(|(i, (model, swap))| {
-                let mut tile = || {
-                    let colours = colour_sets(r, args, model, "")?;
-                    let swap_colours = match swap {
-                        Some(model) => colour_sets(r, args, model, "swap model: ")?,
-                        None => Vec::new(),
-                    };
-                    Ok(TileColours {
-                        colours,
-                        swap_colours,
-                    })
-                };
-                tile().map_err(|e| labelled(e, format!("tile {i}")))
-            })
-            .collect()
+    move |r, endian, ()| {
+        let start = r.stream_position()?;
+        let read = each_tiles_colours(r, floats, model_index, swaps, args);
+        let end = r.stream_position()?;
+        // A model that does not exist is wrong wherever the colours end.
+        let shifted = match &read {
+            Ok(_) => !tail_reads_from(r, end, endian, args)?,
+            Err(e) => ran_out(e),
+        };
+        if !shifted {
+            r.seek(SeekFrom::Start(end))?;
+            return read;
+        }
+        r.seek(SeekFrom::Start(start))?;
+        let mut bytes = Vec::new();
+        r.read_to_end(&mut bytes)?;
+        let colours = misfit::Colours::new(&bytes, start, floats, model_index, swaps, args);
+        let misfit = colours
+            .misfit(|at| tail_reads_from(r, start + at as u64, endian, args).unwrap_or(false));
+        r.seek(SeekFrom::Start(end))?;
+        misfit.map_or(read, Err)
     }
+}
+
+/// Whether blocks 12 to 15 read from `at` exactly to the end of MAP.
+fn tail_reads_from<R: Read + Seek>(
+    r: &mut R,
+    at: u64,
+    endian: Endian,
+    args: MapArgs,
+) -> BinResult<bool> {
+    r.seek(SeekFrom::Start(at))?;
+    Ok(MapTail::read_options(r, endian, (args,)).is_ok() && bytes_left(r)?.1 == 0)
+}
+
+/// Each tile's colours in turn, counted by its models.
+fn each_tiles_colours<R: Read + Seek>(
+    r: &mut R,
+    floats: &[TileFloat],
+    model_index: &[u32],
+    swaps: &[TileSwap],
+    args: MapArgs,
+) -> BinResult<Vec<TileColours>> {
+    colour_models(floats, model_index, swaps)
+        .enumerate()
+        .map(|(i, (model, swap))| {
+            let mut tile = || {
+                let colours = colour_sets(r, args, model, "")?;
+                let swap_colours = match swap {
+                    Some(model) => colour_sets(r, args, model, "swap model: ")?,
+                    None => Vec::new(),
+                };
+                Ok(TileColours {
+                    colours,
+                    swap_colours,
+                })
+            };
+            tile().map_err(|e| labelled_culprit(e, Culprit::Tile(i as u32)))
+        })
+        .collect()
 }
 
 /// The colours of one model: nVerts entries, then as many more sets as the first entry says.
@@ -427,5 +537,6 @@ pub struct PathPoint {
     pub extra: u16,
 }
 
+mod misfit;
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,10 @@ use binrw::binrw;
 
 use crate::container::Tag;
 use crate::error::BuildError;
-use crate::raw::stream::{labelled, records, u16_count, u32_count, ChunkLayout, Record};
+use crate::raw::stream::{
+    bad_value, bytes_left, labelled_culprit, records, u16_count, u32_count, ChunkLayout, Culprit,
+    Record,
+};
 use crate::raw::{CollisionPolygon, Face, ModelHeader, Vertex};
 
 /// An STPC model's header: the TRAK header and 8 bytes more (FORMAT.md §3).
@@ -77,6 +80,48 @@ impl Model {
         self.collision.iter().flatten()
     }
 
+    /// What shows that the data was read with other counts than it was written with: a vertex
+    /// that is no number, a vertex or face normal that is neither unit length nor 0, a face
+    /// using a vertex the model lacks or with its always-0 word set, a collision plane with its
+    /// padding byte set or a normal neither 0 nor near unit length ×127 (FORMAT.md §3, §4).
+    /// Bytes of one record read as another's rarely keep all of these, and only a TRAK that did
+    /// not read is searched for them, so the margins are wide.
+    pub(crate) fn misfit(&self) -> Option<String> {
+        let unit_or_zero = |n: [f32; 3]| {
+            let length = n.iter().map(|x| x * x).sum::<f32>().sqrt();
+            length < 1e-3 || (0.5..1.5).contains(&length)
+        };
+        let nv = self.vertices.len();
+        for (v, vertex) in self.vertices.iter().enumerate() {
+            if !vertex.position.iter().all(|x| x.is_finite()) || !unit_or_zero(vertex.normal) {
+                return Some(format!("vertex {v} is {:?}", vertex));
+            }
+        }
+        for (f, face) in self.faces.iter().enumerate() {
+            if let Some(c) = face.corners.iter().find(|&&c| c as usize >= nv) {
+                return Some(format!("face {f} uses vertex {c} of {nv}"));
+            }
+            if face.reserved != 0 {
+                return Some(format!("face {f}'s always-0 word is {}", face.reserved));
+            }
+            if !unit_or_zero([face.plane[0], face.plane[1], face.plane[2]]) {
+                return Some(format!("face {f}'s plane is {:?}", face.plane));
+            }
+        }
+        self.collision_polygons().enumerate().find_map(|(p, poly)| {
+            let planes = &poly.planes[..=poly.edge_count()];
+            let odd = planes.iter().find(|plane| {
+                let length = plane
+                    .normal
+                    .map(|n| f32::from(n).powi(2))
+                    .iter()
+                    .sum::<f32>();
+                plane.pad != 0 || (length > 0.0 && !(100.0..150.0).contains(&length.sqrt()))
+            })?;
+            Some(format!("collision polygon {p} has the plane {odd:?}"))
+        })
+    }
+
     /// The bytes of its data in the file (its header apart).
     pub(crate) fn data_size(&self) -> usize {
         self.vertices.len() * Vertex::SIZE
@@ -132,19 +177,52 @@ fn headers(models: &[Model]) -> Result<Vec<ModelHeader>, BuildError> {
         .collect()
 }
 
+/// The models' data, each read with its header's counts. A count that is off shifts every model
+/// after it, and the bytes run out (or are left over) only at the end: then the error names
+/// the first model whose data shows it was misread, where there is one.
 fn model_data<R: binrw::io::Read + binrw::io::Seek>(
     headers: &[ModelHeader],
 ) -> impl FnOnce(&mut R, binrw::Endian, ()) -> binrw::BinResult<Vec<Model>> + '_ {
     move |r, endian, ()| {
-        headers
-            .iter()
-            .enumerate()
-            .map(|(i, h)| {
-                <Model as binrw::BinRead>::read_options(r, endian, (*h,))
-                    .map_err(|e| labelled(e, format!("model {i}")))
-            })
-            .collect()
+        let mut models = Vec::with_capacity(headers.len());
+        let mut starts = Vec::with_capacity(headers.len());
+        for (i, h) in headers.iter().enumerate() {
+            starts.push(r.stream_position()?);
+            match <Model as binrw::BinRead>::read_options(r, endian, (*h,)) {
+                Ok(model) => models.push(model),
+                Err(e) => {
+                    return Err(misread(&models, &starts)
+                        .unwrap_or_else(|| labelled_culprit(e, Culprit::Model(i as u32))))
+                }
+            }
+        }
+        // TRAK ends with its last model (FORMAT.md §5).
+        if bytes_left(r)?.1 > 0 {
+            if let Some(e) = misread(&models, &starts) {
+                return Err(e);
+            }
+        }
+        Ok(models)
     }
+}
+
+/// The first model whose data does not read as a model, as the error that names it.
+fn misread(models: &[Model], starts: &[u64]) -> Option<binrw::Error> {
+    models
+        .iter()
+        .zip(starts)
+        .enumerate()
+        .find_map(|(i, (m, &at))| {
+            let why = m.misfit()?;
+            let err = bad_value(
+                at,
+                "its data",
+                "what the counts in its header describe (one is off, and every model after it is \
+             read shifted)",
+                why,
+            );
+            Some(labelled_culprit(err, Culprit::Model(i as u32)))
+        })
 }
 
 /// An STPC object model: its header, the bone table's vertex counts and the model's data.

@@ -114,6 +114,9 @@ pub struct CollisionPlane {
     pub d: i16,
 }
 
+/// Collision polygon kind bit: four edge planes (a quad); clear for a triangle.
+pub const COLLISION_QUAD: u8 = 0x1;
+
 /// Collision polygon in game space relative to its tile (32 bytes).
 #[binrw]
 #[brw(little)]
@@ -124,6 +127,17 @@ pub struct CollisionPolygon {
     pub material: u8,
     /// Plane 0 is the surface, 1..4 the edges with normals pointing inwards.
     pub planes: [CollisionPlane; 5],
+}
+
+impl CollisionPolygon {
+    /// The edge planes its kind says: four for a quad, else three (the fifth plane unused).
+    pub fn edge_count(&self) -> usize {
+        if self.kind & COLLISION_QUAD != 0 {
+            4
+        } else {
+            3
+        }
+    }
 }
 
 /// Texture entry flag bit 0: a flat colour (u0, u1, v0 = R, G, B), not a rectangle.

@@ -95,19 +95,46 @@ impl Seek for Payload<'_> {
 }
 
 /// What a block of a chunk is, as an error names it: the element of a list ("model 3") or a
-/// block ("vertices"). Attached to binrw errors as backtrace frames.
+/// block ("vertices"), and the tile or TRAK model it is, if either. Attached to binrw errors as
+/// backtrace frames.
 #[derive(Debug)]
-struct Label(String);
+struct Label {
+    text: String,
+    culprit: Option<Culprit>,
+}
+
+/// The part of a level a label names, as [`Location`] carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Culprit {
+    /// A MAP tile.
+    Tile(u32),
+    /// A TRAK model.
+    Model(u32),
+}
 
 impl fmt::Display for Label {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.text)
     }
 }
 
 /// Adds a label to an error, outside the labels it has.
 pub(crate) fn labelled(err: binrw::Error, label: impl Into<String>) -> binrw::Error {
-    err.with_context(BacktraceFrame::Custom(Box::new(Label(label.into()))))
+    with_label(err, label.into(), None)
+}
+
+/// Adds the label of a tile or TRAK model ("tile 3", "model 3") to an error: the error's
+/// location names it.
+pub(crate) fn labelled_culprit(err: binrw::Error, culprit: Culprit) -> binrw::Error {
+    let text = match culprit {
+        Culprit::Tile(i) => format!("tile {i}"),
+        Culprit::Model(i) => format!("model {i}"),
+    };
+    with_label(err, text, Some(culprit))
+}
+
+fn with_label(err: binrw::Error, text: String, culprit: Option<Culprit>) -> binrw::Error {
+    err.with_context(BacktraceFrame::Custom(Box::new(Label { text, culprit })))
 }
 
 /// What was wrong at a position of a payload; the chunk and its offset in the file are added
@@ -162,6 +189,22 @@ pub(crate) fn bad_value(
         found: found.to_string(),
     }
     .at(pos)
+}
+
+/// Whether a reading failed for want of bytes: a count larger than what is left, or a read past
+/// the end.
+pub(crate) fn ran_out(err: &binrw::Error) -> bool {
+    match err {
+        binrw::Error::Backtrace(b) => ran_out(&b.error),
+        binrw::Error::Custom { err, .. } => {
+            matches!(
+                err.downcast_ref::<Fault>(),
+                Some(Fault::CountTooLarge { .. })
+            )
+        }
+        binrw::Error::Io(e) => e.kind() == io::ErrorKind::UnexpectedEof,
+        _ => false,
+    }
 }
 
 /// A value the writer cannot express in the layout.
@@ -311,6 +354,7 @@ pub(crate) fn read_chunk<T: ChunkLayout>(
             at: Location {
                 chunk,
                 offset: base + used as u64,
+                ..Location::default()
             },
             what: T::LAST.to_string(),
             count: (data.len() - used) as u64,
@@ -366,14 +410,15 @@ fn unwind(err: binrw::Error) -> (binrw::Error, Vec<BacktraceFrame>) {
     }
 }
 
+fn label_frames(frames: &[BacktraceFrame]) -> impl Iterator<Item = &Label> {
+    frames.iter().filter_map(|f| match f {
+        BacktraceFrame::Custom(c) => c.downcast_ref::<Label>(),
+        _ => None,
+    })
+}
+
 fn labels(frames: &[BacktraceFrame]) -> Vec<String> {
-    frames
-        .iter()
-        .filter_map(|f| match f {
-            BacktraceFrame::Custom(c) => c.downcast_ref::<Label>().map(|l| l.0.clone()),
-            _ => None,
-        })
-        .collect()
+    label_frames(frames).map(|l| l.text.clone()).collect()
 }
 
 /// The field binrw was reading when the bytes ran out, in words (`tile_count` → "tile count").
@@ -398,9 +443,23 @@ fn joined(labels: Vec<String>, leaf: Option<String>) -> String {
 fn parse_error(err: binrw::Error, payload: &Payload, chunk: &str, base: u64) -> ParseError {
     let (err, frames) = unwind(err);
     let labels = labels(&frames);
+    // The innermost tile and model: the part being read where the reading stopped.
+    let culprit = |of: fn(Culprit) -> Option<u32>| {
+        label_frames(&frames)
+            .filter_map(|l| l.culprit.and_then(of))
+            .last()
+    };
     let at = |pos: u64| Location {
         chunk: chunk.to_string(),
         offset: base + pos,
+        tile: culprit(|c| match c {
+            Culprit::Tile(i) => Some(i),
+            Culprit::Model(_) => None,
+        }),
+        model: culprit(|c| match c {
+            Culprit::Model(i) => Some(i),
+            Culprit::Tile(_) => None,
+        }),
     };
     match err {
         binrw::Error::Custom { pos, err } => match err.downcast::<Fault>() {

@@ -7,9 +7,9 @@ use glam::DVec3;
 
 use super::Problem;
 use crate::game::cells::{tile_cell, Cell, CellLists};
-use crate::game::coverage::{reaches_beyond, world_polygon, CHECK_SLACK, SLIVER};
+use crate::game::coverage::{covers, reaches_beyond, world_polygon, CHECK_SLACK, SLIVER};
 use crate::game::floor::{test_polygon, World, MATERIAL_IGNORED};
-use crate::game::space::to_fixed;
+use crate::game::space::{to_fixed, ONE, TURN};
 use crate::level::map::{fixed_from_float, REGION_COUNT};
 use crate::level::{Level, Map, Model};
 
@@ -53,6 +53,16 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
             out.push(at(Problem::error(
                 "tile-copies",
                 format!("tile {i}: its fixed-point copy (block 8) does not match its float copy (block 2)"),
+            )));
+        }
+        if tile.float.rotation >= TURN {
+            out.push(at(Problem::warning(
+                "tile-rotation",
+                format!(
+                    "tile {i}: rotation {} is a turn or more (4096 to the turn); the collision tests look it up in a sine table of 4096 entries, and whether the game wraps it the notes do not say: use {}",
+                    tile.float.rotation,
+                    tile.float.rotation % TURN
+                ),
             )));
         }
         if tile.model_index != tile.float.model {
@@ -144,9 +154,14 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
     coverage(map, models, out);
 }
 
-/// Every polygon that reaches into another cell is found there too (checklist item 2): as a copy
-/// entered into that cell, or, for floors, as a floor at least as high at every sample of the
-/// covered part.
+/// Every polygon that reaches into another cell is found there too (checklist item 2), as the
+/// floor test of that cell decides (FORMAT.md §4 "Cells"): entered into that cell, or, for a
+/// floor, under a floor of that cell at least as high at every sample of its part there. A
+/// floor reaching only a sliver in (up to [`SLIVER`]) needs a floor of that cell under the
+/// sliver at any height: the llama then drops at the border by less than the engine's own edge
+/// tolerance blurs where a ledge ends; where that cell finds no floor at all (a cell holding
+/// nothing) it falls through, however narrow the sliver. Walls keep the sliver rule: no test of
+/// theirs is modelled.
 fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
     let lists = CellLists::of(map);
     let world = World::new(map, models);
@@ -159,10 +174,16 @@ fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
             continue;
         }
         let all: Vec<_> = model.collision_polygons().collect();
-        let sliver = SLIVER + CHECK_SLACK;
-        for reach in reaches_beyond(tile, model, map.width, map.height, sliver) {
+        for reach in reaches_beyond(tile, model, map.width, map.height, CHECK_SLACK) {
             let poly = all[reach.polygon];
             let outline = world_polygon(tile, poly);
+            let need = if covers(&outline, reach.cell, SLIVER + CHECK_SLACK) {
+                Need::AsHigh
+            } else if is_floor(poly) {
+                Need::Any
+            } else {
+                continue;
+            };
             let entered = lists.tiles(reach.cell).iter().any(|&u| {
                 let held = polygons_of.entry(u).or_insert_with(|| {
                     let other = &map.tiles[u as usize];
@@ -177,7 +198,7 @@ fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
                 held.iter()
                     .any(|(q, material)| *material == poly.material && same_outline(&outline, q))
             });
-            if entered || floor_found(&world, tile, poly, &outline, reach.cell) {
+            if entered || floor_found(&world, tile, poly, &outline, reach.cell, need) {
                 continue;
             }
             out.push(
@@ -208,41 +229,59 @@ fn same_outline(a: &[DVec3], b: &[DVec3]) -> bool {
         })
 }
 
-/// For an up-facing polygon: at every sample of its part in `cell`, the floor test of that cell
-/// finds a floor no lower than the polygon. Walls never pass this way.
+/// What the floor test of the other cell must find under a polygon's part there.
+#[derive(Clone, Copy, PartialEq)]
+enum Need {
+    /// A floor no lower than the polygon.
+    AsHigh,
+    /// A floor (a sliver's).
+    Any,
+}
+
+/// A polygon the player's floor test can stand on.
+fn is_floor(poly: &crate::raw::CollisionPolygon) -> bool {
+    poly.planes[0].normal[1] > 0 && poly.material != MATERIAL_IGNORED
+}
+
+/// For a floor: at every sample of its part in `cell`, the floor test of that cell finds what
+/// `need` says. Walls never pass this way.
 fn floor_found(
     world: &World,
     tile: &crate::level::Tile,
     poly: &crate::raw::CollisionPolygon,
     outline: &[DVec3],
     cell: Cell,
+    need: Need,
 ) -> bool {
-    if poly.planes[0].normal[1] <= 0 || poly.material == MATERIAL_IGNORED {
+    if !is_floor(poly) {
         return false;
     }
-    let samples = samples_in_cell(outline, cell);
+    let samples = samples_in_cell(outline, cell, need);
     !samples.is_empty()
         && samples.iter().all(|p| {
             let point = [to_fixed(p.x), 0, to_fixed(p.z)].map(i64::from);
             let Some(own) = test_polygon(tile, poly, point, None) else {
                 return false;
             };
-            world
-                .probe(p.x, own.height, p.z)
-                .floor
-                .is_some_and(|f| f.height >= own.height - SAME_HEIGHT)
+            let floor = world.probe(p.x, own.height, p.z).floor;
+            match need {
+                Need::AsHigh => floor.is_some_and(|f| f.height >= own.height - SAME_HEIGHT),
+                Need::Any => floor.is_some(),
+            }
         })
 }
 
 /// Points of the polygon's part inside the cell, kept clear of the cell's sides: the centroid of
-/// the part and its corners a quarter of the way towards it.
-fn samples_in_cell(outline: &[DVec3], cell: Cell) -> Vec<DVec3> {
+/// the part and its corners a quarter of the way towards it. A sliver's lie within it, clear of
+/// the sides by a few fixed-point steps (so that the probe stays in the cell).
+fn samples_in_cell(outline: &[DVec3], cell: Cell, need: Need) -> Vec<DVec3> {
     let (x0, z0) = (cell.col as f64, cell.row as f64);
+    let margin = match need {
+        Need::AsHigh => SLIVER / 2.0,
+        Need::Any => 4.0 / ONE as f64,
+    };
     let inside = |p: &DVec3| {
-        p.x > x0 + SLIVER / 2.0
-            && p.x < x0 + 1.0 - SLIVER / 2.0
-            && p.z > z0 + SLIVER / 2.0
-            && p.z < z0 + 1.0 - SLIVER / 2.0
+        p.x > x0 + margin && p.x < x0 + 1.0 - margin && p.z > z0 + margin && p.z < z0 + 1.0 - margin
     };
     let part = crate::game::coverage::clip_to_cell(outline, cell);
     if part.is_empty() {

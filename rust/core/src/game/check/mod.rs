@@ -13,6 +13,8 @@ mod strats;
 
 use serde::Serialize;
 
+use crate::container::{Convention, TotalLength, CONTAINER};
+use crate::error::ParseError;
 use crate::level::Level;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -144,14 +146,103 @@ pub fn check(level: &Level) -> Report {
     Report::of(problems(level))
 }
 
-/// Checks a level and marks the problems `base` already has.
+/// Checks a level and marks the problems `base` already has; what may not change from the base
+/// is checked too.
 pub fn check_against(level: &Level, base: &Level) -> Report {
     let known = problems(base);
     let mut found = problems(level);
     for p in &mut found {
         p.pre_existing = known.iter().any(|k| k.same_as(p));
     }
+    changed_from(level, base, &mut found);
     Report::of(found)
+}
+
+/// Checks the bytes of a level, against `base` when given. A file the reader refuses is one
+/// error where the reading stopped, naming the tile or TRAK model it was reading or found at
+/// fault (code `container` when the container is at fault, else `unreadable`). Bytes that are
+/// no level WAD at all are refused as the reader refuses them.
+pub fn check_bytes(level: &[u8], base: Option<&Level>) -> Result<Report, ParseError> {
+    let level = match Level::parse(level) {
+        Ok(level) => level,
+        Err(e @ ParseError::NotAWad { .. }) => return Err(e),
+        Err(e) => return Ok(Report::of(vec![unreadable(&e)])),
+    };
+    Ok(match base {
+        Some(base) => check_against(&level, base),
+        None => check(&level),
+    })
+}
+
+/// The problem of a file the reader refuses.
+fn unreadable(e: &ParseError) -> Problem {
+    let at = e.location();
+    let code = match at {
+        Some(at) if at.chunk == CONTAINER => "container",
+        _ => "unreadable",
+    };
+    let mut problem = Problem::error(
+        code,
+        format!("{e}: the game would read the rest of the file wrong or not at all"),
+    );
+    problem.tile = at.and_then(|at| at.tile).map(|t| t as usize);
+    problem.model = at.and_then(|at| at.model).map(|m| m as usize);
+    problem
+}
+
+/// What must stay as the base has it: WFPC (note 002: the layout flags "must stay as they are";
+/// note 003 rule 6: do not change them) and the container's conventions (FORMAT.md §1: the
+/// writer keeps what it found; a file that reads only as another one was not written so).
+fn changed_from(level: &Level, base: &Level, out: &mut Vec<Problem>) {
+    let (flags, was) = (level.wfpc(), base.wfpc());
+    if flags != was {
+        out.push(Problem::error(
+            "wfpc",
+            format!(
+                "WFPC is {flags:#x}, the base's is {was:#x} (bits {:#x} changed): the flags decide which blocks the game reads (0x10, 0x100, 0x10000, 0x100000, 0x200000, 0x4000000) and how it plays (0x800 fog, 0x80000, 0x8000000 materials 17/18); keep the base's",
+                flags ^ was
+            ),
+        ));
+    }
+    let (now, was) = (level.convention, base.convention);
+    let total = |c: Convention| match c.total {
+        TotalLength::FileSize => "the file's size",
+        TotalLength::FileSizeMinus4 => "the file's size − 4",
+    };
+    let header = |c: Convention| match c.size_includes_header {
+        true => "counts",
+        false => "leaves out",
+    };
+    let mut differences = Vec::new();
+    if now.total != was.total {
+        differences.push(format!(
+            "the length field says {}, the base's {}",
+            total(now),
+            total(was)
+        ));
+    }
+    if now.size_includes_header != was.size_includes_header {
+        differences.push(format!(
+            "a chunk's size {} its 8-byte header, the base's {} it",
+            header(now),
+            header(was)
+        ));
+    }
+    if now.alignment != was.alignment {
+        differences.push(format!(
+            "chunks start at multiples of {}, the base's of {}",
+            now.alignment, was.alignment
+        ));
+    }
+    if !differences.is_empty() {
+        out.push(Problem::error(
+            "container",
+            format!(
+                "the WAD is not laid out as its base: {}; write it as the base is",
+                differences.join("; ")
+            ),
+        ));
+    }
 }
 
 fn problems(level: &Level) -> Vec<Problem> {

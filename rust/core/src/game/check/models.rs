@@ -3,15 +3,18 @@
 use glam::Vec3;
 
 use super::Problem;
-use crate::geometry::{decode_collision_polygon, face_plane, COLLISION_QUAD};
+use crate::geometry::{decode_collision_polygon, face_plane, outward_edges};
 use crate::level::Model;
 use crate::limits::{render_state, MAX_BATCH_FACES, MAX_MODEL_VERTICES, NORMAL_LENGTH_SLACK};
 use crate::raw::{face_flags, TextureEntry};
 
-/// Stored face planes and boxes may differ from the recomputed ones by float noise.
-const PLANE_TOLERANCE: f32 = 2e-3;
-/// Collision planes hold d in 16 bits at 1/4064 units.
-const COLLISION_REACH: f32 = 32767.0 / 4064.0;
+/// Collision d is an i16 in 20.12 fixed point: polygons lie within ±8 units of their tile's
+/// origin (notes 001 and 002). At the engine's 1/4064 plane scale (FORMAT.md §4) a plane could
+/// lie 8.06 away; the notes' ±8 is the rule.
+const COLLISION_REACH: f32 = 8.0;
+/// Rounding steps of f32 (half an ulp at 1.0) a face plane computed in f32 may be off by per
+/// unit of its condition (see `plane_rounding`), with room to spare.
+const PLANE_ROUNDING_STEPS: f64 = 16.0;
 
 pub(super) fn check_model(
     model: &Model,
@@ -69,12 +72,15 @@ fn faces(
             ))),
             Some(c) => {
                 let plane = face_plane(c[0], c[1], c[2]);
-                let off = plane
-                    .iter()
-                    .zip(&face.plane)
-                    .map(|(a, b)| (a - b).abs())
-                    .fold(0.0, f32::max);
-                if off > PLANE_TOLERANCE || face.plane.iter().any(|v| !v.is_finite()) {
+                let off = |k: std::ops::Range<usize>| {
+                    k.map(|k| (plane[k] as f64 - face.plane[k] as f64).abs())
+                        .fold(0.0, f64::max)
+                };
+                let (normal_slack, d_slack) = plane_rounding(&c);
+                if off(0..3) > normal_slack
+                    || off(3..4) > d_slack
+                    || face.plane.iter().any(|v| !v.is_finite())
+                {
                     out.push(at(Problem::warning(
                         "face-plane",
                         format!(
@@ -116,6 +122,28 @@ fn faces(
     }
 }
 
+/// How far a stored face plane may lie from the plane its corners give (normal components, d),
+/// to the float: what n = normalize(a × b) (a = v1 − v0, b = v2 − v0) and d = n·v0 may round
+/// away when computed in f32, or from the corners before they were rounded to f32. The cross
+/// product is off by a few rounding steps of |a||b|, or of (|a| + |b|) times the corners' size
+/// when they moved by their rounding, so the normal is off by that over |a × b|, which grows as
+/// the triangle thins; d adds |v0| times that. A degenerate triangle has no plane to hold it to.
+fn plane_rounding(c: &[Vec3]) -> (f64, f64) {
+    let [v0, v1, v2] = [c[0], c[1], c[2]].map(|v| v.as_dvec3());
+    let (a, b) = (v1 - v0, v2 - v0);
+    let area = a.cross(b).length();
+    if area == 0.0 {
+        return (f64::INFINITY, f64::INFINITY);
+    }
+    let size = v0.length().max(v1.length()).max(v2.length());
+    let cross = a.length() * b.length() + size * (a.length() + b.length());
+    let step = f32::EPSILON as f64 / 2.0;
+    let normal = PLANE_ROUNDING_STEPS * step * (1.0 + cross / area);
+    (normal, normal * (1.0 + v0.length()))
+}
+
+/// Every vertex inside the box, as the stored floats compare: nothing is computed, so nothing
+/// rounds (the originals' boxes are 0.004–0.014 larger than their vertices).
 fn bounding_box(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>) {
     let (lo, hi) = model.box_corners.iter().fold(
         (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
@@ -123,7 +151,7 @@ fn bounding_box(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>)
     );
     let outside = model.vertices.iter().position(|v| {
         let p = Vec3::from(v.position);
-        (p - hi).max_element() > PLANE_TOLERANCE || (lo - p).max_element() > PLANE_TOLERANCE
+        (p - hi).max_element() > 0.0 || (lo - p).max_element() > 0.0
     });
     if let Some(v) = outside {
         out.push(
@@ -141,12 +169,7 @@ fn bounding_box(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>)
 fn collision(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>) {
     for (p, poly) in model.collision_polygons().enumerate() {
         let at = |problem: Problem| problem.model(index).polygon(p);
-        let edges = if poly.kind & COLLISION_QUAD != 0 {
-            4
-        } else {
-            3
-        };
-        let off_unit = poly.planes[..=edges]
+        let off_unit = poly.planes[..=poly.edge_count()]
             .iter()
             .enumerate()
             .find_map(|(k, plane)| {
@@ -160,6 +183,14 @@ fn collision(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>) {
                 format!(
                     "{name} collision polygon {p}: plane {k} has a normal of length {:.3} × 127, not a unit normal; the engine's heights and edges are off by as much",
                     length / 127.0
+                ),
+            )));
+        }
+        if let Some(k) = outward_edges(poly).first() {
+            out.push(at(Problem::error(
+                "collision-edge",
+                format!(
+                    "{name} collision polygon {p}: edge plane {k} faces outwards (edges face inwards), so no point lies inside every edge and the game never finds the polygon: negate that plane's normal and d"
                 ),
             )));
         }

@@ -7,10 +7,11 @@ use super::Problem;
 use crate::game::cells::tile_cell;
 use crate::game::coverage::world_polygon;
 use crate::game::floor::{
-    edge_tolerance, test_polygon, World, MATERIAL_IGNORED, MATERIAL_IGNORED_ALT,
+    edge_tolerance, test_polygon, World, FLAG_ALTERNATIVE_MATERIAL, MATERIAL_IGNORED,
 };
-use crate::game::space::{from_fixed, to_fixed};
-use crate::level::{Level, Map, Model};
+use crate::game::space::{from_fixed, to_fixed, TURN};
+use crate::level::stpc::{NAME_OPCODE, SPAWN_OPCODE};
+use crate::level::{Level, Map, Model, Stpc};
 use crate::limits::STRAT_POOL_BASE;
 
 /// The strats that are the player at the level's start (FORMAT.md §6).
@@ -34,18 +35,39 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
     for (i, s) in map.strats.iter().enumerate() {
         if let Some((start, len)) = code {
             let offset = s.code_offset as usize;
-            if offset < start || offset >= start + len {
+            let wrong = if offset < start || offset >= start + len {
+                Some("outside this level's strat code".to_string())
+            } else {
+                stpc.and_then(|stpc| no_strat_start(stpc, s.code_offset))
+                    .map(|why| {
+                        format!("inside this level's strat code but at no strat start: {why}")
+                    })
+            };
+            if let Some(why) = wrong {
                 out.push(
                     Problem::error(
                         "strat-code",
                         format!(
-                            "strat {i}: code offset {:#x} is outside this level's strat code",
+                            "strat {i}: code offset {:#x} is {why}; point it at its type's start (note 003: the type is the code address)",
                             s.code_offset
                         ),
                     )
                     .strat(i),
                 );
             }
+        }
+        if let Some(r) = s.rotation.iter().find(|&&r| u32::from(r) >= TURN) {
+            out.push(
+                Problem::warning(
+                    "strat-rotation",
+                    format!(
+                        "strat {i}: rotation {:?} holds {r}, a turn or more (4096 to the turn); whether the game wraps it the notes do not say: use {}",
+                        s.rotation,
+                        u32::from(*r) % TURN
+                    ),
+                )
+                .strat(i),
+            );
         }
         let params_ok = s.parameter_count == 0
             || (s.parameter_index >= 0
@@ -115,13 +137,36 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
             format!("poolExtra is {pool}, below the {strats} strats: the 30 slots for strats spawned while playing are partly taken; raise it to at least {strats}"),
         ));
     }
-    let world = World::new(map, models);
-    player_start(level, map, &world, out);
-    needles(map, models, &world, out);
+    player_start(level, map, models, out);
+    needles(map, models, &World::new(map, models), out);
 }
 
-/// The player's start stands on a floor the floor test finds, not on material 17 or 18.
-fn player_start(level: &Level, map: &Map, world: &World, out: &mut Vec<Problem>) {
+/// Why an offset inside the code is no strat start (note 003 rule 4), as far as the code shows
+/// without a decoder of its instructions: it splits the name instruction `0xd4, 0xea, rel` or
+/// is a spawn's operand, or no strat is named there (FORMAT.md §11: a strat start names its
+/// strat within its first 16 words, or is a spawn stub).
+fn no_strat_start(stpc: &Stpc, offset: u32) -> Option<String> {
+    let word = |back: u32| offset.checked_sub(back).and_then(|o| stpc.word_at(o));
+    let name_at = |back: u32| [word(back), word(back - 4)] == NAME_OPCODE.map(Some);
+    if name_at(4) || name_at(8) {
+        Some("it lies inside a strat's name instruction (0xd4, 0xea, rel)".into())
+    } else if word(4) == Some(SPAWN_OPCODE) {
+        Some("it is the offset a spawn (0xb2) names, not an instruction".into())
+    } else if stpc.strat_name(offset).is_none() {
+        Some("no strat is named there (no 0xd4, 0xea in its first 16 words, no spawn 0xb2)".into())
+    } else {
+        None
+    }
+}
+
+/// The player's start stands on a floor the floor test finds, not on the material that test
+/// skips.
+///
+/// Assumption (FORMAT.md §11): the floor test against strat objects (`FUN_00403ad0`) is not
+/// modelled, so a start on a crate or platform that is a strat, with nothing of the map below,
+/// is reported as a fall, and a start over a map floor under such an object as standing on the
+/// map's.
+fn player_start(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Problem>) {
     let Some(stpc) = level.stpc() else { return };
     let starts: Vec<(usize, String)> = map
         .strats
@@ -140,7 +185,9 @@ fn player_start(level: &Level, map: &Map, world: &World, out: &mut Vec<Problem>)
         ));
     }
     for (i, name) in starts {
-        let [x, y, z] = map.strats[i].position.map(|v| from_fixed(v as i64));
+        let record = &map.strats[i];
+        let world = player_world(level, record, map, models);
+        let [x, y, z] = record.position.map(|v| from_fixed(v as i64));
         let probe = world.probe(x, y, z);
         let at = |p: Problem| p.strat(i);
         match (probe.floor, probe.no_floor) {
@@ -166,15 +213,15 @@ fn player_start(level: &Level, map: &Map, world: &World, out: &mut Vec<Problem>)
                 format!("strat {i} ({name}) starts at {x:.3}, {y:.3}, {z:.3}, where the floor test finds no floor: the llama falls at the start"),
             ))),
         }
-        // Polygons the player's floor test skips (0x11; 0x12 for strats with the other flag).
+        let skipped = world.ignored_material();
         let point = [to_fixed(x), to_fixed(y), to_fixed(z)].map(i64::from);
         for &t in probe.cell.map_or(&[][..], |c| world.lists().tiles(c)) {
             let tile = &map.tiles[t as usize];
-            let Some(model) = world.models().get(tile.model_index as usize) else {
+            let Some(model) = models.get(tile.model_index as usize) else {
                 continue;
             };
             for (p, poly) in model.collision_polygons().enumerate() {
-                if ![MATERIAL_IGNORED, MATERIAL_IGNORED_ALT].contains(&poly.material) {
+                if poly.material != skipped {
                     continue;
                 }
                 let under = test_polygon(tile, poly, point, None)
@@ -183,8 +230,7 @@ fn player_start(level: &Level, map: &Map, world: &World, out: &mut Vec<Problem>)
                     out.push(at(Problem::error(
                         "player-start-material",
                         format!(
-                            "strat {i} ({name}) starts on material {} (tile {t} polygon {p}), which the floor test skips: give the floor under the start another material",
-                            poly.material
+                            "strat {i} ({name}) starts on material {skipped} (tile {t} polygon {p}), which its floor test skips: give the floor under the start another material"
                         ),
                     ))
                     .tile(t as usize)
@@ -192,6 +238,25 @@ fn player_start(level: &Level, map: &Map, world: &World, out: &mut Vec<Problem>)
                 }
             }
         }
+    }
+}
+
+/// The floor test as the player's strat runs it: skipping 0x11, or 0x12 instead with the flag
+/// 0x8000000 (FORMAT.md §4 step 2). Which word holds that flag the notes leave open (§11): note
+/// 001 reads strat+0xe8, taken here to be the record's type flags, and note 002 names WFPC
+/// (*likely*); either one counts. Were it neither, the player would skip 0x11 wherever this
+/// says 0x12.
+fn player_world<'a>(
+    level: &Level,
+    record: &crate::raw::StratRecord,
+    map: &'a Map,
+    models: &'a [Model],
+) -> World<'a> {
+    let world = World::new(map, models);
+    if (level.wfpc() | record.type_flags) & FLAG_ALTERNATIVE_MATERIAL != 0 {
+        world.with_alternative_material()
+    } else {
+        world
     }
 }
 

@@ -25,19 +25,22 @@ fn blocks() -> MapBlocks {
             colours: vec![[1, 2, 3, 1], [4, 5, 6, 0]],
             swap_colours: vec![[7, 8, 9, 0]],
         }],
-        paths: Some(Paths {
-            paths: vec![Path {
-                subpaths: vec![SubPath {
-                    flags: 2,
-                    points: vec![PathPoint {
-                        c: Some(9),
-                        ..PathPoint::default()
+        tail: MapTail {
+            paths: Some(Paths {
+                paths: vec![Path {
+                    subpaths: vec![SubPath {
+                        flags: 2,
+                        points: vec![PathPoint {
+                            c: Some(9),
+                            ..PathPoint::default()
+                        }],
                     }],
                 }],
-            }],
-        }),
-        view_distance: Some(40),
-        last: 0xbeef,
+            }),
+            view_distance: Some(40),
+            last: 0xbeef,
+            ..MapTail::default()
+        },
         ..MapBlocks::default()
     }
 }
