@@ -43,3 +43,47 @@ def reload(context, data: bytes, path: str, written_apart=()):
         bpy.ops.object.mode_set(mode="OBJECT")
     level_scene.remove_level(context.scene, written_apart)
     return import_level(context, data, path)
+
+
+# Report lists of the tiles an export placed, changed, added or emptied.
+_TILE_LISTS = ("tiles_moved", "tiles_reshaped", "tiles_recoloured", "tiles_emptied", "tiles_added", "tiles_retiled", "coverage_tiles", "coverage_freed")
+
+
+def update(context, data: bytes, path: str, report: dict, written_apart=()):
+    """After an export over the base: the scene made the level as written (``data``, now the
+    base at ``path``) by remaking only what the export changed. The objects of the tiles the
+    report names, of the objects they came from (copies, new meshes: ``written_apart`` and the
+    report's sources), the Zones mesh, the strats and the object models go; the written level's
+    objects for them come in their place. Every other tile keeps its object: its number, model and mesh are the written
+    level's already. A full import takes about as long as the export itself on a full level."""
+    import llamawad
+
+    from .imp.collision import make_tile_collision
+    from .imp.level import import_level
+
+    if context.mode != "OBJECT":
+        bpy.ops.object.mode_set(mode="OBJECT")
+    scene = context.scene
+    count = len(llamawad.tile_models(data))
+    changed = {int(t) for key in _TILE_LISTS for t in report.get(key) or []}
+    # The objects the changed tiles came from (every tile's object is named there).
+    sources = {str(name) for t, name in report.get("sources") or [] if int(t) in changed}
+
+    def goes(obj) -> bool:
+        r = level_scene.role(obj)
+        if r in ("tile", "collision"):
+            tile = int(obj.get("tile", -1))
+            return tile in changed or tile >= count or obj.name in sources or (obj.parent is not None and goes(obj.parent))
+        # The zone grid follows the tiles' heights; the read-only parts come back as the level
+        # has them, whatever the artist did to them (export named it).
+        return r in ("zones", "strat", "object_model") or obj.name in sources
+    gone = [o for o in scene.objects if goes(o)] + [o for o in written_apart if o.name in scene.objects]
+    meshes = {o.data for o in gone if o.type == "MESH"}
+    bpy.data.batch_remove(list(set(gone)))
+    bpy.data.batch_remove([m for m in meshes if m.users == 0])
+    summary = import_level(context, data, path, only_tiles={t for t in changed if t < count})
+    if scene.llamawad.tile_collision_made:
+        # The new tile objects get the collision objects the others have.
+        collection = level_scene.level_collections(scene).get("collision") or scene.collection
+        make_tile_collision(scene, data, collection)
+    return summary

@@ -133,7 +133,7 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             # The file the scene was made from is gone: the scene becomes what was written, so
             # that the next export starts from it (its new tiles and models, its texture
             # entries, its checksum).
-            written.reload(context, converted.wad, target, converted.gathered.new_geometry())
+            written.update(context, converted.wad, target, report, converted.gathered.new_geometry())
         summary = words.summary(report)
         left_out = len(converted.gathered.notes)
         if left_out:

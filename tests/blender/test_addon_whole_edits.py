@@ -210,3 +210,49 @@ def test_a_shared_models_collision_edited_is_said_once_and_true(small_wad_file, 
     assert len(model_lines) == 1 and f"all {len(tiles)} tiles that shared it have model" in model_lines[0], lines
     for t in tiles:
         assert f"tile {t}: reshaped: collision changed" in lines, lines
+
+
+def scene_state() -> dict:
+    """The level's objects as comparable data: each tile, strat and object model by name with its
+    numbers, placement and mesh; the Zones mesh; the scene's level document."""
+    def mesh_of(obj):
+        if obj.type != "MESH":
+            return None
+        co = np.empty(3 * len(obj.data.vertices), np.float32)
+        obj.data.vertices.foreach_get("co", co)
+        attrs = {a.name: tuple(v.value for v in a.data) for a in obj.data.attributes if a.name.startswith("wad_")}
+        return (tuple(np.round(co, 4)), len(obj.data.polygons), tuple(sorted(attrs.items())), tuple(m.name for m in obj.data.materials))
+
+    out = {}
+    for obj in bpy.context.scene.objects:
+        role = obj.get("llamawad")
+        if role in ("tile", "collision", "strat", "object_model", "zones"):
+            props = {k: v for k, v in obj.items() if isinstance(v, (int, float, str))}
+            out[obj.name] = (role, tuple(sorted(props.items())), tuple(np.round(obj.matrix_basis, 4).ravel()), mesh_of(obj))
+    out["document"] = bpy.context.scene.llamawad.level_json
+    return out
+
+
+@pytest.mark.parametrize("shown", [False, True])
+def test_written_over_its_base_the_scene_is_what_an_import_of_the_level_makes(small_wad_file, tmp_path, shown):
+    # The scene after an export over the base is remade only where the export changed it: it
+    # must equal a fresh import of what was written, object for object (with the tiles'
+    # collision objects when they were made).
+    base = tmp_path / "base.wad"
+    base.write_bytes(small_wad_file.read_bytes())
+    assert addon_support.import_level(base, collision=shown) == {"FINISHED"}
+    tiles = tile_objects()
+    tiles[3].location.z += 0.5
+    select_only(tiles[7])
+    assert bpy.ops.object.duplicate() == {"FINISHED"}
+    bpy.context.view_layer.objects.active.location.x += 1.0
+    select_only(tiles[9], tiles[12], active=tiles[12])
+    assert bpy.ops.object.join() == {"FINISHED"}
+    tiles[12].location.y -= 1.0
+    assert bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True) == {"FINISHED"}
+    updated = scene_state()
+    assert addon_support.import_level(base, collision=shown) == {"FINISHED"}
+    imported = scene_state()
+    assert sorted(updated) == sorted(imported)
+    for name in imported:
+        assert updated[name] == imported[name], name

@@ -33,7 +33,7 @@ from .. import read_only
 from .. import scene as level_scene
 from . import collision
 from . import materials as mats
-from .building import Batch, colour_attribute, creation_order, finish, first_material, int_attribute, new_mesh, per_triangle_ints, place_all, read_batch, set_properties
+from .building import Batch, colour_attribute, creation_order, finish, first_material, int_attribute, new_mesh, per_triangle_ints, place, place_all, read_batch, set_properties
 
 UV_NAME = "UVMap"
 
@@ -94,10 +94,11 @@ def _material_slots(materials: list, primitive_materials: list[int], primitive_t
     return slots, index
 
 
-def build_render_meshes(batch: Batch, materials: list, with_colours: bool, tiles: list[int] | None = None) -> list:
+def build_render_meshes(batch: Batch, materials: list, with_colours: bool, tiles: list[int] | None = None, wanted=None) -> list:
     """Tile (or object model) meshes: one triangle per face, in the glTF's order, vertices
     merged by _VERTEX (a model vertex is one Blender vertex). ``tiles``: the tile of each mesh
-    of the batch, for its faces' ``wad_tile``."""
+    of the batch, for its faces' ``wad_tile``; ``wanted(i)``: whether mesh i is made (None for
+    the meshes left out)."""
     A = batch.attributes
     positions = A["POSITION"]
     n = len(positions)
@@ -166,6 +167,8 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool, tiles
     # creation order, as any of them differs from the others only in its colours.
     source = {}
     for i in creation_order(batch.names):
+        if wanted is not None and not wanted(i):
+            continue
         c0, c1 = corner_start[i], corner_start[i + 1]
         v0, v1 = vertex_start[i], vertex_start[i + 1]
         t0, t1 = c0 // 3, c1 // 3
@@ -267,11 +270,16 @@ def _build(batches: dict, role: str, build) -> dict:
     return {} if batch is None else dict(zip(batch.meshes, build(batch)))
 
 
-def import_level(context, data: bytes, filepath: str = "", progress=None) -> ImportSummary:
+def import_level(context, data: bytes, filepath: str = "", progress=None, only_tiles: set[int] | None = None) -> ImportSummary:
     """Builds the level from its WAD bytes into ``context.scene``. ``progress(fraction)`` is
-    called now and then. Raises llamawad.WadError for a file that is not a level."""
+    called now and then. Raises llamawad.WadError for a file that is not a level.
+
+    With ``only_tiles``, the scene holds the level already but for those tiles, the Zones mesh,
+    the strats and the object models (after an export over the base, ``blender/written.py``):
+    only their objects are made, in the level's collections, with its pages and materials."""
     import llamawad
 
+    partial = only_tiles is not None
     started = time.perf_counter()
     report = progress or (lambda fraction: None)
     info, arrays, transforms, pngs, warnings = llamawad.wad_to_arrays(data)
@@ -282,14 +290,20 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
 
     scene = context.scene
     before = [o for o in scene.objects if o.type == "MESH"]
-    images = mats.build_images(info, pngs)
-    materials = mats.build_materials(info, images)
+    images = mats.level_images(info, pngs) if partial else mats.build_images(info, pngs)
+    materials = mats.level_materials(info, images) if partial else mats.build_materials(info, images)
     report(0.1)
 
     # Meshes first, all of a kind at once.
     nodes = info["nodes"]
     tile_of_mesh = {m: e["tile"] for role, m, e in zip(nodes["role"], nodes["mesh"], nodes["extras"]) if role == "tile" and m is not None}
-    render = _build(batches, "tile", lambda b: build_render_meshes(b, materials, True, [tile_of_mesh[m] for m in b.meshes]))
+
+    def tile_meshes(b):
+        tiles = [tile_of_mesh[m] for m in b.meshes]
+        wanted = (lambda i: tiles[i] in only_tiles) if partial else None
+        return build_render_meshes(b, materials, True, tiles, wanted)
+
+    render = _build(batches, "tile", tile_meshes)
     report(0.55)
     zones = _build(batches, "zones", lambda b: [build_zones_mesh(b, i, first_material(materials, b, i)) for i in range(len(b))])
     # Before any object: a material appended to a mesh visits every object of the file.
@@ -298,17 +312,20 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     summary.triangles = int(batches["tile"].corner_start[-1]) // 3 if "tile" in batches else 0
     report(0.7)
 
-    colls = {r: _collection(scene, r, name) for r, name in level_scene.COLLECTIONS}
     faceless, faceless_name = level_scene.TILES_WITHOUT_FACES
-    colls[faceless] = _collection(colls["tiles"], faceless, faceless_name)
-    # Collision never renders, and starts disabled in the viewport and not made: showing it
-    # (the panel) makes the tiles' collision objects.
-    colls["collision"].hide_render = True
-    colls["collision"].hide_viewport = True
-    scene.llamawad["show_collision"] = False
-    scene.llamawad.tile_collision_made = False
-    # The zone grid is an editing aid: never rendered, drawn as wire over the level.
-    colls["zones"].hide_render = True
+    if partial:
+        colls = level_scene.level_collections(scene)
+    else:
+        colls = {r: _collection(scene, r, name) for r, name in level_scene.COLLECTIONS}
+        colls[faceless] = _collection(colls["tiles"], faceless, faceless_name)
+        # Collision never renders, and starts disabled in the viewport and not made: showing it
+        # (the panel) makes the tiles' collision objects.
+        colls["collision"].hide_render = True
+        colls["collision"].hide_viewport = True
+        scene.llamawad["show_collision"] = False
+        scene.llamawad.tile_collision_made = False
+        # The zone grid is an editing aid: never rendered, drawn as wire over the level.
+        colls["zones"].hide_render = True
 
     transforms = np.frombuffer(transforms, "<f4").reshape(-1, 10).tolist()
     polygons = dict(zip(batches["collision"].meshes, collision.polygon_counts(batches["collision"]).tolist())) if "collision" in batches else {}
@@ -320,6 +337,8 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
         if scene_index != 0:
             continue
         node_extras = nodes["extras"][k] or {}
+        if partial and role == "tile" and node_extras.get("tile") not in only_tiles:
+            continue
         if role == "tile":
             mesh = render.get(mesh_index)
             obj = bpy.data.objects.new(name, mesh)
@@ -363,7 +382,16 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
         placements["object_models"].append(transforms[k])
         summary.object_models += 1
     for key, transforms_of_key in placements.items():
-        place_all(colls[key].objects, transforms_of_key)
+        if partial:
+            # The collection holds the level's other objects too: these are its last ones.
+            made = list(colls[key].objects)[len(colls[key].objects) - len(transforms_of_key) :]
+            for obj, transform in zip(made, transforms_of_key):
+                place(obj, transform)
+        else:
+            place_all(colls[key].objects, transforms_of_key)
+    if partial:
+        read_only.remember(scene)
+        return _finish(context, summary, filepath, extras, started, report)
     for excluded in (faceless, "object_models"):
         lc = level_scene.layer_collection(context.view_layer, colls[excluded])
         if lc is not None:
@@ -373,11 +401,15 @@ def import_level(context, data: bytes, filepath: str = "", progress=None) -> Imp
     if tiles_layer is not None:
         context.view_layer.active_layer_collection = tiles_layer
     summary.meshes_in_scene = [o.name for o in before if level_scene.is_new_mesh(context, o)]
-
     read_only.remember(scene)
-    props = scene.llamawad
+    return _finish(context, summary, filepath, extras, started, report)
+
+
+def _finish(context, summary: ImportSummary, filepath: str, extras: dict, started: float, report) -> ImportSummary:
+    """The scene's level state: its base, its document, nothing checked or exported yet."""
+    props = context.scene.llamawad
     props.base_path = filepath
-    level_scene.store_level_document(scene, extras)
+    level_scene.store_level_document(context.scene, extras)
     props.import_warnings = "\n".join(summary.warnings)
     props.problems.clear()
     props.last_export = ""

@@ -141,6 +141,18 @@ def build_materials(info: dict, images) -> list[bpy.types.Material]:
     return [_level_material(m, images, templates) for m in info["materials"]]
 
 
+def level_images(info: dict, pngs: list[bytes]) -> list[bpy.types.Image]:
+    """The pages the file has already (by name), each made only where it has none."""
+    have = {i.name: i for i in bpy.data.images if i.get("llamawad") == "page"}
+    return [have.get(name) or build_images({"images": [name]}, [png])[0] for name, png in zip(info["images"], pngs)]
+
+
+def level_materials(info: dict, images) -> list[bpy.types.Material]:
+    """The materials the file has already (by key), each made only where it has none."""
+    have = {mat.get(KEY): mat for mat in bpy.data.materials if mat.get(KEY)}
+    return [have.get(_key(m)) or _level_material(m, images) for m in info["materials"]]
+
+
 def level_material(m: dict) -> bpy.types.Material:
     """The material of the hand-over's material ``m`` that the file has (by its key), else a new
     one: a material nothing uses is not saved with the .blend."""
