@@ -3,63 +3,18 @@ mesh can be marked "No collision" in the Collision panel; a new mesh so marked g
 from its faces, a tile so marked loses its model's, with collision never shown; a tile whose
 model has no collision says so in the panel and stays without. Read back with the floor test."""
 
-from types import SimpleNamespace
-
 import addon_support
-import bpy  # noqa: I001  (bmesh exists only once bpy is imported)
-import bmesh
-import llamawad
+import bpy
 import pytest
+from test_addon_edits import SPOT, floor_under, new_floor
 from test_addon_panels import draw
+from test_addon_whole_edits import export, level  # noqa: F401  (level is a fixture)
 
 pytestmark = pytest.mark.generator
 
-# Where the new floor goes: over cell (4, 5), by its centre (Blender x, y).
-SPOT = (4.5, -5.5)
-
-
-@pytest.fixture
-def level(small_wad_file, tmp_path):
-    assert addon_support.import_level(small_wad_file) == {"FINISHED"}
-    return SimpleNamespace(base=small_wad_file.read_bytes(), out=tmp_path / "edited.wad")
-
-
-def export(path) -> bytes:
-    assert bpy.ops.export_scene.llamawad(filepath=str(path)) == {"FINISHED"}
-    return path.read_bytes()
-
-
-def floor_under(wad: bytes, x: float, y: float, above: float) -> dict | None:
-    (result,) = llamawad.probe(wad, [(x, above, -y)])
-    return result["floor"]
-
-
-def page_material():
-    return next(m for m in bpy.data.materials if (m.get("llamawad_material") or "").endswith("blend 0") and m["llamawad_material"].startswith("page "))
-
-
-def new_floor(base: bytes) -> tuple:
-    """A 0.8 × 0.8 floor quad with a page's UVs, 1.5 over the ground at SPOT, in Tiles."""
-    ground = floor_under(base, *SPOT, 60.0)
-    height = round((ground["height"] if ground else 0.0) + 1.5, 3)
-    mesh = bpy.data.meshes.new("plinth")
-    bm = bmesh.new()
-    uv = bm.loops.layers.uv.new("UVMap")
-    verts = [bm.verts.new(c) for c in ((0.1, 0.1, 0), (0.9, 0.1, 0), (0.9, 0.9, 0), (0.1, 0.9, 0))]
-    face = bm.faces.new(verts)
-    for loop, value in zip(face.loops, ((0.0, 0.75), (0.25, 0.75), (0.25, 1.0), (0.0, 1.0))):
-        loop[uv].uv = value
-    bm.to_mesh(mesh)
-    bm.free()
-    mesh.materials.append(page_material())
-    obj = bpy.data.objects.new("plinth", mesh)
-    obj.location = (SPOT[0] - 0.5, SPOT[1] - 0.5, height)
-    next(c for c in bpy.context.scene.collection.children if c.get("llamawad") == "tiles").objects.link(obj)
-    return obj, height
-
 
 def test_a_new_mesh_marked_no_collision_gets_none(level):
-    obj, height = new_floor(level.base)
+    obj, height = new_floor(level.base, "plinth")
     obj.llamawad_no_collision = True
     wad = export(level.out)
     assert bpy.context.scene.llamawad.generate_collision
@@ -91,7 +46,7 @@ def test_a_tile_marked_no_collision_loses_it_never_shown(level):
 
 
 def test_a_tile_without_collision_says_so_and_stays_without(level, tmp_path):
-    obj, height = new_floor(level.base)
+    obj, height = new_floor(level.base, "plinth")
     obj.llamawad_no_collision = True
     written = export(level.out)
     # The level as written, imported: the plinth is a tile whose model has no collision.

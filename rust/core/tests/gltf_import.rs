@@ -340,6 +340,17 @@ impl Case {
         doors::convert(&self.base, &self.bytes, &self.document(), OPTIONS)
     }
 
+    /// The level and report, the scene giving tile collision or leaving it out (the add-on's
+    /// before collision is shown).
+    fn converted(&self, tile_collision_given: bool) -> (Level, ChangeReport) {
+        let options = ImportOptions {
+            tile_collision_given,
+            ..OPTIONS
+        };
+        doors::convert(&self.base, &self.bytes, &self.document(), options)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.what))
+    }
+
     /// The level written from the edited glTF, read back from its bytes, and the report.
     fn written(&self) -> (Level, ChangeReport, Vec<u8>) {
         let (level, report) = self
@@ -2126,12 +2137,7 @@ fn a_mesh_scaled_as_a_whole_takes_its_collision_along_shown_or_not() {
         }
         let node = case.tile_node(tile);
         case.edit_mesh(node, |prims| transform_prims(prims, scaled));
-        let options = ImportOptions {
-            tile_collision_given: shown,
-            ..OPTIONS
-        };
-        let (level, report) =
-            doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+        let (level, report) = case.converted(shown);
         assert_eq!(report.tiles_reshaped, vec![tile], "{what}");
         assert_eq!(report.collision_followed, vec![tile], "{what}");
         assert!(report.collision_kept.is_empty(), "{what}");
@@ -2152,12 +2158,7 @@ fn a_mirrored_mesh_keeps_its_floor_facing_up() {
     without_tile_collision(&mut case);
     let node = case.tile_node(tile);
     case.edit_mesh(node, |prims| transform_prims(prims, mirrored));
-    let options = ImportOptions {
-        tile_collision_given: false,
-        ..OPTIONS
-    };
-    let (level, report) =
-        doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+    let (level, report) = case.converted(false);
     assert_eq!(report.collision_followed, vec![tile]);
     let frame = node_world(&case, node);
     let expected: Vec<Vec3> = base_floor_points(&case, tile)
@@ -2208,12 +2209,7 @@ fn vertices_moved_one_by_one_leave_the_collision_where_it_was_and_say_so() {
         let moved = prims[0].position(0) + Vec3::new(0.0, 0.3, 0.0);
         prims[0].set_position(0, moved);
     });
-    let options = ImportOptions {
-        tile_collision_given: false,
-        ..OPTIONS
-    };
-    let (level, report) =
-        doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+    let (level, report) = case.converted(false);
     assert_eq!(report.tiles_reshaped, vec![tile]);
     assert_eq!(report.collision_kept, vec![tile]);
     assert!(report.collision_followed.is_empty());
@@ -2254,12 +2250,7 @@ fn two_tiles_joined_stay_two_tiles_where_they_are() {
             without_tile_collision(&mut case);
         }
         join(&mut case, a, b, shown);
-        let options = ImportOptions {
-            tile_collision_given: shown,
-            ..OPTIONS
-        };
-        let (level, report) =
-            doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+        let (level, report) = case.converted(shown);
         assert!(report.is_empty(), "collision shown: {shown}: {report:?}");
         assert!(
             level.to_bytes().unwrap() == case.bytes,
@@ -2279,12 +2270,7 @@ fn two_tiles_joined_and_moved_move_together_with_their_floors() {
     let shift = Vec3::new(1.0, 0.5, 2.0);
     let before = node_world(&case, node_b);
     case.gltf.root.nodes[node_b].translation = Some((before.w_axis.truncate() + shift).to_array());
-    let options = ImportOptions {
-        tile_collision_given: false,
-        ..OPTIONS
-    };
-    let (level, report) =
-        doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+    let (level, report) = case.converted(false);
     assert_eq!(report.tiles_moved, vec![a.min(b), a.max(b)], "{report:?}");
     assert_eq!(report.models_added, 0, "{report:?}");
     let tiles = &level.map().unwrap().tiles;
@@ -2336,12 +2322,7 @@ fn joined_then_separated_tiles_are_the_tiles_they_were() {
     tag_tile(&mut faces, a);
     case.set_prims(piece.value(), faces);
     detach(&mut case, node_a);
-    let options = ImportOptions {
-        tile_collision_given: false,
-        ..OPTIONS
-    };
-    let (level, report) =
-        doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+    let (level, report) = case.converted(false);
     assert!(report.is_empty(), "{report:?}");
     assert!(level.to_bytes().unwrap() == case.bytes);
 }
@@ -2392,12 +2373,7 @@ fn faces_moved_far_from_their_cell_are_drawn_by_tiles_of_the_cells_they_lie_in()
             })
             .map(|c| frame.transform_point3(c))
             .collect();
-        let options = ImportOptions {
-            tile_collision_given: false,
-            ..OPTIONS
-        };
-        let (level, report) =
-            doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+        let (level, report) = case.converted(false);
         assert_eq!(report.tiles_retiled, vec![tile], "{what}: {report:?}");
         assert!(!report.tiles_added.is_empty(), "{what}");
         let map = level.map().unwrap();
@@ -2486,12 +2462,7 @@ fn a_tile_joined_into_a_new_mesh_stays_that_tile() {
         .push(mesh);
     case.set_prims(mesh.value(), faces);
     detach(&mut case, node_a);
-    let options = ImportOptions {
-        tile_collision_given: false,
-        ..OPTIONS
-    };
-    let (level, report) =
-        doors::convert(&case.base, &case.bytes, &case.document(), options).unwrap();
+    let (level, report) = case.converted(false);
     assert!(report.is_empty(), "{report:?}");
     assert!(level.to_bytes().unwrap() == case.bytes);
 }
