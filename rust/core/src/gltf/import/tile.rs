@@ -6,8 +6,7 @@ use std::collections::HashMap;
 use glam::Mat4;
 
 use super::attributes::{face_flags, node_triangles, per_triangle};
-use super::collision::GivenPolygon;
-use super::collision::{collision_from_node, EditedCollision};
+use super::collision::{collision_from_node, EditedCollision, GivenPolygon};
 use super::colours::{colours_differ, corner_colours, vertex_colours};
 use super::error::ImportError;
 use super::model::{build_model, face_edits, matches_model, ModelSource, POSITION_TOLERANCE};
@@ -158,12 +157,14 @@ impl Conversion<'_> {
                         .map_err(|e| e.in_source_faces(&ctris))
                 };
                 // Compared where the faces' frame stands, so that collision the artist left alone
-                // follows the faces; an edited one stays where the artist put it.
+                // follows the faces; one edited stays where the artist put it, in the frame the
+                // tile now stands in (where it is unchanged, it moved with the tile).
                 match edited(&part.frame)? {
                     None => Given::Unchanged,
-                    Some(_) if frame != part.frame => Given::Edited(
-                        edited(&frame)?.unwrap_or_else(|| (base_model.collision.clone(), 0)),
-                    ),
+                    Some(_) if frame != part.frame => match edited(&frame)? {
+                        None => Given::Unchanged,
+                        Some(groups) => Given::Edited(groups),
+                    },
                     Some(groups) => Given::Edited(groups),
                 }
             }
@@ -193,13 +194,11 @@ impl Conversion<'_> {
             }
             (Given::Unchanged, _) => None,
         };
-        if collision_followed {
-            self.report.collision_followed.push(i);
-        }
-        if collision_kept {
-            self.report.collision_kept.push(i);
-        }
         if !geometry_same && far_from_origin(tris, &frame) {
+            if !copy {
+                // What its faces' collision did, though other tiles draw them now.
+                self.report_collision(i, collision_followed, collision_kept);
+            }
             let collision = collision.as_ref().unwrap_or(&base_model.collision);
             return Ok(Some(self.retile(part, tris, frame, collision)));
         }
@@ -309,7 +308,17 @@ impl Conversion<'_> {
         if fitted {
             report.tiles_fitted.push(index);
         }
+        self.report_collision(index, collision_followed, collision_kept);
         Ok(None)
+    }
+
+    fn report_collision(&mut self, tile: usize, followed: bool, kept: bool) {
+        if followed {
+            self.report.collision_followed.push(tile);
+        }
+        if kept {
+            self.report.collision_kept.push(tile);
+        }
     }
 
     /// A tile's faces and collision (its frame's) as new geometry anchored where it stands; the
