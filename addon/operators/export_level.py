@@ -129,10 +129,11 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         report = converted.report
         notes = [n.message for n in converted.gathered.notes] + list(report.get("warnings") or [])
         overwritten = bool(base_path) and same_file(target, base_path)
-        if overwritten:
+        if overwritten and (converted.wad != base or converted.gathered.notes):
             # The file the scene was made from is gone: the scene becomes what was written, so
             # that the next export starts from it (its new tiles and models, its texture
-            # entries, its checksum).
+            # entries, its checksum, the read-only parts as the level has them). Written as it
+            # was, with nothing left out, the scene is that level already.
             written.update(context, converted.wad, target, report, converted.gathered.new_geometry())
         summary = words.summary(report)
         left_out = len(converted.gathered.notes)
