@@ -506,4 +506,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    # Blender 4.2 as a Python module crashes in its teardown at exit after a render (its EGL
+    # context); every file of the job is written and closed by now, so leave without it.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

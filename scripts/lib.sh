@@ -18,6 +18,18 @@ if ! command -v cargo >/dev/null && [ -x "$HOME/.cargo/bin/cargo" ]; then
     PATH="$HOME/.cargo/bin:$PATH"
 fi
 
+# The Blender LTS releases the add-on is tested in besides the newest one (.venv's bpy): each
+# has a venv of its own with its bpy (scripts/setup), where scripts/test runs tests/blender.
+BLENDER_LTS=(4.2.23 4.5.15)
+
+lts_venv_bin() {  # lts_venv_bin VERSION: the programs folder of that release's venv
+    local venv="$ROOT/.venv-blender-$1"
+    case "$(uname -s)" in
+        MINGW* | MSYS* | CYGWIN*) echo "$venv/Scripts" ;;
+        *) echo "$venv/bin" ;;
+    esac
+}
+
 require_venv() {
     [ -x "$VENV_BIN/python" ] && [ -x "$VENV_BIN/maturin" ] && [ -x "$VENV_BIN/pytest" ] ||
         die "$VENV is missing or incomplete: run scripts/setup first"
@@ -30,6 +42,11 @@ install_wheel() {
     rm -f "$wheels"/llamawad-*.whl
     "$VENV_BIN/maturin" build --quiet --release -i "$VENV_BIN/python" \
         -m "$ROOT/rust/py/Cargo.toml" -o "$wheels"
-    "$VENV_BIN/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
-        "$wheels"/llamawad-*.whl
+    local bin
+    # The wheel is abi3: the LTS venvs (where they exist) take the same one.
+    for bin in "$VENV_BIN" $(for v in "${BLENDER_LTS[@]}"; do lts_venv_bin "$v"; done); do
+        [ -x "$bin/pip" ] || continue
+        "$bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+            "$wheels"/llamawad-*.whl
+    done
 }

@@ -134,8 +134,10 @@ def test_what_the_stock_exporter_writes(folder):
     kept = their_scene["extras"]["llamawad"]
     assert isinstance(kept, str)
     assert ast.literal_eval(kept) == our_scene["extras"]["llamawad"]
-    # The object models' scene comes back empty, without "nodes"; its node joins the level scene.
-    assert [s for s in theirs["scenes"] if s is not their_scene] == [{"name": "Object models"}]
+    # The object models' scene comes back empty, without "nodes" (Blender 4.5 and 5.0; 4.2 makes
+    # no scene of it); its node joins the level scene.
+    other_scenes = [{"name": "Object models"}] if bpy.app.version >= (4, 5) else []
+    assert [s for s in theirs["scenes"] if s is not their_scene] == other_scenes
     roots = {theirs["nodes"][n]["name"] for n in their_scene["nodes"]}
     assert roots == {"Tiles", "Zones", "Strats", "Object models"}
 

@@ -60,6 +60,9 @@ def _build_material(name, *, base, image, alpha_mode, double_sided, vertex_colou
         mat.surface_render_method = "BLENDED"
     else:
         mat.surface_render_method = "DITHERED"
+    if mat.node_tree is None:
+        # Blender before 5.0 gives a material nodes only when asked (5.0 always does).
+        mat.use_nodes = True
     nt = mat.node_tree
     nodes, links = nt.nodes, nt.links
     nodes.clear()
