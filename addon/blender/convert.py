@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import bpy
 
+from ..common import files
 from ..common import problems as found
 from ..common import source
 from . import scene as level_scene
@@ -61,11 +62,12 @@ def read_base(scene, base_path: str = "", force: bool = False) -> bytes:
     path = bpy.path.abspath(base_path or scene.llamawad.base_path)
     if not path:
         raise Refusal("No base WAD: import a level first, or give the level the scene was made from as the base")
+    import llamawad
+
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise Refusal(f"Cannot read the base WAD {path}: {e.strerror}") from None
+        data = files.read_file(path)
+    except llamawad.WadError as e:
+        raise Refusal(f"Cannot read the base WAD {e}") from None
     made_from = level_scene.level_document(scene).get("source")
     if not force and not source.same_source(made_from, data):
         raise Refusal(source.other_level_message(os.path.basename(path), made_from, data))
