@@ -15,7 +15,7 @@ from ..common import files
 from ..common import problems as found
 from ..common import source
 from . import scene as level_scene
-from .exp.level import Gathered, Note, gather_level
+from .exp.level import Gathered, Note, Unwritable, gather_level
 
 
 class Refusal(Exception):
@@ -60,6 +60,11 @@ def read_base(scene, base_path: str = "", force: bool = False) -> bytes:
     """The base WAD's bytes. Unless ``force``, refused when they are not the level the scene was
     made from (its level document's ``source``), saying which file and why."""
     path = bpy.path.abspath(base_path or scene.llamawad.base_path)
+    problem = level_scene.level_document_problem(scene)
+    if problem is not None:
+        raise Refusal(
+            f"The scene's level document (Scene › llamawad › level_json) is not a level's: {problem}. Import the level again"
+        )
     if not path:
         raise Refusal("No base WAD: import a level first, or give the level the scene was made from as the base")
     import llamawad
@@ -84,7 +89,10 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
 
     # Attribute data cannot be read in edit mode: leave it for the gathering.
     with object_mode(context):
-        gathered = gather_level(context)
+        try:
+            gathered = gather_level(context)
+        except Unwritable as e:
+            raise Refusal(found.refusal_sentence(e.object, e.faces, e.message), e.object, e.faces) from None
     try:
         options = context.scene.llamawad
         wad, report = llamawad.scene_to_wad(
