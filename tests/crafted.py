@@ -6,7 +6,8 @@ error it must give. Made deterministically from the committed fixture tests/fixt
 
 Each case is a folder: a glTF case holds `base.wad` and `in.glb` or `in/level.gltf` (with whatever
 sits beside it: buffers, links, a pipe); a WAD case `in.wad`; an overwrite case the files of a
-command whose output is one of its inputs. `Case.cli` is the command, `Case.python` the call of the
+command whose output is one of its inputs; an output case a command whose output is a device, a
+pipe or a folder. `Case.cli` is the command, `Case.python` the call of the
 Python module (None where the module writes nothing), and the expectations: the CLI's exit status
 and words of its message, the Python exception class, and for a refused glTF the node and faces.
 """
@@ -458,6 +459,7 @@ def build(root: Path) -> list[Case]:
         )
 
     cases += overwrite_cases(root, wad, g)
+    cases += output_cases(root, wad, g)
     return cases
 
 
@@ -524,6 +526,42 @@ def overwrite_cases(root: Path, wad: bytes, g: Gltf) -> list[Case]:
         ["is a buffer of the input glTF"],
         gltf_beside,
     )
+    return out
+
+
+def output_cases(root: Path, wad: bytes, g: Gltf) -> list[Case]:
+    """Outputs that are no regular file: refused before anything is written, the device, pipe or
+    folder left as it is (a rename would have put a file in its place)."""
+    out = []
+
+    def case(name, cli, inputs, setup):
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "level.wad").write_bytes(wad)
+        setup(path)
+        out.append(Case(name, path, cli, None, None, ["not a regular file"], inputs=inputs))
+
+    def old_gltf(path):
+        (path / "out.gltf").write_bytes(b"the old .gltf")
+        os.mkfifo(path / "out.bin")
+
+    def folder(path):
+        (path / "out.wad").mkdir()
+        (path / "out.wad" / "keep").write_bytes(b"kept")
+
+    roundtrip = ["roundtrip", "level.wad", "out.wad"]
+    case("output-device-link", roundtrip, ["level.wad"], lambda p: os.symlink("/dev/null", p / "out.wad"))
+    case("output-fifo", roundtrip, ["level.wad"], lambda p: os.mkfifo(p / "out.wad"))
+    case("output-folder", roundtrip, ["level.wad", "out.wad/keep"], folder)
+    case("output-generate-fifo", ["generate", "--seed", "1", "--size", "tiny", "out.wad"], [], lambda p: os.mkfifo(p / "out.wad"))
+    case("output-glb-device-link", ["wad2gltf", "level.wad", "out.glb"], ["level.wad"], lambda p: os.symlink("/dev/null", p / "out.glb"))
+    case("output-bin-fifo", ["wad2gltf", "level.wad", "out.gltf"], ["level.wad", "out.gltf"], old_gltf)
+
+    def glb_and_fifo(path):
+        (path / "level.glb").write_bytes(g.glb())
+        os.mkfifo(path / "out.wad")
+
+    case("output-gltf2wad-fifo", ["gltf2wad", "--base", "level.wad", "level.glb", "out.wad"], ["level.wad", "level.glb"], glb_and_fifo)
     return out
 
 

@@ -27,14 +27,14 @@ def scene_index(scene, sources=(), coverage=(), tile_models=None) -> found.Scene
         names.add(obj.name)
         role = level_scene.role(obj)
         if role == "tile":
-            t = int(obj.get("tile", -1))
+            t = level_scene.whole_number(obj, "tile")
             is_canonical = obj.name == canonical_tile_name(obj)
             if t not in index.tiles or (is_canonical and not canonical[t]):
                 index.tiles[t], canonical[t] = obj.name, is_canonical
         elif role == "collision" and obj.parent is not None:
             index.collision[obj.parent.name] = obj.name
         elif role == "strat":
-            index.strats[int(obj.get("strat", -1))] = obj.name
+            index.strats[level_scene.whole_number(obj, "strat")] = obj.name
         elif role == "zones" and obj.type == "MESH":
             index.zones = obj.name
     for tile, name in sources:

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 import bpy
 
+from ..common import files
 from ..common import problems as found
 from ..common import source
 from . import scene as level_scene
-from .exp.level import Gathered, Note, gather_level
+from .exp.level import Gathered, Note, Unwritable, gather_level
 
 
 class Refusal(Exception):
@@ -59,13 +60,19 @@ def read_base(scene, base_path: str = "", force: bool = False) -> bytes:
     """The base WAD's bytes. Unless ``force``, refused when they are not the level the scene was
     made from (its level document's ``source``), saying which file and why."""
     path = bpy.path.abspath(base_path or scene.llamawad.base_path)
+    problem = level_scene.level_document_problem(scene)
+    if problem is not None:
+        raise Refusal(
+            f"The scene's level document (Scene › llamawad › level_json) is not a level's: {problem}. Import the level again"
+        )
     if not path:
         raise Refusal("No base WAD: import a level first, or give the level the scene was made from as the base")
+    import llamawad
+
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise Refusal(f"Cannot read the base WAD {path}: {e.strerror}") from None
+        data = files.read_file(path)
+    except llamawad.WadError as e:
+        raise Refusal(f"Cannot read the base WAD {e}") from None
     made_from = level_scene.level_document(scene).get("source")
     if not force and not source.same_source(made_from, data):
         raise Refusal(source.other_level_message(os.path.basename(path), made_from, data))
@@ -82,7 +89,10 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
 
     # Attribute data cannot be read in edit mode: leave it for the gathering.
     with object_mode(context):
-        gathered = gather_level(context)
+        try:
+            gathered = gather_level(context)
+        except Unwritable as e:
+            raise Refusal(found.refusal_sentence(e.object, e.faces, e.message), e.object, e.faces) from None
     try:
         options = context.scene.llamawad
         wad, report = llamawad.scene_to_wad(

@@ -49,11 +49,47 @@ def has_level(scene: bpy.types.Scene) -> bool:
     return bool(scene.llamawad.level_json)
 
 
+# The fields of the level document the add-on reads itself, and what each must be.
+_DOCUMENT_FIELDS = {"source": dict, "grid": list, "texture_entries": list, "regions": list}
+
+
+def level_document_problem(scene: bpy.types.Scene) -> str | None:
+    """What makes the scene's level document no level's (a damaged or hostile .blend), or None."""
+    try:
+        doc = json.loads(scene.llamawad.level_json or "{}")
+    except ValueError as e:
+        return f"it is not JSON ({e})"
+    if not isinstance(doc, dict):
+        return "it is not a JSON object"
+    for key, kind in _DOCUMENT_FIELDS.items():
+        if key in doc and not isinstance(doc[key], kind):
+            return f"its {key} is not a JSON {'object' if kind is dict else 'list'}"
+    grid = doc.get("grid", [0, 0])
+    if len(grid) != 2 or not all(isinstance(n, int) for n in grid):
+        return "its grid is not two whole numbers"
+    return None
+
+
 def level_document(scene: bpy.types.Scene) -> dict:
     """The glTF scene extras ``llamawad`` of the imported level (grid, texture entries, regions,
-    source...)."""
+    source...); empty when it is no level's (``level_document_problem`` says why, and reading
+    the base refuses it)."""
+    if level_document_problem(scene) is not None:
+        return {}
     text = scene.llamawad.level_json
     return json.loads(text) if text else {}
+
+
+def whole_number(obj, key: str) -> int:
+    """A custom property that numbers a tile or strat (``tile``, ``strat``) as an integer; -1 when
+    it is no whole number of 0 or more (text, NaN, a list...: the conversion refuses such a tile
+    by name)."""
+    value = obj.get(key)
+    if isinstance(value, bool):
+        return -1
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and value >= 0 else -1
 
 
 def store_level_document(scene: bpy.types.Scene, doc: dict) -> None:

@@ -72,7 +72,7 @@ def update(context, data: bytes, path: str, report: dict, written_apart=()):
     def goes(obj) -> bool:
         r = level_scene.role(obj)
         if r in ("tile", "collision"):
-            tile = int(obj.get("tile", -1))
+            tile = level_scene.whole_number(obj, "tile")
             return tile in changed or tile >= count or obj.name in sources or (obj.parent is not None and goes(obj.parent))
         # The zone grid follows the tiles' heights; the read-only parts come back as the level
         # has them, whatever the artist did to them (export named it).

@@ -1,32 +1,28 @@
-"""The files the add-on writes: always to a temporary file beside the target that is then renamed
-into place, and, before a level is first written over, its original kept once beside it. Pure
-Python."""
+"""The files the add-on reads and writes, through the Rust core as the command line does
+(``llamawad.read_file``, ``llamawad.write_file``): only a regular file is read (a device never
+ends, a pipe waits for a writer), and a write goes to a temporary beside the target, renamed into
+place, keeping the permissions of the file it replaces. Before a level is first written over, its
+original is kept once beside it. Errors are ``llamawad.WadError``, naming the file."""
 
 from __future__ import annotations
 
 import os
-import tempfile
 
 # The original of a level written over: ``level.wad`` keeps it as ``level.wad.original``, a name
 # the game never loads and no later export writes over.
 ORIGINAL_SUFFIX = ".original"
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Writes to a temporary file beside ``path``, then renames it over ``path``: a reader never
-    sees half a file, and a failure leaves no file."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    fd, temporary = tempfile.mkstemp(prefix=".llamawad-", suffix=".wad.tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+def read_file(path: str) -> bytes:
+    import llamawad
+
+    return llamawad.read_file(path)
+
+
+def write_file(path: str, data: bytes) -> None:
+    import llamawad
+
+    llamawad.write_file(path, data)
 
 
 def same_file(a: str, b: str) -> bool:
@@ -44,9 +40,9 @@ def original_path(path: str) -> str:
 def keep_original(path: str, data: bytes) -> str | None:
     """Keeps ``data`` (the bytes of ``path`` before it is written over) as its original, unless an
     original is kept already: the first is never replaced. Returns the original's path when it
-    was written now. Raises OSError when it cannot be written."""
+    was written now. Raises llamawad.WadError when it cannot be written."""
     kept = original_path(path)
     if os.path.isfile(kept):
         return None
-    write_atomically(kept, data)
+    write_file(kept, data)
     return kept

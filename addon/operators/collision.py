@@ -200,7 +200,7 @@ def _new_collision_object(scene, owner):
     is_tile = level_scene.role(owner) == "tile"
     mesh = bpy.data.meshes.new(f"{owner.name} · collision")
     if is_tile:
-        collision = bpy.data.objects.new(collision_object_name(int(owner.get("tile", 0))), mesh)
+        collision = bpy.data.objects.new(collision_object_name(level_scene.whole_number(owner, "tile")), mesh)
         collision["llamawad"] = "collision"
         collision["tile"] = owner.get("tile", 0)
         collision["model"] = owner.get("model", 0)

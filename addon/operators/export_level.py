@@ -18,7 +18,7 @@ from ..blender import scene as level_scene
 from ..blender.convert import Refusal, convert, read_base
 from ..common import changes as words
 from ..common import problems as found
-from ..common.files import keep_original, original_path, same_file, write_atomically
+from ..common.files import keep_original, original_path, same_file, write_file
 from ..properties import APPLY_MODIFIERS, GENERATE_COLLISION, SNAP_UVS
 
 # Problems of a refusal reported one by one; all of them are in the Level panel.
@@ -84,6 +84,8 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         layout.prop(self, "apply_modifiers")
 
     def execute(self, context):
+        import llamawad
+
         scene = context.scene
         if not level_scene.has_level(scene):
             self.report({"ERROR"}, "This scene holds no level: import one with File › Import › Emperor's New Groove level")
@@ -112,13 +114,13 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             # Over the level the scene was made from (in the game's folder): its original first.
             try:
                 kept = keep_original(target, base)
-            except OSError as e:
-                self.report({"ERROR"}, f"Cannot keep the original of {target} as {original_path(target)} ({e.strerror}): nothing written; make room for it there, or export to another file")
+            except llamawad.WadError as e:
+                self.report({"ERROR"}, f"Cannot keep the original of {target} as {original_path(target)} ({e}): nothing written; make room for it there, or export to another file")
                 return {"CANCELLED"}
         try:
-            write_atomically(target, converted.wad)
-        except OSError as e:
-            self.report({"ERROR"}, f"Cannot write {target}: {e.strerror}")
+            write_file(target, converted.wad)
+        except llamawad.WadError as e:
+            self.report({"ERROR"}, f"Cannot write {e}")
             return {"CANCELLED"}
         return self.finish(context, base, converted, base_path, target, kept)
 

@@ -7,6 +7,7 @@ from bpy.props import StringProperty
 from bpy_extras.io_utils import ImportHelper
 
 from ..blender import scene as level_scene
+from ..common import files
 
 
 class LLAMAWAD_OT_import_level(bpy.types.Operator, ImportHelper):
@@ -27,15 +28,10 @@ class LLAMAWAD_OT_import_level(bpy.types.Operator, ImportHelper):
         from ..blender.imp.level import import_level
 
         path = os.path.abspath(bpy.path.abspath(self.filepath))
-        if not os.path.isfile(path):
-            # A device never ends (/dev/zero) and opening a pipe waits for a writer: neither is read.
-            self.report({"ERROR"}, f"Cannot read {path}: not a regular file")
-            return {"CANCELLED"}
         try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            self.report({"ERROR"}, f"Cannot read {path}: {e.strerror}")
+            data = files.read_file(path)
+        except llamawad.WadError as e:
+            self.report({"ERROR"}, f"Cannot read {e}")
             return {"CANCELLED"}
 
         if level_scene.has_level(context.scene):

@@ -9,7 +9,7 @@ import bpy
 
 from ..blender import scene as level_scene
 from ..blender import written
-from ..common.files import original_path, write_atomically
+from ..common.files import original_path, read_file, write_file
 
 
 def kept_original(scene) -> str:
@@ -43,19 +43,19 @@ class LLAMAWAD_OT_restore_original(bpy.types.Operator):
         base = os.path.abspath(bpy.path.abspath(context.scene.llamawad.base_path))
         kept = original_path(base)
         try:
-            with open(kept, "rb") as f:
-                data = f.read()
-            llamawad.parse_info(data)
-        except OSError as e:
-            self.report({"ERROR"}, f"Cannot read the original {kept}: {e.strerror}; nothing restored")
+            data = read_file(kept)
+        except llamawad.WadError as e:
+            self.report({"ERROR"}, f"Cannot read the original {e}; nothing restored")
             return {"CANCELLED"}
+        try:
+            llamawad.parse_info(data)
         except llamawad.WadError as e:
             self.report({"ERROR"}, f"{kept} is not a level ({e}): nothing restored; remove or replace it")
             return {"CANCELLED"}
         try:
-            write_atomically(base, data)
-        except OSError as e:
-            self.report({"ERROR"}, f"Cannot write {base}: {e.strerror}; nothing restored")
+            write_file(base, data)
+        except llamawad.WadError as e:
+            self.report({"ERROR"}, f"Cannot write {e}; nothing restored")
             return {"CANCELLED"}
         summary = written.reload(context, data, base)
         self.report({"INFO"}, f"Restored {base} from {kept}: the scene holds the original level again ({summary.text()})")

@@ -8,7 +8,9 @@ import hashlib
 import os
 import resource
 import signal
+import stat
 import subprocess
+import time
 
 import crafted
 import llamawad
@@ -34,15 +36,48 @@ def test_the_corpus_has_a_file_per_defect_class(corpus):
     names = [c.name for c in corpus]
     assert len(names) >= 40 and len(set(names)) == len(names)
     kinds = {n.split("-")[0] for n in names}
-    assert {"glb", "node", "accessor", "position", "uri", "wad", "overwrite"} <= kinds
+    assert {"glb", "node", "accessor", "position", "uri", "wad", "overwrite", "output"} <= kinds
 
 
-def test_the_cli_refuses_each_with_a_message_and_writes_nothing(corpus, run_cli):
+# What a crafted file may cost the command line: wall time, and address space (a limit the
+# system sets, so that a case past it fails there instead of taking the machine's memory).
+SECONDS = 2
+MEMORY = 500 * 1024 * 1024
+
+
+def bounded_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def folder_state(folder) -> dict:
+    """Every entry under ``folder`` as lstat sees it (a link, pipe or device not followed): its
+    kind, inode, size and time of change, so that anything written, replaced or removed shows."""
+    state = {}
+    for p in sorted(folder.rglob("*")):
+        st = os.lstat(p)
+        state[p.relative_to(folder).as_posix()] = (stat.S_IFMT(st.st_mode), st.st_ino, st.st_size, st.st_mtime_ns)
+    return state
+
+
+def test_the_cli_refuses_each_with_a_message_and_writes_nothing(corpus, run_cli, repo):
+    assert run_cli("--version").returncode == 0
+    binary = repo / "target" / "release" / "llamawad"
     failures = []
     for case in corpus:
         before = {name: digest(case.folder / name) for name in case.inputs}
-        result = run_cli(*case.cli, cwd=case.folder)
+        state = folder_state(case.folder)
+        start = time.monotonic()
+        try:
+            result = subprocess.run(
+                [binary, *case.cli], cwd=case.folder, capture_output=True, text=True, stdin=subprocess.DEVNULL, preexec_fn=bounded_memory, timeout=60
+            )
+        except subprocess.TimeoutExpired:
+            failures.append(f"{case.name}: still running after 60 s")
+            continue
+        seconds = time.monotonic() - start
         problems = []
+        if seconds > SECONDS:
+            problems.append(f"took {seconds:.1f} s")
         if result.returncode != case.exit_status:
             problems.append(f"exit {result.returncode}, expected {case.exit_status}")
         if not result.stderr.startswith("error: ") or "panicked" in result.stderr:
@@ -53,6 +88,8 @@ def test_the_cli_refuses_each_with_a_message_and_writes_nothing(corpus, run_cli)
         if temporaries(case.folder):
             problems.append(f"left {temporaries(case.folder)}")
         problems += [f"{n} changed" for n, d in before.items() if digest(case.folder / n) != d]
+        after = folder_state(case.folder)
+        problems += [f"{n} written, replaced or removed" for n in sorted(set(state) | set(after)) if state.get(n) != after.get(n)]
         if problems:
             failures.append(f"{case.name}: {'; '.join(problems)}\n    {result.stderr.strip()}")
     assert not failures, "\n".join(failures)

@@ -54,6 +54,17 @@ class Note:
     message: str
 
 
+class Unwritable(Exception):
+    """An object the gathering cannot hand over, whatever the conversion would make of it: its
+    name, why (``message``) and its Blender faces at fault."""
+
+    def __init__(self, object_name: str, message: str, faces: list[int] | None = None):
+        super().__init__(message)
+        self.object = object_name
+        self.message = message
+        self.faces = faces or []
+
+
 @dataclass
 class Gathered:
     # What llamawad.scene_to_wad takes (its doc says how the dict is made).
@@ -181,6 +192,12 @@ def _material_names(mesh) -> list[str | None]:
     return [None if m is None else (m.get(mats.KEY) or m.name) for m in mesh.materials]
 
 
+NOT_NUMBERS = {
+    "TEXCOORD_0": "UVs that are not numbers (NaN or infinity): unwrap these faces again (UV › Unwrap)",
+    "COLOR_0": "vertex colours that are not numbers (NaN or infinity): paint these faces again",
+}
+
+
 def render_arrays(mesh) -> MeshArrays:
     corners = _Corners(mesh)
     corner_vertex = corners.of_loops(_get(mesh.loops, "vertex_index", np.int32))
@@ -215,6 +232,13 @@ def render_arrays(mesh) -> MeshArrays:
         uv = corners.of_loops(_get(uv_layer.uv, "vector", np.float32, 2))
         uv[:, 1] = 1.0 - uv[:, 1]
         attrs["TEXCOORD_0"] = uv
+    # NaN says "no UV" or "no colour" at a corner to the way back (a glTF primitive without
+    # them); a Blender mesh has a value at every corner, so NaN or infinity there is damage.
+    for key, message in NOT_NUMBERS.items():
+        if key in attrs:
+            wrong = ~np.isfinite(attrs[key]).all(axis=1)
+            if wrong.any():
+                raise Unwritable("", message, np.unique(corners.face[wrong]).tolist())
     names = _material_names(mesh)
     if len(names) <= 1:
         return MeshArrays(attrs, names[:1], NO_MATERIALS, corners.tri_face)
@@ -348,7 +372,12 @@ class _Scene:
         if arrays_of is not None and obj.type == "MESH":
             mesh, key = self.as_seen.mesh(obj) if as_seen else (obj.data, obj.data.name_full)
             if len(mesh.polygons):
-                mesh_index, table = self.mesh(mesh, key, arrays_of)
+                try:
+                    mesh_index, table = self.mesh(mesh, key, arrays_of)
+                except Unwritable as e:
+                    # Faces of a mesh with its modifiers applied are not the object's.
+                    faces = [] if obj.name in self.out.evaluated else e.faces
+                    raise Unwritable(obj.name, e.message, faces) from None
                 self.out.face_of_triangle[index] = table
         if obj is not None:
             self.out.node_objects[index] = obj
@@ -375,7 +404,27 @@ class _Scene:
 
 
 def canonical_tile_name(obj) -> str:
-    return f"tile {obj.get('tile', 0):04} · model {obj.get('model', 0)}"
+    return f"tile {level_scene.whole_number(obj, 'tile'):04} · model {obj.get('model', 0)}"
+
+
+def _a_kind(obj) -> str:
+    """What an object that is no mesh is, as an artist says it: "a curve", "an empty"."""
+    kind = NOT_MESHES.get(obj.type, obj.type.lower().replace("_", " "))
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
+def _refuse_if_no_tile(obj, faceless) -> None:
+    """A tile is a mesh, or an empty in Tiles without faces (a tile the game shows nothing of, or
+    a copy of one): any other object that carries a tile's custom properties (Copy to Selected)
+    would become a new tile without faces."""
+    if obj.type == "MESH" or (obj.type == "EMPTY" and faceless is not None and level_scene.in_collections(obj, [faceless])):
+        return
+    raise Unwritable(
+        obj.name,
+        f"{_a_kind(obj)} with the custom properties of a tile (llamawad = tile), but not a tile: "
+        "only a mesh is (an empty only in 'Tiles without faces'); remove its custom properties (Object Properties › "
+        "Custom Properties) or the object",
+    )
 
 
 def _matrices(objects) -> tuple[np.ndarray, np.ndarray]:
@@ -421,8 +470,11 @@ NOT_MESHES = {"CURVE": "curve", "SURFACE": "surface", "META": "metaball", "FONT"
 
 def _new_meshes(context, loose: list, notes: list[Note]) -> list:
     """Of the objects without a role, the meshes export writes as new geometry
-    (scene.is_new_mesh); a note for each other mesh it leaves out."""
+    (scene.is_new_mesh); a note for each other mesh it leaves out, and for every other object in
+    the Tiles collection (an empty or a camera Shift A put there, import making it the active
+    collection)."""
     read_only_colls = level_scene.read_only_collections(context.scene)
+    tiles = [c for c in [level_scene.level_collections(context.scene).get("tiles")] if c is not None]
     out = []
     for obj in loose:
         if level_scene.is_new_mesh(context, obj, read_only_colls):
@@ -431,6 +483,8 @@ def _new_meshes(context, loose: list, notes: list[Note]) -> list:
             continue  # named by read_only.edits
         elif obj.type in NOT_MESHES and level_scene.in_view_layer(context.view_layer, obj):
             notes.append(Note(obj.name, f"{obj.name}: a {NOT_MESHES[obj.type]} object, not a mesh: not written; convert it to a mesh (Object › Convert › Mesh) to add it"))
+        elif obj.type not in ("MESH", "LIGHT") and level_scene.in_collections(obj, tiles):
+            notes.append(Note(obj.name, f"{obj.name}: {_a_kind(obj)} in the Tiles collection, not a mesh: not written"))
         elif obj.type == "MESH" and not level_scene.is_given_collision(obj):
             excluded = level_scene.excluded_collection(context.view_layer, obj)
             coll = f"the collection '{excluded.name}'" if excluded is not None else "a collection"
@@ -473,7 +527,10 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
     new_meshes = _new_meshes(context, loose, out.notes)
     lights = [o for o in loose if o.type == "LIGHT"]
     out.notes.extend(Note(name, message) for name, message in read_only.edits(scene, read_only_objects + lights, lambda o: world[number[o]]))
-    tiles.sort(key=lambda o: (int(o.get("tile", 0)), o.name != canonical_tile_name(o), o.name))
+    faceless = level_scene.level_collections(scene).get(level_scene.TILES_WITHOUT_FACES[0])
+    for obj in tiles:
+        _refuse_if_no_tile(obj, faceless)
+    tiles.sort(key=lambda o: (level_scene.whole_number(o, "tile"), o.name != canonical_tile_name(o), o.name))
     file_world = space.matrices_to_file(world)
     identity = np.eye(4, dtype=np.float32)
 

@@ -184,7 +184,7 @@ def make_tile_collision(scene, data: bytes, collection) -> int:
             node_of_tile[int((nodes["extras"][k] or {}).get("tile", -1))] = k
     # Object.children searches every object of the file: the tiles with collision in one pass.
     has_collision = {o.parent for o in scene.objects if level_scene.role(o) == "collision"}
-    tiles = [o for o in scene.objects if level_scene.role(o) == "tile" and int(o.get("tile", -1)) in node_of_tile and o not in has_collision]
+    tiles = [o for o in scene.objects if level_scene.role(o) == "tile" and level_scene.whole_number(o, "tile") in node_of_tile and o not in has_collision]
     if not tiles:
         return 0
     batch = read_batch(hand_over, arrays)
@@ -195,8 +195,9 @@ def make_tile_collision(scene, data: bytes, collection) -> int:
     meshes = dict(zip(batch.meshes, build_collision_meshes(batch, material)))
     link = collection.objects.link
     for tile in tiles:
-        k = node_of_tile[int(tile["tile"])]
-        obj = bpy.data.objects.new(collision_object_name(int(tile["tile"])), meshes[nodes["mesh"][k]])
+        number = level_scene.whole_number(tile, "tile")
+        k = node_of_tile[number]
+        obj = bpy.data.objects.new(collision_object_name(number), meshes[nodes["mesh"][k]])
         obj.parent = tile
         link(obj)
         place(obj, transforms[k].tolist())

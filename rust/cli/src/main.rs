@@ -441,11 +441,14 @@ fn refuse_overwriting(output: &Path, inputs: &[(&Path, &str)]) -> Result<()> {
     }
 }
 
-/// Whether two paths name the same existing file, by identity (device and inode, or volume and
-/// file index): other spellings, symbolic and hard links are seen through; a path that does not
-/// exist yet is no input.
+/// Whether two paths name the same existing regular file, by identity (device and inode, or
+/// volume and file index): other spellings, symbolic and hard links are seen through; a path
+/// that does not exist yet is no input. Only regular files are compared: the comparison opens
+/// them, and opening a pipe waits for a writer (what is not a regular file is refused later,
+/// unread and unwritten).
 fn same_file(a: &Path, b: &Path) -> bool {
-    same_file::is_same_file(a, b).unwrap_or(false)
+    let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
+    regular(a) && regular(b) && same_file::is_same_file(a, b).unwrap_or(false)
 }
 
 fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {

@@ -243,6 +243,37 @@ mod _native {
         json_to_python(py, &json)
     }
 
+    /// read_file(path: str | os.PathLike) -> bytes
+    ///
+    /// A whole regular file, as the command line reads its inputs: anything else (a folder, a
+    /// device such as /dev/zero, a pipe) is refused before it is opened.
+    #[pyfunction]
+    fn read_file<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyBytes>> {
+        let data = detach(
+            py,
+            || path.display().to_string(),
+            || llamawad::read_bytes(&path),
+        )?
+        .map_err(wad_error)?;
+        Ok(PyBytes::new(py, &data))
+    }
+
+    /// write_file(path: str | os.PathLike, data: bytes) -> None
+    ///
+    /// Writes a file as the command line writes its outputs: a temporary beside it, on the disk
+    /// before it is renamed into place, with the permissions of the file it replaces (a new file
+    /// gets the umask's); other writers of the folder wait. What is no regular file (a folder, a
+    /// device, a pipe) or read-only is refused, and then nothing is written.
+    #[pyfunction]
+    fn write_file(py: Python<'_>, path: PathBuf, data: Cow<'_, [u8]>) -> PyResult<()> {
+        detach(
+            py,
+            || path.display().to_string(),
+            || llamawad::write_atomically(&path, &data),
+        )?
+        .map_err(wad_error)
+    }
+
     /// roundtrip(data: bytes) -> bytes
     ///
     /// Parses a level WAD and writes it back. For every file that parses, the result is

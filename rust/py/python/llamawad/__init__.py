@@ -4,6 +4,9 @@ The work is done in Rust (the ``_native`` extension); this package only re-expor
 
 - ``parse_info(data) -> dict``: the summary of a level (what ``llamawad info --json`` prints)
 - ``info_file(path) -> dict``: the same for a file on disk
+- ``read_file(path) -> bytes``: a regular file's bytes (a folder, device or pipe is refused)
+- ``write_file(path, data)``: a file written as the command line writes its outputs (beside it,
+  renamed into place; a folder, device, pipe or read-only file is refused)
 - ``roundtrip(data) -> bytes``: parse and write back
 - ``generate(seed, size) -> bytes``: a synthetic level; size is "tiny", "small" or "full"
 - ``wad_to_glb(data) -> (bytes, list[str])``: the level as binary glTF (.glb), and the
@@ -45,6 +48,7 @@ from ._native import (
     parse_info,
     polygon_outlines,
     probe,
+    read_file,
     roundtrip,
     scene_to_wad,
     shown_colours,
@@ -52,6 +56,7 @@ from ._native import (
     wad_to_arrays,
     wad_to_glb,
     wad_to_gltf,
+    write_file,
 )
 
 __all__ = [
@@ -66,6 +71,7 @@ __all__ = [
     "parse_info",
     "polygon_outlines",
     "probe",
+    "read_file",
     "roundtrip",
     "scene_to_wad",
     "shown_colours",
@@ -73,4 +79,5 @@ __all__ = [
     "wad_to_arrays",
     "wad_to_glb",
     "wad_to_gltf",
+    "write_file",
 ]
