@@ -34,7 +34,8 @@ class Case:
     # Arguments of scripts/llamawad, relative to `folder` (run there); OUT is what must not appear.
     cli: list[str]
     out: str
-    # ("gltf_to_wad", data, directory) or ("wad_to_glb", data): what the Python module is given.
+    # What the Python module is given: ("gltf_to_wad", data, directory), ("wad_to_glb", data),
+    # ("probe", level, points), ("floors", level, points) or ("check", level).
     python: tuple | None
     words: list[str]
     exit_status: int = 1
@@ -44,6 +45,9 @@ class Case:
     faces: list[int] | None = None
     # Files of the case that must be exactly as they were afterwards (inputs never overwritten).
     inputs: list[str] = field(default_factory=list)
+    # The verdict is a `check` report (stdout, and the Python module's dict) holding an error that
+    # says `words`, not a refusal to read.
+    report: bool = False
 
 
 class Gltf:
@@ -387,6 +391,34 @@ def wad_cases(wad: bytes):
     yield "wad-page-width-0", with_page_0(empty), ["page 0: width", "found 0"]
 
 
+def command_cases(root: Path, wad: bytes) -> list[Case]:
+    """The floor probe and comparison given inputs without a limit: refused before the work."""
+    out = []
+
+    def case(name, cli, python, words, setup=None):
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "base.wad").write_bytes(wad)
+        if setup:
+            setup(path)
+        out.append(Case(name, path, cli, None, python, words, inputs=["base.wad"]))
+
+    # Read whole, /dev/zero once grew until the machine ran out of memory; a pipe waited forever.
+    for name, make in (("zero", lambda p: os.symlink("/dev/zero", p / "points.txt")), ("fifo", lambda p: os.mkfifo(p / "points.txt"))):
+        case(f"probe-points-{name}", ["probe", "base.wad", "--points", "points.txt", "--json"], None, ["points.txt", "not a regular file"], make)
+    nan = float("nan")
+    case("probe-nan", ["probe", "base.wad", "NaN", "0", "0"], ("probe", wad, [(nan, nan, nan)]), ["not three finite numbers"])
+    case("probe-infinite", ["probe", "base.wad", "1", "inf", "1"], ("probe", wad, [(1.0, 2.0, 3.0), (1.0, float("inf"), 1.0)]), ["(1, inf, 1)", "not three finite numbers"])
+    for count in (10**12, 2**64 - 1):
+        case(
+            f"floors-points-{count}",
+            ["floors", "base.wad", "--compare", "base.wad", "--points", str(count)],
+            ("floors", wad, count),
+            [f"{count} points asked for", "at most 1000000"],
+        )
+    return out
+
+
 def build(root: Path) -> list[Case]:
     """Writes every case into a folder of its own under `root`; the cases, in a fixed order."""
     wad = BASE.read_bytes()
@@ -456,6 +488,8 @@ def build(root: Path) -> list[Case]:
         cases.append(
             Case(name, path, ["wad2gltf", "in.wad", "out.glb"], "out.glb", ("wad_to_glb", data), words, inputs=["in.wad"])
         )
+
+    cases += command_cases(root, wad)
 
     cases += overwrite_cases(root, wad, g)
     return cases

@@ -94,7 +94,7 @@ fn retiling(seed: u64, size: Size) -> Result<Retiling, String> {
     let written =
         Level::parse(&written.to_bytes().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     let map = level.map().ok_or("no MAP")?;
-    let points = random_points(map.width, map.height, 2800, seed);
+    let points = random_points(map.width, map.height, 2800, seed).map_err(|e| e.to_string())?;
     let (a, b) = (
         World::of(&level).ok_or("no MAP")?,
         World::of(&written).ok_or("no MAP")?,

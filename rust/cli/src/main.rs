@@ -141,7 +141,7 @@ enum Command {
         /// The level to compare it with.
         #[arg(long, value_name = "B.wad")]
         compare: PathBuf,
-        /// How many points.
+        /// How many points (at most 1,000,000).
         #[arg(long, default_value_t = 2800)]
         points: usize,
         /// Seed of the random points.

@@ -116,6 +116,14 @@ pub struct Probe {
     pub candidates: Vec<Candidate>,
 }
 
+/// A probe point that is not three finite numbers: on its way to fixed point NaN becomes 0 (cell
+/// 0, 0) and infinity the largest integer, so it is refused rather than probed.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("the point ({}, {}, {}) is not three finite numbers", .point[0], .point[1], .point[2])]
+pub struct NotFinite {
+    pub point: [f64; 3],
+}
+
 /// The parts of a level the collision tests read: the tiles' fixed-point placements and models,
 /// and the cell lists.
 pub struct World<'a> {
@@ -163,6 +171,16 @@ impl<'a> World<'a> {
 
     pub fn models(&self) -> &'a [Model] {
         self.models
+    }
+
+    /// [`World::probe`] at a point given from outside (a command line, a file, Python), refused
+    /// unless it is three finite numbers.
+    pub fn probe_point(&self, point: [f64; 3]) -> Result<Probe, NotFinite> {
+        if !point.iter().all(|v| v.is_finite()) {
+            return Err(NotFinite { point });
+        }
+        let [x, y, z] = point;
+        Ok(self.probe(x, y, z))
     }
 
     /// The floor test at a game-space point (units: x east, y up, z the grid row).

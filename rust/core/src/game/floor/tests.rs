@@ -237,3 +237,27 @@ fn selection_takes_the_highest_surface_within_reach_of_the_feet() {
     assert!(world.probe(2.01, 3.0, 1.6).candidates.is_empty());
     assert_eq!(world.probe(-1.0, 3.0, 1.6).cell, None);
 }
+
+/// A point from outside that is not three finite numbers is refused, not probed at cell 0, 0
+/// (where NaN lands in fixed point).
+#[test]
+fn a_point_not_of_finite_numbers_is_refused() {
+    let map = Map {
+        width: 2,
+        height: 2,
+        ..Map::default()
+    };
+    let world = World::new(&map, &[]);
+    for point in [
+        [f64::NAN; 3],
+        [1.0, f64::INFINITY, 1.0],
+        [f64::NEG_INFINITY, 0.0, 0.0],
+    ] {
+        let refused = world.probe_point(point).unwrap_err();
+        assert!(refused.to_string().contains("not three finite numbers"));
+    }
+    assert_eq!(
+        world.probe_point([0.5, 1.0, 0.5]).unwrap().cell,
+        Some(Cell { col: 0, row: 0 })
+    );
+}
