@@ -391,6 +391,43 @@ def wad_cases(wad: bytes):
     yield "wad-page-width-0", with_page_0(empty), ["page 0: width", "found 0"]
 
 
+# ---------------------------------------------------------------------------------------------
+# Levels edited chunk by chunk: the base's chunks (it is in the convention this project writes
+# for new levels: no padding, `total` the file size).
+
+
+def split_chunks(wad: bytes) -> list[tuple[str, bytes]]:
+    chunks, at = [], 4
+    while at < len(wad):
+        size = struct.unpack_from("<I", wad, at + 4)[0]
+        chunks.append((wad[at : at + 4][::-1].decode(), wad[at + 8 : at + 8 + size]))
+        at += 8 + size
+    assert join_chunks(chunks) == wad, "the base is in the default convention"
+    return chunks
+
+
+def join_chunks(chunks, after=b"") -> bytes:
+    body = b"".join(tag.encode()[::-1] + struct.pack("<I", len(p)) + p + after for tag, p in chunks)
+    return struct.pack("<I", 4 + len(body)) + body
+
+
+def payload_of(chunks, tag: str) -> bytes:
+    return next(p for t, p in chunks if t == tag)
+
+
+def check_cases(wad: bytes):
+    """Files no game can load: `check` names the chunk missing or twice, or that there are too many."""
+    chunks = split_chunks(wad)
+    yield "check-name-chunk-only", join_chunks([("NAME", struct.pack("<I", 0))]), ["no WFPC chunk", "no MAP chunk"]
+    yield "check-4-zero-bytes-after-each-chunk", join_chunks(chunks, after=bytes(4)), ["no TRAK chunk"]
+    yield "check-million-empty-chunks", join_chunks([("JUNK", b"")] * 1_000_000), ["found 1000000", "at most 1024"]
+    # A second MAP with a tile at x NaN, which the check once never read.
+    payload = bytearray(payload_of(chunks, "MAP "))
+    struct.pack_into("<f", payload, 12, float("nan"))
+    yield "check-second-map", join_chunks(chunks + [("MAP ", bytes(payload))]), ["2 MAP chunks"]
+    yield "check-second-trak", join_chunks(chunks + [("TRAK", payload_of(chunks, "TRAK"))]), ["2 TRAK chunks"]
+
+
 def command_cases(root: Path, wad: bytes) -> list[Case]:
     """The floor probe and comparison given inputs without a limit: refused before the work."""
     out = []
@@ -488,6 +525,12 @@ def build(root: Path) -> list[Case]:
         cases.append(
             Case(name, path, ["wad2gltf", "in.wad", "out.glb"], "out.glb", ("wad_to_glb", data), words, inputs=["in.wad"])
         )
+
+    for name, data, words in check_cases(wad):
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "in.wad").write_bytes(data)
+        cases.append(Case(name, path, ["check", "in.wad"], None, ("check", data), words, inputs=["in.wad"], report=True))
 
     cases += command_cases(root, wad)
 

@@ -116,8 +116,30 @@ type Overrun = (usize, Tag, u64, u64);
 
 const ALIGNMENTS: [u32; 3] = [1, 2, 4];
 
+/// At most this many chunks are read (a documented cap, the notes give none): the game's levels
+/// have about fifteen, and every chunk is a record of its own in memory (a million empty ones
+/// once took 480 MB).
+pub const MAX_CHUNKS: usize = 1024;
+
 /// Splits a file into chunks, detecting the container convention.
 pub fn split(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
+    let wad = split_any(data)?;
+    if wad.chunks.len() > MAX_CHUNKS {
+        return Err(ParseError::BadValue {
+            at: Location {
+                chunk: CONTAINER.to_string(),
+                ..Location::default()
+            },
+            what: "the number of chunks".to_string(),
+            expected: format!("at most {MAX_CHUNKS} (the game's levels have about 15)"),
+            found: wad.chunks.len().to_string(),
+        });
+    }
+    Ok(wad)
+}
+
+/// [`split`] whatever the number of chunks.
+fn split_any(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
     if data.len() < 4 {
         return Err(ParseError::NotAWad {
             reason: format!("{} bytes is too short for the length field", data.len()),

@@ -13,7 +13,7 @@ mod strats;
 
 use serde::Serialize;
 
-use crate::container::{Convention, TotalLength, CONTAINER};
+use crate::container::{Convention, Tag, TotalLength, CONTAINER};
 use crate::error::ParseError;
 use crate::level::Level;
 
@@ -245,8 +245,29 @@ fn changed_from(level: &Level, base: &Level, out: &mut Vec<Problem>) {
     }
 }
 
+/// The chunks the game needs to load a level, draw it and play it: its flags, textures, tile
+/// models, strats and grid (FORMAT.md §9). The notes describe no level without one of them, nor
+/// one with two: which of two the game would read they do not say.
+const NEEDED: [Tag; 5] = [Tag::WFPC, Tag::TEXT, Tag::TRAK, Tag::STPC, Tag::MAP];
+
+fn needed_chunks(level: &Level, out: &mut Vec<Problem>) {
+    for tag in NEEDED {
+        let message = match level.chunks.iter().filter(|c| c.tag == tag).count() {
+            0 => format!(
+                "the level has no {tag} chunk; the game needs WFPC, TEXT, TRAK, STPC and MAP to load a level"
+            ),
+            1 => continue,
+            n => format!(
+                "the level has {n} {tag} chunks; which one the game reads the notes do not say, and only the first is checked here: keep one"
+            ),
+        };
+        out.push(Problem::error("chunks", message));
+    }
+}
+
 fn problems(level: &Level) -> Vec<Problem> {
     let mut out = Vec::new();
+    needed_chunks(level, &mut out);
     let entries = level.text().map_or(&[][..], |t| t.entries.as_slice());
     let models = level.trak().map_or(&[][..], |t| t.models.as_slice());
     for (i, model) in models.iter().enumerate() {
