@@ -428,6 +428,24 @@ def check_cases(wad: bytes):
     yield "check-second-trak", join_chunks(chunks + [("TRAK", payload_of(chunks, "TRAK"))]), ["2 TRAK chunks"]
 
 
+def zone_mask_cases(g: Gltf):
+    """Zone masks and values of the scene's extras that a u32 and an i32 cannot hold, and more
+    zones than the table has: refused, where they were once clamped or ignored."""
+
+    def regions(edit):
+        c = g.copy()
+        edit(c.json["scenes"][0]["extras"]["llamawad"]["regions"])
+        return c
+
+    yield "zone-mask-2^64", regions(lambda r: r[0].update(mask=2**64)), ["zone 0", "mask 1.8446744073709552e+19", "0 to 4294967295"]
+    yield "zone-mask-fraction", regions(lambda r: r[3].update(mask=1.9)), ["zone 3", "mask 1.9"]
+    yield "zone-value-nan", regions(lambda r: r[1].update(value="nan")), ["zone 1", 'value "nan"']
+    yield "zone-regions-100000", regions(lambda r: r.extend([{"mask": 0, "value": 0}] * 99_968)), [
+        "100000 zones",
+        "at most 32",
+    ]
+
+
 def command_cases(root: Path, wad: bytes) -> list[Case]:
     """The floor probe and comparison given inputs without a limit: refused before the work."""
     out = []
@@ -468,10 +486,10 @@ def build(root: Path) -> list[Case]:
         (path / "base.wad").write_bytes(wad)
         return path
 
-    def glb_case(name, data, words, node=None, faces=None):
+    def glb_case(name, data, words, node=None, faces=None, refused=False):
         path = folder(name)
         (path / "in.glb").write_bytes(data)
-        refused = node is not None
+        refused = refused or node is not None
         cases.append(
             Case(
                 name,
@@ -479,7 +497,7 @@ def build(root: Path) -> list[Case]:
                 ["gltf2wad", "--base", "base.wad", "in.glb", "out.wad"],
                 "out.wad",
                 ("gltf_to_wad", data, None),
-                words + ([node] if refused else []),
+                words + ([node] if node else []),
                 exception="ImportRefused" if refused else "WadError",
                 node=node,
                 faces=faces,
@@ -496,6 +514,8 @@ def build(root: Path) -> list[Case]:
             glb_case(name, edited.glb(), words, node=node)
     for name, edited, words, node, faces in value_cases(g):
         glb_case(name, edited.glb(), words, node=node, faces=faces)
+    for name, edited, words in zone_mask_cases(g):
+        glb_case(name, edited.glb(), words, refused=True)
 
     for name, uri, words, around in uri_cases(g):
         path = folder(name)

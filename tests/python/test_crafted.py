@@ -35,7 +35,7 @@ def test_the_corpus_has_a_file_per_defect_class(corpus):
     names = [c.name for c in corpus]
     assert len(names) >= 40 and len(set(names)) == len(names)
     kinds = {n.split("-")[0] for n in names}
-    assert {"glb", "node", "accessor", "position", "uri", "wad", "overwrite", "check", "probe", "floors"} <= kinds
+    assert {"glb", "node", "accessor", "position", "uri", "wad", "overwrite", "check", "probe", "floors", "zone"} <= kinds
 
 
 # Every case is answered within these on this machine (the CLI's address space is held to the

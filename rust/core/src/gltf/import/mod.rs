@@ -149,7 +149,7 @@ fn scene_to_wad(
     if let Some(node) = nodes.zones {
         apply_zones(scene, node, &mut level, &mut report)?;
     }
-    apply_zone_masks(scene, &mut level, &mut report);
+    apply_zone_masks(scene, &mut level, &mut report)?;
 
     if !new_models.is_empty() {
         level
