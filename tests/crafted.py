@@ -393,7 +393,9 @@ def wad_cases(wad: bytes):
 
 # ---------------------------------------------------------------------------------------------
 # Levels edited chunk by chunk: the base's chunks (it is in the convention this project writes
-# for new levels: no padding, `total` the file size).
+# for new levels: no padding, `total` the file size), a model added to TRAK, tiles added to MAP.
+
+ZERO_BOX = bytes(4 * 27)  # the box's centre and 8 corners: only the check looks at them
 
 
 def split_chunks(wad: bytes) -> list[tuple[str, bytes]]:
@@ -411,8 +413,80 @@ def join_chunks(chunks, after=b"") -> bytes:
     return struct.pack("<I", 4 + len(body)) + body
 
 
+def replaced(chunks, tag: str, payload: bytes) -> list[tuple[str, bytes]]:
+    return [(t, payload if t == tag else p) for t, p in chunks]
+
+
 def payload_of(chunks, tag: str) -> bytes:
     return next(p for t, p in chunks if t == tag)
+
+
+def with_model(trak: bytes, vertices: int, faces: bytes, face_count: int, polygons: bytes) -> tuple[bytes, int]:
+    """TRAK with one more model (header after the others', data at the end), and its index."""
+    n = struct.unpack_from("<I", trak)[0]
+    header = ZERO_BOX + struct.pack("<HHII4HI", vertices, face_count, 0, 0, len(polygons) // 32, 0, 0, 0, 0)
+    vertex_bytes = b"".join(struct.pack("<6f", k % 2, 0, k // 2, 0, 1, 0) for k in range(vertices))
+    headers_end = 4 + 0x84 * n
+    out = struct.pack("<I", n + 1) + trak[4:headers_end] + header + trak[headers_end:] + vertex_bytes + faces + polygons
+    return out, n
+
+
+def map_offsets(payload: bytes, wfpc: int) -> dict:
+    """Where MAP's blocks start (FORMAT.md §6), up to the vertex colours."""
+    n, width, height = struct.unpack_from("<3I", payload)
+    at = 12 + 24 * n
+    for size in (4, 90, 34):  # parameters, zone records, waypoints: u32 n, n records
+        at += 4 + size * struct.unpack_from("<I", payload, at)[0]
+    regions = at
+    grid = regions + 256
+    fixed = grid + 4 * width * height
+    models = fixed + 24 * n
+    colours = models + 4 * n
+    if wfpc & 0x10000:
+        colours += 4 + 20 * struct.unpack_from("<I", payload, colours)[0]
+    return {"n": n, "width": width, "height": height, "regions": regions, "grid": grid, "fixed": fixed, "models": models, "colours": colours}
+
+
+def with_tiles(payload: bytes, wfpc: int, model: int, places, colours: bytes) -> bytes:
+    """MAP with tiles of `model` at `places` (game-space x, y, z; exact in f32) put before the
+    others (no index of a tile with a swap entry changes order), each with `colours`."""
+    o = map_offsets(payload, wfpc)
+    floats = b"".join(struct.pack("<3f3I", x, y, -z, 0, model, 0) for x, y, z in places)
+    fixed = b"".join(struct.pack("<6i", 0, 0, 0, round(x * 4096), round(y * 4096), round(z * 4096)) for x, y, z in places)
+    models = struct.pack(f"<{len(places)}I", *[model] * len(places))
+    header = struct.pack("<3I", o["n"] + len(places), o["width"], o["height"])
+    return b"".join(
+        [
+            header,
+            floats,
+            payload[12 : o["fixed"]],
+            fixed,
+            payload[o["fixed"] : o["models"]],
+            models,
+            payload[o["models"] : o["colours"]],
+            colours * len(places),
+            payload[o["colours"] :],
+        ]
+    )
+
+
+def limit_wad_cases(wad: bytes):
+    """Levels whose glTF would be far bigger than they are: refused before it is built."""
+    chunks = split_chunks(wad)
+    wfpc = struct.unpack("<I", payload_of(chunks, "WFPC"))[0]
+    # A model of 65,535 faces over 3 vertices, used by 1,000 tiles of 64 bytes each: 65 million
+    # faces drawn, once 37 s, 9 GB and a 4.7 GB GLB whose lengths wrapped around 2³².
+    face = struct.pack("<4H2H4f", 8, 0, 1, 2, 0, 0, 0, 1, 0, 0)
+    trak, model = with_model(payload_of(chunks, "TRAK"), 3, face * 65535, 65535, b"")
+    places = [(0.5 + k % 8, 0.0, 0.5 + k // 8 % 8) for k in range(1000)]
+    level = replaced(replaced(chunks, "TRAK", trak), "MAP ", with_tiles(payload_of(chunks, "MAP "), wfpc, model, places, struct.pack("<3I", *[0x808080] * 3)))
+    yield "wad-faces-drawn-65535-by-1000", join_chunks(level), ["faces drawn over the level's tiles", "at most 1048576"]
+    # A grid of 4 × 1,000,000 cells: 16 MB of zone numbers, once 1.9 GB.
+    payload = payload_of(chunks, "MAP ")
+    o = map_offsets(payload, wfpc)
+    cells = 4 * 1_000_000
+    grid = payload[:4] + struct.pack("<2I", 4, 1_000_000) + payload[12 : o["grid"]] + bytes(4 * cells) + payload[o["fixed"] :]
+    yield "wad-grid-4-by-1000000", join_chunks(replaced(chunks, "MAP ", grid)), ["4×1000000 grid", "at most 262144 cells"]
 
 
 def check_cases(wad: bytes):
@@ -538,7 +612,7 @@ def build(root: Path) -> list[Case]:
             )
         )
 
-    for name, data, words in wad_cases(wad):
+    for name, data, words in [*wad_cases(wad), *limit_wad_cases(wad)]:
         path = root / name
         path.mkdir(parents=True)
         (path / "in.wad").write_bytes(data)

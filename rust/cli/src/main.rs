@@ -337,7 +337,7 @@ fn wad2gltf(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCod
     let level = parse(input, &bytes)?;
     let gltf = llamawad::gltf::wad_to_gltf(&level, llamawad::gltf::Source::of(&bytes))?;
     if is_glb {
-        llamawad::write_atomically(output, &gltf.to_glb())?;
+        llamawad::write_atomically(output, &gltf.to_glb()?)?;
     } else {
         let bin_name = bin_path
             .file_name()

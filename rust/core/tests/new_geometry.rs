@@ -95,7 +95,7 @@ fn convert(
     options: ImportOptions,
 ) -> Result<(Level, ChangeReport), llamawad::gltf::ImportError> {
     let bytes = base.to_bytes().unwrap();
-    let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
+    let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
     doors::convert(base, &bytes, &doc, options)
 }
 

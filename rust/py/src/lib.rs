@@ -287,7 +287,11 @@ mod _native {
         let (glb, warnings) = detach(
             py,
             || bytes_input("a level", &data),
-            || convert(&data).map(|gltf| (gltf.to_glb(), gltf.warnings)),
+            || {
+                let gltf = convert(&data)?;
+                let glb = gltf.to_glb().map_err(|e| e.to_string())?;
+                Ok::<_, String>((glb, gltf.warnings))
+            },
         )?
         .map_err(WadError::new_err)?;
         Ok((PyBytes::new(py, &glb), warnings))
