@@ -182,7 +182,7 @@ def index_cases(g: Gltf):
 
     yield "position-without-view-10^12", edit(without_view), ["bufferView: Missing data"]
     big = {"byteLength": 2**31, "uri": "data:application/octet-stream;base64,AAAA"}
-    yield "buffers-over-1-gib", edit(lambda c: c.json["buffers"].append(big)), ["more than 1073741824 bytes in all"]
+    yield "buffers-over-2-gib", edit(lambda c: c.json["buffers"].append(big)), ["more than 268435456 bytes in all"]
 
 
 def node_graph_cases(g: Gltf):
@@ -227,8 +227,9 @@ def accessor_cases(g: Gltf):
     position = attributes["POSITION"]
 
     c = g.copy()
-    c.json["accessors"][position]["count"] = 2**20
-    yield "accessor-count-2^20", c, ["reaches past the end"]
+    # Fewer than a tile model's 65,535 faces, which a tile's mesh is refused past by its counts.
+    c.json["accessors"][position]["count"] = 2**16
+    yield "accessor-count-2^16", c, ["reaches past the end"]
     c = g.copy()
     c.json["accessors"][position]["byteOffset"] = 2**64 - 4
     yield "accessor-offset-2^64", c, ["reaches past the end"]
@@ -248,6 +249,7 @@ def accessor_cases(g: Gltf):
     c = g.copy()
     p = c.primitive(t)
     p["indices"] = c.add(np.zeros(3, "<u4"), component=UINT, count=3 * 2**20 + 3)
+    del c.json["nodes"][t]["extras"]  # new geometry: a tile's mesh is refused past 65,535 faces
     yield "mesh-over-2^20-triangles", c, ["more than 1048576 triangles"]
     c = g.copy()
     p = c.primitive(t)
@@ -502,6 +504,29 @@ def check_cases(wad: bytes):
     yield "check-second-trak", join_chunks(chunks + [("TRAK", payload_of(chunks, "TRAK"))]), ["2 TRAK chunks"]
 
 
+def size_cases(g: Gltf):
+    """glTFs whose level would be far bigger than any the game holds, or that make the reader
+    gather far more than it can use: refused from the counts, before the work."""
+    t = g.tile()
+    c = g.copy()
+    # 100,000 copies of one tile: once a 165 MB WAD of 100,012 tiles that `check` passed.
+    node = c.json["nodes"][t]
+    first = len(c.json["nodes"])
+    c.json["nodes"] += [
+        {"name": f"copy {k}", "mesh": node["mesh"], "translation": [0.5 + k % 7, 0, 0.5 + k // 7 % 7], "extras": node["extras"]}
+        for k in range(100_000)
+    ]
+    c.json["scenes"][0]["nodes"] += list(range(first, first + 100_000))
+    yield "level-100000-tile-copies", c, ["100000 copies", "at most 65536 tiles"], None
+    # A tile's mesh of 2^20 triangles over 3 vertices: once 960 MB gathered before the refusal.
+    c = g.copy()
+    p = c.primitive(t)
+    positions = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 1]], "<f4")
+    p["attributes"] = {"POSITION": c.add(positions, min=[0, 0, 0], max=[1, 0, 1])}
+    p["indices"] = c.add(np.tile(np.array([0, 1, 2], "u1"), 2**20), component=UBYTE)
+    yield "tile-mesh-1048576-triangles", c, ["has 1048576 triangles", "at most 65,535"], g.label(t)
+
+
 def zone_mask_cases(g: Gltf):
     """Zone masks and values of the scene's extras that a u32 and an i32 cannot hold, and more
     zones than the table has: refused, where they were once clamped or ignored."""
@@ -588,6 +613,8 @@ def build(root: Path) -> list[Case]:
             glb_case(name, edited.glb(), words, node=node)
     for name, edited, words, node, faces in value_cases(g):
         glb_case(name, edited.glb(), words, node=node, faces=faces)
+    for name, edited, words, node in size_cases(g):
+        glb_case(name, edited.glb(), words, node=node, refused=True)
     for name, edited, words in zone_mask_cases(g):
         glb_case(name, edited.glb(), words, refused=True)
 
@@ -611,6 +638,26 @@ def build(root: Path) -> list[Case]:
                 inputs=["base.wad", "in/level.gltf"],
             )
         )
+
+    # The same file named by 2,000 buffers: once read 2,000 times, 750 MB.
+    path = folder("buffers-2000-naming-one-file")
+    (path / "in").mkdir()
+    c = g.copy()
+    c.json["buffers"] = [{"byteLength": len(c.bin), "uri": "level.bin"}] * 2000
+    text = json.dumps(c.json).encode()
+    (path / "in" / "level.gltf").write_bytes(text)
+    (path / "in" / "level.bin").write_bytes(bytes(c.bin))
+    cases.append(
+        Case(
+            path.name,
+            path,
+            ["gltf2wad", "--base", "base.wad", "in/level.gltf", "out.wad"],
+            "out.wad",
+            ("gltf_to_wad", text, path / "in"),
+            ["more than 268435456 bytes in all"],
+            inputs=["base.wad", "in/level.gltf", "in/level.bin"],
+        )
+    )
 
     for name, data, words in [*wad_cases(wad), *limit_wad_cases(wad)]:
         path = root / name

@@ -19,6 +19,10 @@ pub const STRAT_POOL_BASE: u64 = 30;
 // Caps where the notes give no limit (FORMAT.md §10): generous against the game's own levels,
 // which have 100–650 models, a few thousand tiles and grids of a couple hundred cells a side.
 
+/// At most this many tiles in a level: about twenty times the originals' few thousand.
+pub const MAX_TILES: usize = 1 << 16;
+/// At most this many TRAK models: twenty-five times the originals' 650 at most.
+pub const MAX_MODELS: usize = 1 << 14;
 /// At most this many grid cells (W × H): 512 × 512, six times 200 × 200.
 pub const MAX_GRID_CELLS: u64 = 1 << 18;
 /// At most this many faces drawn over all tiles (each tile draws its model's faces) are converted

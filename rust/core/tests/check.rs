@@ -618,3 +618,22 @@ fn a_needed_chunk_missing_or_twice_is_an_error() {
         "{found:?}"
     );
 }
+
+/// Past the caps where the notes give no limit (more tiles than a level is taken to hold), the
+/// level is an error naming the count and the cap.
+#[test]
+fn a_level_past_the_tile_cap_is_an_error() {
+    let mut level = generate(2, Size::Tiny);
+    let map = level.map_mut().unwrap();
+    let copy = map.tiles[0].clone();
+    map.tiles.resize(llamawad::limits::MAX_TILES + 1, copy);
+    let found: Vec<String> = problems(&level)
+        .into_iter()
+        .filter(|p| p.code == "level-size")
+        .map(|p| p.message)
+        .collect();
+    assert!(
+        found.len() == 1 && found[0].contains("65537 tiles") && found[0].contains("at most 65536"),
+        "{found:?}"
+    );
+}
