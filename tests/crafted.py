@@ -472,6 +472,21 @@ def with_tiles(payload: bytes, wfpc: int, model: int, places, colours: bytes) ->
     )
 
 
+def floor_triangle(corners, y: float) -> bytes:
+    """A collision triangle facing up at height `y` through tile-relative corners (x, z),
+    encoded as FORMAT.md §4 says (normals ×127, the plane at d/4064)."""
+    cx, cz = (sum(c[0] for c in corners) / 3, sum(c[1] for c in corners) / 3)
+    planes = [struct.pack("<3bBh", 0, 127, 0, 0, round(4064 * y))]
+    for (px, pz), (qx, qz) in zip(corners, corners[1:] + corners[:1]):
+        nx, nz = qz - pz, px - qx
+        if nx * (cx - px) + nz * (cz - pz) < 0:  # edge normals point inwards
+            nx, nz = -nx, -nz
+        length = (nx * nx + nz * nz) ** 0.5
+        nx, nz = round(127 * nx / length), round(127 * nz / length)
+        planes.append(struct.pack("<3bBh", nx, 0, nz, 0, round(32 * (nx * px + nz * pz))))
+    return struct.pack("<BB", 0, 0) + b"".join(planes) + bytes(6)
+
+
 def limit_wad_cases(wad: bytes):
     """Levels whose glTF would be far bigger than they are: refused before it is built."""
     chunks = split_chunks(wad)
@@ -491,8 +506,9 @@ def limit_wad_cases(wad: bytes):
     yield "wad-grid-4-by-1000000", join_chunks(replaced(chunks, "MAP ", grid)), ["4×1000000 grid", "at most 262144 cells"]
 
 
-def check_cases(wad: bytes):
-    """Files no game can load: `check` names the chunk missing or twice, or that there are too many."""
+def check_cases(wad: bytes, full: bytes):
+    """Files no game can load: `check` names the chunk missing or twice, or that there are too many.
+    And a level whose collision once took `check` minutes."""
     chunks = split_chunks(wad)
     yield "check-name-chunk-only", join_chunks([("NAME", struct.pack("<I", 0))]), ["no WFPC chunk", "no MAP chunk"]
     yield "check-4-zero-bytes-after-each-chunk", join_chunks(chunks, after=bytes(4)), ["no TRAK chunk"]
@@ -502,6 +518,23 @@ def check_cases(wad: bytes):
     struct.pack_into("<f", payload, 12, float("nan"))
     yield "check-second-map", join_chunks(chunks + [("MAP ", bytes(payload))]), ["2 MAP chunks"]
     yield "check-second-trak", join_chunks(chunks + [("TRAK", payload_of(chunks, "TRAK"))]), ["2 TRAK chunks"]
+
+    # A full level and 200 tiles of one model of 300 floor triangles reaching about 8 units
+    # out: coverage compared every polygon reaching a cell with every polygon of every tile
+    # there, minutes for what is now a second.
+    chunks = split_chunks(full)
+    wfpc = struct.unpack("<I", payload_of(chunks, "WFPC"))[0]
+    width, height = struct.unpack_from("<2I", payload_of(chunks, "MAP "), 4)
+    polygons = []
+    for k in range(300):
+        angle, radius = k * 2.399963, 7.5 * ((k + 1) / 300) ** 0.5
+        x, z = radius * np.cos(angle), radius * np.sin(angle)
+        polygons.append(floor_triangle([(x, z), (x + 0.3, z + 0.1), (x, z + 0.3)], 1.0 + (k % 7) / 8))
+    trak, model = with_model(payload_of(chunks, "TRAK"), 0, b"", 0, b"".join(polygons))
+    places = [(9.5 + k % 20, 0.0, 12.5 + k // 20) for k in range(200)]
+    assert width >= 38 and height >= 30, "the tiles and their reach fit in the grid"
+    level = replaced(replaced(chunks, "TRAK", trak), "MAP ", with_tiles(payload_of(chunks, "MAP "), wfpc, model, places, b""))
+    yield "check-collision-heavy", join_chunks(level), ["collision polygon", "reaches into cell"]
 
 
 def size_cases(g: Gltf):
@@ -667,7 +700,9 @@ def build(root: Path) -> list[Case]:
             Case(name, path, ["wad2gltf", "in.wad", "out.glb"], "out.glb", ("wad_to_glb", data), words, inputs=["in.wad"])
         )
 
-    for name, data, words in check_cases(wad):
+    import llamawad
+
+    for name, data, words in check_cases(wad, llamawad.generate(1, "full")):
         path = root / name
         path.mkdir(parents=True)
         (path / "in.wad").write_bytes(data)
