@@ -35,7 +35,8 @@ class Case:
     # Arguments of scripts/llamawad, relative to `folder` (run there); OUT is what must not appear.
     cli: list[str]
     out: str
-    # ("gltf_to_wad", data, directory) or ("wad_to_glb", data): what the Python module is given.
+    # What the Python module is given: ("gltf_to_wad", data, directory), ("wad_to_glb", data),
+    # ("probe", level, points), ("floors", level, points) or ("check", level).
     python: tuple | None
     words: list[str]
     exit_status: int = 1
@@ -45,6 +46,9 @@ class Case:
     faces: list[int] | None = None
     # Files of the case that must be exactly as they were afterwards (inputs never overwritten).
     inputs: list[str] = field(default_factory=list)
+    # The verdict is a `check` report (stdout, and the Python module's dict) holding an error that
+    # says `words`, not a refusal to read.
+    report: bool = False
 
 
 class Gltf:
@@ -179,7 +183,7 @@ def index_cases(g: Gltf):
 
     yield "position-without-view-10^12", edit(without_view), ["bufferView: Missing data"]
     big = {"byteLength": 2**31, "uri": "data:application/octet-stream;base64,AAAA"}
-    yield "buffers-over-1-gib", edit(lambda c: c.json["buffers"].append(big)), ["more than 1073741824 bytes in all"]
+    yield "buffers-over-2-gib", edit(lambda c: c.json["buffers"].append(big)), ["more than 268435456 bytes in all"]
 
 
 def node_graph_cases(g: Gltf):
@@ -224,8 +228,9 @@ def accessor_cases(g: Gltf):
     position = attributes["POSITION"]
 
     c = g.copy()
-    c.json["accessors"][position]["count"] = 2**20
-    yield "accessor-count-2^20", c, ["reaches past the end"]
+    # Fewer than a tile model's 65,535 faces, which a tile's mesh is refused past by its counts.
+    c.json["accessors"][position]["count"] = 2**16
+    yield "accessor-count-2^16", c, ["reaches past the end"]
     c = g.copy()
     c.json["accessors"][position]["byteOffset"] = 2**64 - 4
     yield "accessor-offset-2^64", c, ["reaches past the end"]
@@ -245,6 +250,7 @@ def accessor_cases(g: Gltf):
     c = g.copy()
     p = c.primitive(t)
     p["indices"] = c.add(np.zeros(3, "<u4"), component=UINT, count=3 * 2**20 + 3)
+    del c.json["nodes"][t]["extras"]  # new geometry: a tile's mesh is refused past 65,535 faces
     yield "mesh-over-2^20-triangles", c, ["more than 1048576 triangles"]
     c = g.copy()
     p = c.primitive(t)
@@ -388,6 +394,219 @@ def wad_cases(wad: bytes):
     yield "wad-page-width-0", with_page_0(empty), ["page 0: width", "found 0"]
 
 
+# ---------------------------------------------------------------------------------------------
+# Levels edited chunk by chunk: the base's chunks (it is in the convention this project writes
+# for new levels: no padding, `total` the file size), a model added to TRAK, tiles added to MAP.
+
+ZERO_BOX = bytes(4 * 27)  # the box's centre and 8 corners: only the check looks at them
+
+
+def split_chunks(wad: bytes) -> list[tuple[str, bytes]]:
+    chunks, at = [], 4
+    while at < len(wad):
+        size = struct.unpack_from("<I", wad, at + 4)[0]
+        chunks.append((wad[at : at + 4][::-1].decode(), wad[at + 8 : at + 8 + size]))
+        at += 8 + size
+    assert join_chunks(chunks) == wad, "the base is in the default convention"
+    return chunks
+
+
+def join_chunks(chunks, after=b"") -> bytes:
+    body = b"".join(tag.encode()[::-1] + struct.pack("<I", len(p)) + p + after for tag, p in chunks)
+    return struct.pack("<I", 4 + len(body)) + body
+
+
+def replaced(chunks, tag: str, payload: bytes) -> list[tuple[str, bytes]]:
+    return [(t, payload if t == tag else p) for t, p in chunks]
+
+
+def payload_of(chunks, tag: str) -> bytes:
+    return next(p for t, p in chunks if t == tag)
+
+
+def with_model(trak: bytes, vertices: int, faces: bytes, face_count: int, polygons: bytes) -> tuple[bytes, int]:
+    """TRAK with one more model (header after the others', data at the end), and its index."""
+    n = struct.unpack_from("<I", trak)[0]
+    header = ZERO_BOX + struct.pack("<HHII4HI", vertices, face_count, 0, 0, len(polygons) // 32, 0, 0, 0, 0)
+    vertex_bytes = b"".join(struct.pack("<6f", k % 2, 0, k // 2, 0, 1, 0) for k in range(vertices))
+    headers_end = 4 + 0x84 * n
+    out = struct.pack("<I", n + 1) + trak[4:headers_end] + header + trak[headers_end:] + vertex_bytes + faces + polygons
+    return out, n
+
+
+def map_offsets(payload: bytes, wfpc: int) -> dict:
+    """Where MAP's blocks start (FORMAT.md §6), up to the vertex colours."""
+    n, width, height = struct.unpack_from("<3I", payload)
+    at = 12 + 24 * n
+    for size in (4, 90, 34):  # parameters, zone records, waypoints: u32 n, n records
+        at += 4 + size * struct.unpack_from("<I", payload, at)[0]
+    regions = at
+    grid = regions + 256
+    fixed = grid + 4 * width * height
+    models = fixed + 24 * n
+    colours = models + 4 * n
+    if wfpc & 0x10000:
+        colours += 4 + 20 * struct.unpack_from("<I", payload, colours)[0]
+    return {"n": n, "width": width, "height": height, "regions": regions, "grid": grid, "fixed": fixed, "models": models, "colours": colours}
+
+
+def with_tiles(payload: bytes, wfpc: int, model: int, places, colours: bytes) -> bytes:
+    """MAP with tiles of `model` at `places` (game-space x, y, z; exact in f32) put before the
+    others (no index of a tile with a swap entry changes order), each with `colours`."""
+    o = map_offsets(payload, wfpc)
+    floats = b"".join(struct.pack("<3f3I", x, y, -z, 0, model, 0) for x, y, z in places)
+    fixed = b"".join(struct.pack("<6i", 0, 0, 0, round(x * 4096), round(y * 4096), round(z * 4096)) for x, y, z in places)
+    models = struct.pack(f"<{len(places)}I", *[model] * len(places))
+    header = struct.pack("<3I", o["n"] + len(places), o["width"], o["height"])
+    return b"".join(
+        [
+            header,
+            floats,
+            payload[12 : o["fixed"]],
+            fixed,
+            payload[o["fixed"] : o["models"]],
+            models,
+            payload[o["models"] : o["colours"]],
+            colours * len(places),
+            payload[o["colours"] :],
+        ]
+    )
+
+
+def floor_triangle(corners, y: float) -> bytes:
+    """A collision triangle facing up at height `y` through tile-relative corners (x, z),
+    encoded as FORMAT.md §4 says (normals ×127, the plane at d/4064)."""
+    cx, cz = (sum(c[0] for c in corners) / 3, sum(c[1] for c in corners) / 3)
+    planes = [struct.pack("<3bBh", 0, 127, 0, 0, round(4064 * y))]
+    for (px, pz), (qx, qz) in zip(corners, corners[1:] + corners[:1]):
+        nx, nz = qz - pz, px - qx
+        if nx * (cx - px) + nz * (cz - pz) < 0:  # edge normals point inwards
+            nx, nz = -nx, -nz
+        length = (nx * nx + nz * nz) ** 0.5
+        nx, nz = round(127 * nx / length), round(127 * nz / length)
+        planes.append(struct.pack("<3bBh", nx, 0, nz, 0, round(32 * (nx * px + nz * pz))))
+    return struct.pack("<BB", 0, 0) + b"".join(planes) + bytes(6)
+
+
+def limit_wad_cases(wad: bytes):
+    """Levels whose glTF would be far bigger than they are: refused before it is built."""
+    chunks = split_chunks(wad)
+    wfpc = struct.unpack("<I", payload_of(chunks, "WFPC"))[0]
+    # A model of 65,535 faces over 3 vertices, used by 1,000 tiles of 64 bytes each: 65 million
+    # faces drawn, once 37 s, 9 GB and a 4.7 GB GLB whose lengths wrapped around 2³².
+    face = struct.pack("<4H2H4f", 8, 0, 1, 2, 0, 0, 0, 1, 0, 0)
+    trak, model = with_model(payload_of(chunks, "TRAK"), 3, face * 65535, 65535, b"")
+    places = [(0.5 + k % 8, 0.0, 0.5 + k // 8 % 8) for k in range(1000)]
+    level = replaced(replaced(chunks, "TRAK", trak), "MAP ", with_tiles(payload_of(chunks, "MAP "), wfpc, model, places, struct.pack("<3I", *[0x808080] * 3)))
+    yield "wad-faces-drawn-65535-by-1000", join_chunks(level), ["faces drawn over the level's tiles", "at most 1048576"]
+    # A grid of 4 × 1,000,000 cells: 16 MB of zone numbers, once 1.9 GB.
+    payload = payload_of(chunks, "MAP ")
+    o = map_offsets(payload, wfpc)
+    cells = 4 * 1_000_000
+    grid = payload[:4] + struct.pack("<2I", 4, 1_000_000) + payload[12 : o["grid"]] + bytes(4 * cells) + payload[o["fixed"] :]
+    yield "wad-grid-4-by-1000000", join_chunks(replaced(chunks, "MAP ", grid)), ["4×1000000 grid", "at most 262144 cells"]
+
+
+def check_cases(wad: bytes, full: bytes):
+    """Files no game can load: `check` names the chunk missing or twice, or that there are too many.
+    And a level whose collision once took `check` minutes."""
+    chunks = split_chunks(wad)
+    yield "check-name-chunk-only", join_chunks([("NAME", struct.pack("<I", 0))]), ["no WFPC chunk", "no MAP chunk"]
+    yield "check-4-zero-bytes-after-each-chunk", join_chunks(chunks, after=bytes(4)), ["no TRAK chunk"]
+    yield "check-million-empty-chunks", join_chunks([("JUNK", b"")] * 1_000_000), ["found 1000000", "at most 1024"]
+    # A second MAP with a tile at x NaN, which the check once never read.
+    payload = bytearray(payload_of(chunks, "MAP "))
+    struct.pack_into("<f", payload, 12, float("nan"))
+    yield "check-second-map", join_chunks(chunks + [("MAP ", bytes(payload))]), ["2 MAP chunks"]
+    yield "check-second-trak", join_chunks(chunks + [("TRAK", payload_of(chunks, "TRAK"))]), ["2 TRAK chunks"]
+
+    # A full level and 200 tiles of one model of 300 floor triangles reaching about 8 units
+    # out: coverage compared every polygon reaching a cell with every polygon of every tile
+    # there, minutes for what is now a second.
+    chunks = split_chunks(full)
+    wfpc = struct.unpack("<I", payload_of(chunks, "WFPC"))[0]
+    width, height = struct.unpack_from("<2I", payload_of(chunks, "MAP "), 4)
+    polygons = []
+    for k in range(300):
+        angle, radius = k * 2.399963, 7.5 * ((k + 1) / 300) ** 0.5
+        x, z = radius * np.cos(angle), radius * np.sin(angle)
+        polygons.append(floor_triangle([(x, z), (x + 0.3, z + 0.1), (x, z + 0.3)], 1.0 + (k % 7) / 8))
+    trak, model = with_model(payload_of(chunks, "TRAK"), 0, b"", 0, b"".join(polygons))
+    places = [(9.5 + k % 20, 0.0, 12.5 + k // 20) for k in range(200)]
+    assert width >= 38 and height >= 30, "the tiles and their reach fit in the grid"
+    level = replaced(replaced(chunks, "TRAK", trak), "MAP ", with_tiles(payload_of(chunks, "MAP "), wfpc, model, places, b""))
+    yield "check-collision-heavy", join_chunks(level), ["collision polygon", "reaches into cell"]
+
+
+def size_cases(g: Gltf):
+    """glTFs whose level would be far bigger than any the game holds, or that make the reader
+    gather far more than it can use: refused from the counts, before the work."""
+    t = g.tile()
+    c = g.copy()
+    # 100,000 copies of one tile: once a 165 MB WAD of 100,012 tiles that `check` passed.
+    node = c.json["nodes"][t]
+    first = len(c.json["nodes"])
+    c.json["nodes"] += [
+        {"name": f"copy {k}", "mesh": node["mesh"], "translation": [0.5 + k % 7, 0, 0.5 + k // 7 % 7], "extras": node["extras"]}
+        for k in range(100_000)
+    ]
+    c.json["scenes"][0]["nodes"] += list(range(first, first + 100_000))
+    yield "level-100000-tile-copies", c, ["100000 copies", "at most 65536 tiles"], None
+    # A tile's mesh of 2^20 triangles over 3 vertices: once 960 MB gathered before the refusal.
+    c = g.copy()
+    p = c.primitive(t)
+    positions = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 1]], "<f4")
+    p["attributes"] = {"POSITION": c.add(positions, min=[0, 0, 0], max=[1, 0, 1])}
+    p["indices"] = c.add(np.tile(np.array([0, 1, 2], "u1"), 2**20), component=UBYTE)
+    yield "tile-mesh-1048576-triangles", c, ["has 1048576 triangles", "at most 65,535"], g.label(t)
+
+
+def zone_mask_cases(g: Gltf):
+    """Zone masks and values of the scene's extras that a u32 and an i32 cannot hold, and more
+    zones than the table has: refused, where they were once clamped or ignored."""
+
+    def regions(edit):
+        c = g.copy()
+        edit(c.json["scenes"][0]["extras"]["llamawad"]["regions"])
+        return c
+
+    yield "zone-mask-2^64", regions(lambda r: r[0].update(mask=2**64)), ["zone 0", "mask 1.8446744073709552e+19", "0 to 4294967295"]
+    yield "zone-mask-fraction", regions(lambda r: r[3].update(mask=1.9)), ["zone 3", "mask 1.9"]
+    yield "zone-value-nan", regions(lambda r: r[1].update(value="nan")), ["zone 1", 'value "nan"']
+    yield "zone-regions-100000", regions(lambda r: r.extend([{"mask": 0, "value": 0}] * 99_968)), [
+        "100000 zones",
+        "at most 32",
+    ]
+
+
+def command_cases(root: Path, wad: bytes) -> list[Case]:
+    """The floor probe and comparison given inputs without a limit: refused before the work."""
+    out = []
+
+    def case(name, cli, python, words, setup=None):
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "base.wad").write_bytes(wad)
+        if setup:
+            setup(path)
+        out.append(Case(name, path, cli, None, python, words, inputs=["base.wad"]))
+
+    # Read whole, /dev/zero once grew until the machine ran out of memory; a pipe waited forever.
+    for name, make in (("zero", lambda p: os.symlink("/dev/zero", p / "points.txt")), ("fifo", lambda p: os.mkfifo(p / "points.txt"))):
+        case(f"probe-points-{name}", ["probe", "base.wad", "--points", "points.txt", "--json"], None, ["points.txt", "not a regular file"], make)
+    nan = float("nan")
+    case("probe-nan", ["probe", "base.wad", "NaN", "0", "0"], ("probe", wad, [(nan, nan, nan)]), ["not three finite numbers"])
+    case("probe-infinite", ["probe", "base.wad", "1", "inf", "1"], ("probe", wad, [(1.0, 2.0, 3.0), (1.0, float("inf"), 1.0)]), ["(1, inf, 1)", "not three finite numbers"])
+    for count in (10**12, 2**64 - 1):
+        case(
+            f"floors-points-{count}",
+            ["floors", "base.wad", "--compare", "base.wad", "--points", str(count)],
+            ("floors", wad, count),
+            [f"{count} points asked for", "at most 1000000"],
+        )
+    return out
+
+
 def build(root: Path) -> list[Case]:
     """Writes every case into a folder of its own under `root`; the cases, in a fixed order."""
     wad = BASE.read_bytes()
@@ -400,10 +619,10 @@ def build(root: Path) -> list[Case]:
         (path / "base.wad").write_bytes(wad)
         return path
 
-    def glb_case(name, data, words, node=None, faces=None):
+    def glb_case(name, data, words, node=None, faces=None, refused=False):
         path = folder(name)
         (path / "in.glb").write_bytes(data)
-        refused = node is not None
+        refused = refused or node is not None
         cases.append(
             Case(
                 name,
@@ -411,7 +630,7 @@ def build(root: Path) -> list[Case]:
                 ["gltf2wad", "--base", "base.wad", "in.glb", "out.wad"],
                 "out.wad",
                 ("gltf_to_wad", data, None),
-                words + ([node] if refused else []),
+                words + ([node] if node else []),
                 exception="ImportRefused" if refused else "WadError",
                 node=node,
                 faces=faces,
@@ -428,6 +647,10 @@ def build(root: Path) -> list[Case]:
             glb_case(name, edited.glb(), words, node=node)
     for name, edited, words, node, faces in value_cases(g):
         glb_case(name, edited.glb(), words, node=node, faces=faces)
+    for name, edited, words, node in size_cases(g):
+        glb_case(name, edited.glb(), words, node=node, refused=True)
+    for name, edited, words in zone_mask_cases(g):
+        glb_case(name, edited.glb(), words, refused=True)
 
     for name, uri, words, around in uri_cases(g):
         path = folder(name)
@@ -450,13 +673,43 @@ def build(root: Path) -> list[Case]:
             )
         )
 
-    for name, data, words in wad_cases(wad):
+    # The same file named by 2,000 buffers: once read 2,000 times, 750 MB.
+    path = folder("buffers-2000-naming-one-file")
+    (path / "in").mkdir()
+    c = g.copy()
+    c.json["buffers"] = [{"byteLength": len(c.bin), "uri": "level.bin"}] * 2000
+    text = json.dumps(c.json).encode()
+    (path / "in" / "level.gltf").write_bytes(text)
+    (path / "in" / "level.bin").write_bytes(bytes(c.bin))
+    cases.append(
+        Case(
+            path.name,
+            path,
+            ["gltf2wad", "--base", "base.wad", "in/level.gltf", "out.wad"],
+            "out.wad",
+            ("gltf_to_wad", text, path / "in"),
+            ["more than 268435456 bytes in all"],
+            inputs=["base.wad", "in/level.gltf", "in/level.bin"],
+        )
+    )
+
+    for name, data, words in [*wad_cases(wad), *limit_wad_cases(wad)]:
         path = root / name
         path.mkdir(parents=True)
         (path / "in.wad").write_bytes(data)
         cases.append(
             Case(name, path, ["wad2gltf", "in.wad", "out.glb"], "out.glb", ("wad_to_glb", data), words, inputs=["in.wad"])
         )
+
+    import llamawad
+
+    for name, data, words in check_cases(wad, llamawad.generate(1, "full")):
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "in.wad").write_bytes(data)
+        cases.append(Case(name, path, ["check", "in.wad"], None, ("check", data), words, inputs=["in.wad"], report=True))
+
+    cases += command_cases(root, wad)
 
     cases += overwrite_cases(root, wad, g)
     cases += output_cases(root, wad, g)

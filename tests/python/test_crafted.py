@@ -36,16 +36,17 @@ def test_the_corpus_has_a_file_per_defect_class(corpus):
     names = [c.name for c in corpus]
     assert len(names) >= 40 and len(set(names)) == len(names)
     kinds = {n.split("-")[0] for n in names}
-    assert {"glb", "node", "accessor", "position", "uri", "wad", "overwrite", "output"} <= kinds
+    assert {"glb", "node", "accessor", "position", "uri", "wad", "overwrite", "output", "check", "probe", "floors", "zone"} <= kinds
 
 
-# What a crafted file may cost the command line: wall time, and address space (a limit the
-# system sets, so that a case past it fails there instead of taking the machine's memory).
-SECONDS = 2
-MEMORY = 500 * 1024 * 1024
+# Every case is answered within these on this machine (the CLI's address space is held to the
+# memory limit: past it an allocation fails and the process aborts).
+SECONDS = 2.0
+MEMORY = 500 * 2**20
+PREVIOUS = b"the previous output, which a refused command leaves as it is"
 
 
-def bounded_memory():
+def limited_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
@@ -59,17 +60,19 @@ def folder_state(folder) -> dict:
     return state
 
 
-def test_the_cli_refuses_each_with_a_message_and_writes_nothing(corpus, run_cli, repo):
-    assert run_cli("--version").returncode == 0
+def test_the_cli_refuses_each_with_a_message_and_writes_nothing(corpus, repo, run_cli):
+    assert run_cli("--version").returncode == 0  # built
     binary = repo / "target" / "release" / "llamawad"
     failures = []
     for case in corpus:
         before = {name: digest(case.folder / name) for name in case.inputs}
+        if case.out:
+            (case.folder / case.out).write_bytes(PREVIOUS)
         state = folder_state(case.folder)
         start = time.monotonic()
         try:
             result = subprocess.run(
-                [binary, *case.cli], cwd=case.folder, capture_output=True, text=True, stdin=subprocess.DEVNULL, preexec_fn=bounded_memory, timeout=60
+                [binary, *case.cli], cwd=case.folder, capture_output=True, text=True, stdin=subprocess.DEVNULL, preexec_fn=limited_memory, timeout=60
             )
         except subprocess.TimeoutExpired:
             failures.append(f"{case.name}: still running after 60 s")
@@ -80,10 +83,14 @@ def test_the_cli_refuses_each_with_a_message_and_writes_nothing(corpus, run_cli,
             problems.append(f"took {seconds:.1f} s")
         if result.returncode != case.exit_status:
             problems.append(f"exit {result.returncode}, expected {case.exit_status}")
-        if not result.stderr.startswith("error: ") or "panicked" in result.stderr:
+        said = result.stdout if case.report else result.stderr
+        if case.report:
+            if result.stderr:
+                problems.append("an error line besides the report")
+        elif not result.stderr.startswith("error: ") or "panicked" in result.stderr:
             problems.append("not one error line")
-        problems += [f"does not say {w!r}" for w in case.words if w not in result.stderr]
-        if case.out and (case.folder / case.out).exists():
+        problems += [f"does not say {w!r}" for w in case.words if w not in said]
+        if case.out and (case.folder / case.out).read_bytes() != PREVIOUS:
             problems.append(f"{case.out} was written")
         if temporaries(case.folder):
             problems.append(f"left {temporaries(case.folder)}")
@@ -91,21 +98,59 @@ def test_the_cli_refuses_each_with_a_message_and_writes_nothing(corpus, run_cli,
         after = folder_state(case.folder)
         problems += [f"{n} written, replaced or removed" for n in sorted(set(state) | set(after)) if state.get(n) != after.get(n)]
         if problems:
-            failures.append(f"{case.name}: {'; '.join(problems)}\n    {result.stderr.strip()}")
+            failures.append(f"{case.name}: {'; '.join(problems)}\n    {said.strip()[:2000]}")
     assert not failures, "\n".join(failures)
+
+
+def call_python(case, base):
+    kind, data, *rest = case.python
+    match kind:
+        case "gltf_to_wad":
+            return llamawad.gltf_to_wad(base, data, directory=rest[0])
+        case "wad_to_glb":
+            return llamawad.wad_to_glb(data)
+        case "probe":
+            return llamawad.probe(data, rest[0])
+        case "floors":
+            return llamawad.floors(data, data, points=rest[0])
+        case "check":
+            return llamawad.check(data)
+    raise AssertionError(kind)
+
+
+def resident() -> int:
+    """This process's resident memory now, bytes (Linux)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def peak() -> int:
+    """This process's largest resident memory so far, bytes (Linux counts kilobytes)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def bounded(case, base):
+    """The case's call, its time and the memory it took beyond what the process held (when it
+    raised the process's peak; otherwise it stayed below what an earlier call took)."""
+    before, peak_before = resident(), peak()
+    start = time.monotonic()
+    try:
+        return call_python(case, base), None
+    except llamawad.WadError as e:
+        return None, e
+    finally:
+        seconds = time.monotonic() - start
+        grown = peak() - before if peak() > peak_before else 0
+        assert seconds < SECONDS, f"{case.name}: took {seconds:.1f} s"
+        assert grown < MEMORY, f"{case.name}: took {grown / 2**20:.0f} MB"
 
 
 def test_the_python_module_raises_each_as_a_wad_error(corpus):
     failures = []
     base = crafted.BASE.read_bytes()
-    for case in (c for c in corpus if c.python):
-        kind, data, *rest = case.python
-        try:
-            if kind == "gltf_to_wad":
-                llamawad.gltf_to_wad(base, data, directory=rest[0])
-            else:
-                llamawad.wad_to_glb(data)
-        except llamawad.WadError as e:
+    for case in (c for c in corpus if c.python and not c.report):
+        result, e = bounded(case, base)
+        if e is not None:
             problems = []
             if type(e).__name__ != case.exception:
                 problems.append(f"{type(e).__name__}, expected {case.exception}")
@@ -119,6 +164,20 @@ def test_the_python_module_raises_each_as_a_wad_error(corpus):
                 failures.append(f"{case.name}: {'; '.join(problems)}\n    {e}")
         else:
             failures.append(f"{case.name}: no error")
+    assert not failures, "\n".join(failures)
+
+
+def test_the_python_check_reports_each_as_an_error(corpus):
+    failures = []
+    for case in (c for c in corpus if c.report):
+        report, e = bounded(case, None)
+        if e is not None:
+            failures.append(f"{case.name}: raised {e}")
+            continue
+        errors = [p["message"] for p in report["problems"] if p["severity"] == "error"]
+        missing = [w for w in case.words if not any(w in m for m in errors)]
+        if missing:
+            failures.append(f"{case.name}: no error says {missing}\n    {errors[:5]}")
     assert not failures, "\n".join(failures)
 
 

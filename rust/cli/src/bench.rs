@@ -1,7 +1,8 @@
 //! `llamawad-bench`: times the core operations on the generated full-size level (seed 1):
 //! parsing, writing, the conversion to a GLB (textures included), the way back from the GLB of
 //! the unchanged level and of the level with every tile turned into new geometry (re-tiled), and
-//! the check of every rule. Then it measures how well re-tiling keeps the floors: small and full
+//! the check of every rule, of that level and of it with 200 tiles of a model of 300 floor
+//! triangles reaching up to 7.5 units out (coverage on a collision-heavy level). Then it measures how well re-tiling keeps the floors: small and full
 //! levels re-tiled, the engine's floor test at 2,800 random points of each compared with the
 //! level it came from.
 //!
@@ -17,7 +18,9 @@ use llamawad::game::check;
 use llamawad::game::floor::World;
 use llamawad::game::floors::{compare_floors, random_points, FloorComparison};
 use llamawad::generate::{self, Size};
+use llamawad::geometry::encode_collision_polygon;
 use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, ImportOptions, Source};
+use llamawad::level::{Model, Tile};
 use llamawad::Level;
 use serde::Serialize;
 
@@ -76,7 +79,41 @@ fn retiled_glb(level: &Level, bytes: &[u8]) -> Vec<u8> {
             node.extras = None;
         }
     }
-    gltf.to_glb()
+    gltf.to_glb().expect("the level's GLB fits")
+}
+
+/// The level and 200 tiles of one model of 300 small floor triangles spread up to 7.5 units
+/// from the tile (what tests/crafted.py's check-collision-heavy adds to the same level): every
+/// cell near them holds hundreds of polygons, and tens of thousands reach into a cell they are
+/// not entered in, each of which the check compares with what that cell holds.
+fn collision_heavy(level: &Level) -> Level {
+    let mut level = level.clone();
+    let polygons = (0..300)
+        .map(|k| {
+            let (angle, radius) = (k as f32 * 2.399963, 7.5 * ((k + 1) as f32 / 300.0).sqrt());
+            let (x, z, y) = (
+                radius * angle.cos(),
+                radius * angle.sin(),
+                1.0 + (k % 7) as f32 / 8.0,
+            );
+            let corners =
+                [[x, z], [x, z + 0.3], [x + 0.3, z + 0.1]].map(|[x, z]| glam::Vec3::new(x, y, z));
+            encode_collision_polygon(&corners, 0).expect("a floor triangle encodes")
+        })
+        .collect();
+    let (Some(map), Some(trak)) = level.map_and_trak_mut() else {
+        unreachable!("the generated level has MAP and TRAK")
+    };
+    trak.models.push(Model {
+        collision: [polygons, Vec::new(), Vec::new()],
+        ..Model::default()
+    });
+    let model = (trak.models.len() - 1) as u32;
+    for k in 0..200 {
+        let (x, z) = (9.5 + (k % 20) as f32, 12.5 + (k / 20) as f32);
+        map.tiles.push(Tile::new([x, 0.0, -z], 0, model));
+    }
+    level
 }
 
 /// Re-tiles a generated level and compares the engine's floors before and after.
@@ -94,7 +131,7 @@ fn retiling(seed: u64, size: Size) -> Result<Retiling, String> {
     let written =
         Level::parse(&written.to_bytes().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     let map = level.map().ok_or("no MAP")?;
-    let points = random_points(map.width, map.height, 2800, seed);
+    let points = random_points(map.width, map.height, 2800, seed).map_err(|e| e.to_string())?;
     let (a, b) = (
         World::of(&level).ok_or("no MAP")?,
         World::of(&written).ok_or("no MAP")?,
@@ -151,7 +188,7 @@ fn main() -> ExitCode {
     };
     // Checked once outside the timing, so that a failure is reported rather than timed.
     let glb = match wad_to_gltf(&level, Source::of(&bytes)) {
-        Ok(gltf) => gltf.to_glb(),
+        Ok(gltf) => gltf.to_glb().expect("the generated level's GLB fits"),
         Err(e) => {
             eprintln!("error: the generated level cannot be converted to glTF: {e}");
             return ExitCode::FAILURE;
@@ -183,6 +220,7 @@ fn main() -> ExitCode {
         eprintln!("error: the re-tiled level cannot be converted back: {e}");
         return ExitCode::FAILURE;
     }
+    let collision_heavy = collision_heavy(&level);
     let steps = vec![
         time_median("parse", args.runs, || Level::parse(black_box(&bytes))),
         time_median("to_bytes", args.runs, || black_box(&level).to_bytes()),
@@ -190,13 +228,16 @@ fn main() -> ExitCode {
         // geometry, attributes, texture pages decoded and PNG-encoded, JSON and GLB container.
         time_median("to_glb", args.runs, || {
             let bytes = black_box(&bytes);
-            wad_to_gltf(black_box(&level), Source::of(bytes)).map(|gltf| gltf.to_glb())
+            wad_to_gltf(black_box(&level), Source::of(bytes)).and_then(|gltf| gltf.to_glb())
         }),
         time_median("from_glb", args.runs, || way_back(black_box(&glb))),
         time_median("from_glb_retiled", args.runs, || {
             way_back(black_box(&retiled_glb))
         }),
         time_median("check", args.runs, || check(black_box(&level))),
+        time_median("check_collision_heavy", args.runs, || {
+            check(black_box(&collision_heavy))
+        }),
     ];
     let mut retiled = Vec::new();
     for size in [Size::Small, Size::Full] {

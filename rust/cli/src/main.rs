@@ -141,7 +141,7 @@ enum Command {
         /// The level to compare it with.
         #[arg(long, value_name = "B.wad")]
         compare: PathBuf,
-        /// How many points.
+        /// How many points (at most 1,000,000).
         #[arg(long, default_value_t = 2800)]
         points: usize,
         /// Seed of the random points.
@@ -337,7 +337,7 @@ fn wad2gltf(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCod
     let level = parse(input, &bytes)?;
     let gltf = llamawad::gltf::wad_to_gltf(&level, llamawad::gltf::Source::of(&bytes))?;
     if is_glb {
-        llamawad::write_atomically(output, &gltf.to_glb())?;
+        llamawad::write_atomically(output, &gltf.to_glb()?)?;
     } else {
         let bin_name = bin_path
             .file_name()

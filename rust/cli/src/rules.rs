@@ -28,7 +28,9 @@ fn read_level(path: &Path) -> Result<Level> {
 
 /// Points from a file: one `x y z` per line (blank lines and `#` comments skipped).
 fn read_points(path: &Path) -> Result<Vec<[f64; 3]>> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // A regular file only: /dev/zero never ends, and opening a pipe waits for a writer.
+    let text = String::from_utf8(llamawad::read_bytes(path)?)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut points = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -70,8 +72,8 @@ pub fn probe(
         (None, Some(file)) => read_points(file)?,
         _ => return Err("give either X Y Z or --points FILE".into()),
     };
-    for [x, y, z] in points {
-        let probe = world.probe(x, y, z);
+    for point in points {
+        let probe = world.probe_point(point)?;
         if json {
             writeln!(out, "{}", serde_json::to_string(&probe)?)?;
         } else {
@@ -130,7 +132,7 @@ pub fn floors(
     let (a, b) = (read_level(a_path)?, read_level(b_path)?);
     let (wa, wb) = (world(&a, a_path)?, world(&b, b_path)?);
     let map = a.map().expect("World::of found MAP");
-    let points = random_points(map.width, map.height, count, seed);
+    let points = random_points(map.width, map.height, count, seed)?;
     let c = compare_floors(&wa, &wb, &points);
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;

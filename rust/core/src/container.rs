@@ -116,8 +116,39 @@ type Overrun = (usize, Tag, u64, u64);
 
 const ALIGNMENTS: [u32; 3] = [1, 2, 4];
 
+/// At most this many chunks are read (a documented cap, the notes give none): the game's levels
+/// have about fifteen, and every chunk is a record of its own in memory (a million empty ones
+/// once took 480 MB).
+pub const MAX_CHUNKS: usize = 1024;
+
 /// Splits a file into chunks, detecting the container convention.
 pub fn split(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
+    let wad = split_any(data)?;
+    if wad.chunks.len() > MAX_CHUNKS {
+        return Err(container_error(
+            "the number of chunks",
+            format!("at most {MAX_CHUNKS} (the game's levels have about 15)"),
+            wad.chunks.len(),
+        ));
+    }
+    Ok(wad)
+}
+
+/// A value of the container itself that is not what a level has.
+fn container_error(what: &str, expected: String, found: impl ToString) -> ParseError {
+    ParseError::BadValue {
+        at: Location {
+            chunk: CONTAINER.to_string(),
+            ..Location::default()
+        },
+        what: what.to_string(),
+        expected,
+        found: found.to_string(),
+    }
+}
+
+/// [`split`] whatever the number of chunks.
+fn split_any(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
     if data.len() < 4 {
         return Err(ParseError::NotAWad {
             reason: format!("{} bytes is too short for the length field", data.len()),
@@ -143,15 +174,11 @@ pub fn split(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
             })
         });
         if tiled {
-            return Err(ParseError::BadValue {
-                at: Location {
-                    chunk: CONTAINER.to_string(),
-                    ..Location::default()
-                },
-                what: "the WAD's length field".to_string(),
-                expected: format!("the file's size ({file_size}) or 4 less"),
-                found: total.to_string(),
-            });
+            return Err(container_error(
+                "the WAD's length field",
+                format!("the file's size ({file_size}) or 4 less"),
+                total,
+            ));
         }
         return Err(ParseError::NotAWad {
             reason: format!(

@@ -16,6 +16,23 @@ pub const MAX_TEXTURE_ENTRIES: usize = 1 << 16;
 /// The engine allocates this many strat slots besides MAP's poolExtra (FORMAT.md §6, block 12).
 pub const STRAT_POOL_BASE: u64 = 30;
 
+// Caps where the notes give no limit (FORMAT.md §10): generous against the game's own levels,
+// which have 100–650 models, a few thousand tiles and grids of a couple hundred cells a side.
+
+/// At most this many tiles in a level: about twenty times the originals' few thousand.
+pub const MAX_TILES: usize = 1 << 16;
+/// At most this many TRAK models: twenty-five times the originals' 650 at most.
+pub const MAX_MODELS: usize = 1 << 14;
+/// At most this many grid cells (W × H): 512 × 512, six times 200 × 200.
+pub const MAX_GRID_CELLS: u64 = 1 << 18;
+/// At most this many faces drawn over all tiles (each tile draws its model's faces) are converted
+/// to glTF: the originals draw a few tens of thousands (the generated full-size level 26,004),
+/// and a glTF's mesh is read back with at most as many triangles.
+pub const MAX_DRAWN_FACES: u64 = 1 << 20;
+/// A level's glTF (JSON and buffer) may take at most this many bytes, written or read: the
+/// generated full-size level's takes 9 MB.
+pub const MAX_GLTF_BYTES: u64 = 1 << 28;
+
 /// The render state a face switches to: its page and the entry's blend and mode bits, and the
 /// face's special modes. Faces of one batch share it.
 pub fn render_state(face: &Face, entries: &[TextureEntry]) -> (i8, u16, u16) {

@@ -21,7 +21,7 @@ fn case(seed: u64, size: Size) -> Case {
     let bytes = generate(seed, size).to_bytes().unwrap();
     let base = Level::parse(&bytes).unwrap();
     let gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
-    let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
+    let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
     let arrays = SceneArrays::of_document(&doc).unwrap();
     Case {
         base,
@@ -89,7 +89,7 @@ fn edited_full_size_level_converts_alike_through_both_doors() {
     t[1] += 0.25;
     let turned = &mut gltf.root.nodes[tiles[20]];
     turned.rotation = Some(gltf::json::scene::UnitQuaternion([0.0, 1.0, 0.0, 0.0]));
-    let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
+    let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
     let (_, report) = doors::convert(&base, &bytes, &doc, ImportOptions::default()).unwrap();
     assert_eq!(report.tiles_moved.len() + report.tiles_reshaped.len(), 2);
 }

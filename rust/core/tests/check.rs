@@ -581,3 +581,59 @@ fn a_sliver_of_floor_beside_a_cell_without_floor_is_a_hole() {
     lower.planes[0].d = (4064.0 * 0.15) as i16;
     assert_eq!(coverage(&beside(&base, reaching(0.03), Some(lower))), []);
 }
+
+/// A level without one of the chunks the game needs, or with one of them twice (the second
+/// once went unread, a tile at NaN in it unseen), is an error naming the chunk.
+#[test]
+fn a_needed_chunk_missing_or_twice_is_an_error() {
+    let base = generate(2, Size::Tiny);
+    let chunk_problems = |level: &Level| -> Vec<String> {
+        problems(&reread(level))
+            .into_iter()
+            .filter(|p| p.code == "chunks" && p.severity == Severity::Error)
+            .map(|p| p.message)
+            .collect()
+    };
+    assert_eq!(chunk_problems(&base), Vec::<String>::new());
+    for tag in [Tag::STPC, Tag::TEXT] {
+        let mut level = base.clone();
+        level.chunks.retain(|c| c.tag != tag);
+        let found = chunk_problems(&level);
+        assert!(
+            found.len() == 1 && found[0].contains(&format!("no {tag} chunk")),
+            "{found:?}"
+        );
+    }
+    let mut level = base.clone();
+    let map = level
+        .chunks
+        .iter()
+        .find(|c| c.tag == Tag::MAP)
+        .unwrap()
+        .clone();
+    level.chunks.push(map);
+    let found = chunk_problems(&level);
+    assert!(
+        found.len() == 1 && found[0].contains("2 MAP chunks"),
+        "{found:?}"
+    );
+}
+
+/// Past the caps where the notes give no limit (more tiles than a level is taken to hold), the
+/// level is an error naming the count and the cap.
+#[test]
+fn a_level_past_the_tile_cap_is_an_error() {
+    let mut level = generate(2, Size::Tiny);
+    let map = level.map_mut().unwrap();
+    let copy = map.tiles[0].clone();
+    map.tiles.resize(llamawad::limits::MAX_TILES + 1, copy);
+    let found: Vec<String> = problems(&level)
+        .into_iter()
+        .filter(|p| p.code == "level-size")
+        .map(|p| p.message)
+        .collect();
+    assert!(
+        found.len() == 1 && found[0].contains("65537 tiles") && found[0].contains("at most 65536"),
+        "{found:?}"
+    );
+}

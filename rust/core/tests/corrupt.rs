@@ -240,3 +240,24 @@ fn page_header(bytes: &[u8]) -> usize {
     }
     at + 4
 }
+
+/// More chunks than any level has are refused before each becomes a record of its own (a
+/// million empty ones once took 480 MB).
+#[test]
+fn more_chunks_than_the_cap_are_refused() {
+    let many = |n: usize| {
+        let mut bytes = vec![0u8; 4];
+        for _ in 0..n {
+            bytes.extend_from_slice(b"KNUJ\0\0\0\0");
+        }
+        let len = bytes.len() as u32;
+        bytes[..4].copy_from_slice(&len.to_le_bytes());
+        bytes
+    };
+    assert!(Level::parse(&many(container::MAX_CHUNKS)).is_ok());
+    let msg = Level::parse(&many(1_000_000)).unwrap_err().to_string();
+    assert!(
+        msg.contains("the number of chunks") && msg.contains("found 1000000"),
+        "{msg}"
+    );
+}

@@ -97,7 +97,7 @@ fn close(a: DVec3, b: DVec3, tolerance: f64) -> bool {
 fn check_level(level: &Level, what: &str) {
     let bytes = level.to_bytes().unwrap();
     let gltf = wad_to_gltf(level, Source::of(&bytes)).unwrap();
-    let glb = gltf.to_glb();
+    let glb = gltf.to_glb().unwrap();
     let parsed = gltf::Gltf::from_slice(&glb).unwrap();
     let doc = Doc {
         blob: parsed.blob.clone().unwrap(),
@@ -298,7 +298,10 @@ fn every_texture_shows_the_pixels_of_its_page() {
         let level = generate(seed, size);
         let text = level.text().unwrap();
         let bytes = level.to_bytes().unwrap();
-        let glb = wad_to_gltf(&level, Source::of(&bytes)).unwrap().to_glb();
+        let glb = wad_to_gltf(&level, Source::of(&bytes))
+            .unwrap()
+            .to_glb()
+            .unwrap();
         let parsed = gltf::Gltf::from_slice(&glb).unwrap();
         let blob = parsed.blob.as_deref().unwrap();
         let textures: Vec<_> = parsed.document.textures().collect();

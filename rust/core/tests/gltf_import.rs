@@ -59,7 +59,7 @@ fn round_trip_through_glb_and_gltf_is_byte_identical() {
             let bytes = generate(seed, size).to_bytes().unwrap();
             let base = Level::parse(&bytes).unwrap();
             let gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
-            let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
+            let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
             assert!(
                 unchanged(&base, &bytes, &doc) == bytes,
                 "{what}: through the GLB"
@@ -333,7 +333,7 @@ impl Case {
     }
 
     fn document(&self) -> Document {
-        Document::from_slice(&self.gltf.to_glb(), None).unwrap()
+        Document::from_slice(&self.gltf.to_glb().unwrap(), None).unwrap()
     }
 
     fn convert(&self) -> Result<(Level, ChangeReport), ImportError> {

@@ -209,7 +209,7 @@ fn a_handmade_level_goes_through_gltf_unchanged_and_keeps_the_rules() {
         let bytes = handmade(big);
         let level = Level::parse(&bytes).unwrap();
         let gltf = wad_to_gltf(&level, Source::of(&bytes)).unwrap();
-        let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
+        let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
         let (back, report) = gltf_to_wad(&level, &bytes, &doc, ImportOptions::default()).unwrap();
         assert!(report.is_empty(), "{report:?}");
         assert_eq!(back.to_bytes().unwrap(), bytes);

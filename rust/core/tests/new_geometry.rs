@@ -95,7 +95,7 @@ fn convert(
     options: ImportOptions,
 ) -> Result<(Level, ChangeReport), llamawad::gltf::ImportError> {
     let bytes = base.to_bytes().unwrap();
-    let doc = Document::from_slice(&gltf.to_glb(), None).unwrap();
+    let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
     doors::convert(base, &bytes, &doc, options)
 }
 
@@ -522,7 +522,7 @@ fn a_fully_retiled_level_keeps_its_triangles_and_collision() {
 /// levels wherever it finds one in `base`, at least 99.9 % of them within 1 mm.
 fn assert_same_floors(base: &Level, level: &Level, seed: u64, what: &str) {
     let map = base.map().unwrap();
-    let points = random_points(map.width, map.height, 2800, seed);
+    let points = random_points(map.width, map.height, 2800, seed).unwrap();
     let floors = compare_floors(
         &World::of(base).unwrap(),
         &World::of(level).unwrap(),

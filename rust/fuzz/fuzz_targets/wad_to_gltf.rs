@@ -13,7 +13,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let _ = llamawad::gltf::arrays::level_arrays(&gltf);
-    let glb = gltf.to_glb();
+    let Ok(glb) = gltf.to_glb() else {
+        return;
+    };
     if let Ok(doc) = llamawad::gltf::Document::from_slice(&glb, None) {
         let _ = llamawad::gltf::gltf_to_wad(&level, data, &doc, Default::default());
     }

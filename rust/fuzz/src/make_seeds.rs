@@ -19,7 +19,7 @@ fn main() {
         let seeds = [
             ("parse_wad", format!("{name}.wad"), bytes.clone()),
             ("wad_to_gltf", format!("{name}.wad"), bytes.clone()),
-            ("gltf_to_wad_glb", format!("{name}.glb"), gltf.to_glb()),
+            ("gltf_to_wad_glb", format!("{name}.glb"), gltf.to_glb().expect("a fixture's GLB fits")),
             (
                 "gltf_to_wad_gltf",
                 format!("{name}.gltf+bin"),

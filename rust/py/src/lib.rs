@@ -318,7 +318,11 @@ mod _native {
         let (glb, warnings) = detach(
             py,
             || bytes_input("a level", &data),
-            || convert(&data).map(|gltf| (gltf.to_glb(), gltf.warnings)),
+            || {
+                let gltf = convert(&data)?;
+                let glb = gltf.to_glb().map_err(|e| e.to_string())?;
+                Ok::<_, String>((glb, gltf.warnings))
+            },
         )?
         .map_err(WadError::new_err)?;
         Ok((PyBytes::new(py, &glb), warnings))
@@ -403,7 +407,8 @@ mod _native {
     /// The game's floor test (FUN_004036d0) at each point (game units: x east, y up, z the grid
     /// row): per point a dict like one line of `llamawad probe --json` (`floor` None or
     /// {height, tile, polygon, material}, `no_floor`, `surface_above`, `candidates`). Raises
-    /// WadError if the level cannot be read or has no MAP or TRAK chunk.
+    /// WadError if the level cannot be read or has no MAP or TRAK chunk, or for a point that is
+    /// not three finite numbers.
     #[pyfunction]
     fn probe<'py>(
         py: Python<'py>,
@@ -416,10 +421,15 @@ mod _native {
             || {
                 let level = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
                 let world = World::of(&level).ok_or("the level has no MAP or TRAK chunk")?;
-                let probes: Vec<_> = points
+                let probes = points
                     .iter()
-                    .map(|&(x, y, z)| world.probe(x, y, z))
-                    .collect();
+                    .enumerate()
+                    .map(|(k, &(x, y, z))| {
+                        world
+                            .probe_point([x, y, z])
+                            .map_err(|e| format!("point {k}: {e}"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
                 Ok::<_, String>(serde_json::to_string(&probes).expect("probes are plain data"))
             },
         )?
@@ -431,7 +441,8 @@ mod _native {
     ///
     /// Drops the floor test from y = 60 at `points` random points of the grid (the same for the
     /// same seed) in both levels and compares: points, both, lost, gained, within_1mm,
-    /// within_5mm, max_mm, material_same (what `llamawad floors --json` prints).
+    /// within_5mm, max_mm, material_same (what `llamawad floors --json` prints). Raises WadError
+    /// for more than 1,000,000 points.
     #[pyfunction]
     #[pyo3(signature = (a, b, points = 2800, seed = 1))]
     fn floors<'py>(
@@ -457,7 +468,8 @@ mod _native {
                     return Err("a level has no MAP or TRAK chunk".to_string());
                 };
                 let map = a.map().expect("World::of found MAP");
-                let points = random_points(map.width, map.height, points, seed);
+                let points = random_points(map.width, map.height, points, seed)
+                    .map_err(|e| e.to_string())?;
                 let c = compare_floors(&wa, &wb, &points);
                 Ok(serde_json::to_string(&c).expect("plain data"))
             },

@@ -18,6 +18,8 @@
 //! (`FUN_00403ad0`, crates and platforms that are strats, whose floor wins when higher) is not
 //! modelled, so nothing here stands on them.
 
+use std::sync::OnceLock;
+
 use serde::Serialize;
 
 use crate::game::cells::{Cell, CellLists};
@@ -116,6 +118,14 @@ pub struct Probe {
     pub candidates: Vec<Candidate>,
 }
 
+/// A probe point that is not three finite numbers: on its way to fixed point NaN becomes 0 (cell
+/// 0, 0) and infinity the largest integer, so it is refused rather than probed.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("the point ({}, {}, {}) is not three finite numbers", .point[0], .point[1], .point[2])]
+pub struct NotFinite {
+    pub point: [f64; 3],
+}
+
 /// The parts of a level the collision tests read: the tiles' fixed-point placements and models,
 /// and the cell lists.
 pub struct World<'a> {
@@ -123,7 +133,24 @@ pub struct World<'a> {
     models: &'a [Model],
     lists: CellLists,
     ignored_material: u8,
+    /// Per cell, where each of its polygons can pass the edge test (built on first use by
+    /// [`World::floor`]).
+    reach: OnceLock<Vec<Vec<Reach>>>,
 }
+
+/// A polygon of a cell's tile and the box (world x, z: min, max) of its tolerance zone, None
+/// when its edges bound no region.
+struct Reach {
+    tile: u32,
+    polygon: u32,
+    zone: Option<[f64; 4]>,
+}
+
+/// How far (units) past its tolerance zone a probe is still tested: the engine's integer steps
+/// (the `>> 12`, the C division, the sine table) move an edge by a few 1/4096.
+const ZONE_MARGIN: f64 = 1.0 / 64.0;
+/// How much (d's units) an edge value may fall below its exact value by the engine's rounding.
+const EDGE_SLACK: f64 = 4.0;
 
 impl<'a> World<'a> {
     /// None when the level has no MAP or TRAK chunk.
@@ -139,6 +166,7 @@ impl<'a> World<'a> {
             models,
             lists: CellLists::of(map),
             ignored_material: MATERIAL_IGNORED,
+            reach: OnceLock::new(),
         }
     }
 
@@ -165,6 +193,16 @@ impl<'a> World<'a> {
         self.models
     }
 
+    /// [`World::probe`] at a point given from outside (a command line, a file, Python), refused
+    /// unless it is three finite numbers.
+    pub fn probe_point(&self, point: [f64; 3]) -> Result<Probe, NotFinite> {
+        if !point.iter().all(|v| v.is_finite()) {
+            return Err(NotFinite { point });
+        }
+        let [x, y, z] = point;
+        Ok(self.probe(x, y, z))
+    }
+
     /// The floor test at a game-space point (units: x east, y up, z the grid row).
     pub fn probe(&self, x: f64, y: f64, z: f64) -> Probe {
         let (fx, fy, fz) = (to_fixed(x) as i64, to_fixed(y) as i64, to_fixed(z) as i64);
@@ -186,21 +224,7 @@ impl<'a> World<'a> {
                 }
             }
         }
-        let surface = |c: &Candidate| Surface {
-            height: c.height,
-            tile: c.tile,
-            polygon: c.polygon,
-            material: c.material,
-        };
-        // Step 6: strictly smaller wins, so the first of equals stays: the first in the cell's
-        // list, assumed to be in tile order (`CellLists`, FORMAT.md §11).
-        let best = candidates
-            .iter()
-            .filter(|c| c.passed && !c.above && c.dist < from_fixed(NO_FLOOR_YET))
-            .fold(None::<&Candidate>, |best, c| match best {
-                Some(b) if b.dist <= c.dist => Some(b),
-                _ => Some(c),
-            });
+        let (floor, no_floor) = chosen(&candidates);
         let above =
             candidates
                 .iter()
@@ -209,19 +233,179 @@ impl<'a> World<'a> {
                     Some(l) if l.height <= c.height => Some(l),
                     _ => Some(c),
                 });
-        let chosen = best.map(surface);
-        let dead = chosen.filter(|s| s.material == MATERIAL_NO_FLOOR);
         Probe {
             x,
             y,
             z,
             cell,
-            floor: chosen.filter(|s| s.material != MATERIAL_NO_FLOOR),
-            no_floor: dead,
-            surface_above: above.map(surface),
+            floor,
+            no_floor,
+            surface_above: above.map(Surface::of),
             candidates,
         }
     }
+
+    /// What [`World::probe`] finds to stand on at a point (its `floor` and `no_floor`), testing
+    /// only the polygons whose tolerance zone reaches the point: those the edge test fails
+    /// wherever they lie are left out, so a probe costs what the polygons near it cost, not
+    /// every polygon of a crowded cell (`check` probes every polygon reaching into a cell).
+    pub fn floor(&self, x: f64, y: f64, z: f64) -> (Option<Surface>, Option<Surface>) {
+        let Some(cell) = Cell::of_point(x, z, self.map.width, self.map.height) else {
+            return (None, None);
+        };
+        let reach = self.reach.get_or_init(|| self.reaches());
+        let point = [to_fixed(x), to_fixed(y), to_fixed(z)].map(i64::from);
+        let candidates: Vec<Candidate> = reach[cell.index(self.map.width)]
+            .iter()
+            .filter(|r| {
+                r.zone.is_none_or(|[x0, z0, x1, z1]| {
+                    (x0 - ZONE_MARGIN..=x1 + ZONE_MARGIN).contains(&x)
+                        && (z0 - ZONE_MARGIN..=z1 + ZONE_MARGIN).contains(&z)
+                })
+            })
+            .filter_map(|r| {
+                let tile = &self.map.tiles[r.tile as usize];
+                let poly = self.models[tile.model_index as usize]
+                    .collision_polygons()
+                    .nth(r.polygon as usize)?;
+                let c = test_polygon(tile, poly, point, Some(self.ignored_material))?;
+                Some(Candidate {
+                    tile: r.tile,
+                    polygon: r.polygon,
+                    ..c
+                })
+            })
+            .collect();
+        chosen(&candidates)
+    }
+
+    /// Every cell's polygons with their tolerance zones' boxes, in the order the test meets
+    /// them.
+    fn reaches(&self) -> Vec<Vec<Reach>> {
+        self.lists
+            .cells()
+            .map(|cell| {
+                let mut out = Vec::new();
+                for &t in self.lists.tiles(cell) {
+                    let tile = &self.map.tiles[t as usize];
+                    let Some(model) = self.models.get(tile.model_index as usize) else {
+                        continue;
+                    };
+                    for (p, poly) in model.collision_polygons().enumerate() {
+                        out.push(Reach {
+                            tile: t,
+                            polygon: p as u32,
+                            zone: zone_box(tile, poly),
+                        });
+                    }
+                }
+                out
+            })
+            .collect()
+    }
+}
+
+impl Surface {
+    fn of(c: &Candidate) -> Surface {
+        Surface {
+            height: c.height,
+            tile: c.tile,
+            polygon: c.polygon,
+            material: c.material,
+        }
+    }
+}
+
+/// Step 6 over the candidates in the order the test met them: of the passing planes not above
+/// the probe the smallest distance wins, strictly, so the first of equals stays (the first in
+/// the cell's list, assumed to be in tile order: `CellLists`, FORMAT.md §11). The floor, or the
+/// winner of material 0x1e as no floor.
+fn chosen(candidates: &[Candidate]) -> (Option<Surface>, Option<Surface>) {
+    let best = candidates
+        .iter()
+        .filter(|c| c.passed && !c.above && c.dist < from_fixed(NO_FLOOR_YET))
+        .fold(None::<&Candidate>, |best, c| match best {
+            Some(b) if b.dist <= c.dist => Some(b),
+            _ => Some(c),
+        })
+        .map(Surface::of);
+    match best {
+        Some(s) if s.material == MATERIAL_NO_FLOOR => (None, Some(s)),
+        floor => (floor, None),
+    }
+}
+
+/// Where around its tile a polygon's edge test can pass, seen from above: the box (world x, z:
+/// min, max) of the region its edge planes, moved out by the tolerance and met on the surface
+/// plane, bound (its tolerance zone), widened by the engine's rounding. None when that region
+/// has no bound (or the planes are no floor the test reads): then every probe tests it.
+fn zone_box(tile: &Tile, poly: &CollisionPolygon) -> Option<[f64; 4]> {
+    let surface = poly.planes[0];
+    let [nx0, ny0, nz0] = surface.normal.map(f64::from);
+    if ny0 <= 0.0 {
+        return None;
+    }
+    let tolerance = edge_tolerance(surface.normal[1]) as f64;
+    // The surface's height over (x, z) (units, tile frame): (127·d/4064 − nx·x − nz·z) / ny.
+    let height = 127.0 * surface.d as f64 / (4064.0 * ny0);
+    // Edge k passes while 32·n_k·P − d_k ≥ tolerance: on the surface, a·x + b·z ≥ c.
+    let edges: Vec<[f64; 3]> = poly.planes[1..=poly.edge_count()]
+        .iter()
+        .map(|e| {
+            let [nx, ny, nz] = e.normal.map(f64::from);
+            [
+                32.0 * (nx - ny * nx0 / ny0),
+                32.0 * (nz - ny * nz0 / ny0),
+                e.d as f64 + tolerance - EDGE_SLACK - 32.0 * ny * height,
+            ]
+        })
+        .collect();
+    // Unbounded when some direction leaves every edge's half-plane no worse: such a direction
+    // runs along an edge (or there is none to run along).
+    let unbounded = edges.iter().all(|[a, b, _]| a.abs() + b.abs() < 1e-9)
+        || edges.iter().any(|&[a, b, _]| {
+            [[-b, a], [b, -a]].iter().all(|&[vx, vz]| {
+                edges.iter().all(|[a, b, _]| {
+                    a * vx + b * vz >= -1e-9 * (a.abs() + b.abs()) * (vx.abs() + vz.abs())
+                })
+            })
+        });
+    if unbounded {
+        return None;
+    }
+    let mut corners = Vec::new();
+    for (j, [a1, b1, c1]) in edges.iter().enumerate() {
+        for [a2, b2, c2] in &edges[j + 1..] {
+            let det = a1 * b2 - a2 * b1;
+            if det.abs() < 1e-9 {
+                continue;
+            }
+            let (x, z) = ((c1 * b2 - c2 * b1) / det, (a1 * c2 - a2 * c1) / det);
+            let inside = edges
+                .iter()
+                .all(|[a, b, c]| a * x + b * z >= c - 1e-6 * (a.abs() + b.abs() + c.abs() + 1.0));
+            if inside {
+                corners.push((x, z));
+            }
+        }
+    }
+    if corners.is_empty() {
+        return None;
+    }
+    let origin = crate::game::coverage::tile_origin(tile);
+    let rotation = tile.fixed.rotation[1] as u32;
+    let (x0, x1, z0, z1) = corners.iter().fold(
+        (f64::MAX, f64::MIN, f64::MAX, f64::MIN),
+        |(x0, x1, z0, z1), &(x, z)| (x0.min(x), x1.max(x), z0.min(z), z1.max(z)),
+    );
+    let world = [(x0, z0), (x1, z0), (x0, z1), (x1, z1)]
+        .map(|(x, z)| crate::game::space::to_world(origin, glam::DVec3::new(x, 0.0, z), rotation));
+    let (lo, hi) = world
+        .iter()
+        .fold((glam::DVec3::MAX, glam::DVec3::MIN), |(lo, hi), p| {
+            (lo.min(*p), hi.max(*p))
+        });
+    Some([lo.x, lo.z, hi.x, hi.z])
 }
 
 /// Steps 1 to 5 of the floor test for one polygon of a tile, the probe (20.12, game space) not

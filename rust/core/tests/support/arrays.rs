@@ -38,7 +38,7 @@ pub struct Compared {
 /// Checks the hand-over of `gltf` number by number.
 pub fn check_hand_over(gltf: &Gltf) -> (LevelArrays, Compared) {
     let hand_over = level_arrays(gltf).unwrap();
-    let glb = gltf.to_glb();
+    let glb = gltf.to_glb().unwrap();
     let parsed = gltf::Gltf::from_slice(&glb).unwrap();
     let blob = parsed.blob.as_deref().unwrap();
     let document = &parsed.document;

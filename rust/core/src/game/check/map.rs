@@ -165,7 +165,7 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
 fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
     let lists = CellLists::of(map);
     let world = World::new(map, models);
-    let mut polygons_of: HashMap<u32, Vec<(Vec<DVec3>, u8)>> = HashMap::new();
+    let mut held: HashMap<Cell, Held> = HashMap::new();
     for (i, tile) in map.tiles.iter().enumerate() {
         let Some(model) = models.get(tile.model_index as usize) else {
             continue;
@@ -184,20 +184,10 @@ fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
             } else {
                 continue;
             };
-            let entered = lists.tiles(reach.cell).iter().any(|&u| {
-                let held = polygons_of.entry(u).or_insert_with(|| {
-                    let other = &map.tiles[u as usize];
-                    models
-                        .get(other.model_index as usize)
-                        .map_or(Vec::new(), |m| {
-                            m.collision_polygons()
-                                .map(|q| (world_polygon(other, q), q.material))
-                                .collect()
-                        })
-                });
-                held.iter()
-                    .any(|(q, material)| *material == poly.material && same_outline(&outline, q))
-            });
+            let entered = held
+                .entry(reach.cell)
+                .or_insert_with(|| Held::of(map, models, lists.tiles(reach.cell)))
+                .holds(&outline, poly.material);
             if entered || floor_found(&world, tile, poly, &outline, reach.cell, need) {
                 continue;
             }
@@ -219,6 +209,63 @@ fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
             );
         }
     }
+}
+
+/// The polygons of a cell's tiles in world space, found by their corners: whether a polygon is
+/// entered there costs what the polygons near its corner cost, not every polygon of the cell
+/// (compared with each, a crowded level once took minutes).
+struct Held {
+    outlines: Vec<(Vec<DVec3>, u8)>,
+    /// Outlines by the [`SAME_CORNER`]-sized box each of their corners lies in.
+    by_corner: HashMap<[i64; 3], Vec<usize>>,
+}
+
+impl Held {
+    fn of(map: &Map, models: &[Model], tiles: &[u32]) -> Held {
+        let mut held = Held {
+            outlines: Vec::new(),
+            by_corner: HashMap::new(),
+        };
+        for &u in tiles {
+            let tile = &map.tiles[u as usize];
+            let Some(model) = models.get(tile.model_index as usize) else {
+                continue;
+            };
+            for q in model.collision_polygons() {
+                let outline = world_polygon(tile, q);
+                for &corner in &outline {
+                    held.by_corner
+                        .entry(corner_box(corner))
+                        .or_default()
+                        .push(held.outlines.len());
+                }
+                held.outlines.push((outline, q.material));
+            }
+        }
+        held
+    }
+
+    /// Whether one of the polygons is `outline` of `material` ([`same_outline`]): one with a
+    /// corner within [`SAME_CORNER`] of its first lies in a box next to that corner's.
+    fn holds(&self, outline: &[DVec3], material: u8) -> bool {
+        let Some(&first) = outline.first() else {
+            return false;
+        };
+        let [x, y, z] = corner_box(first);
+        let near = (-1..=1).flat_map(|dx| {
+            (-1..=1).flat_map(move |dy| (-1..=1).map(move |dz| [x + dx, y + dy, z + dz]))
+        });
+        near.filter_map(|b| self.by_corner.get(&b))
+            .flatten()
+            .any(|&k| {
+                let (q, m) = &self.outlines[k];
+                *m == material && same_outline(outline, q)
+            })
+    }
+}
+
+fn corner_box(p: DVec3) -> [i64; 3] {
+    (p / SAME_CORNER).floor().as_i64vec3().to_array()
 }
 
 fn same_outline(a: &[DVec3], b: &[DVec3]) -> bool {
@@ -263,7 +310,7 @@ fn floor_found(
             let Some(own) = test_polygon(tile, poly, point, None) else {
                 return false;
             };
-            let floor = world.probe(p.x, own.height, p.z).floor;
+            let (floor, _) = world.floor(p.x, own.height, p.z);
             match need {
                 Need::AsHigh => floor.is_some_and(|f| f.height >= own.height - SAME_HEIGHT),
                 Need::Any => floor.is_some(),

@@ -13,9 +13,10 @@ mod strats;
 
 use serde::Serialize;
 
-use crate::container::{Convention, TotalLength, CONTAINER};
+use crate::container::{Convention, Tag, TotalLength, CONTAINER};
 use crate::error::ParseError;
 use crate::level::Level;
+use crate::limits::{MAX_GRID_CELLS, MAX_MODELS, MAX_TILES};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -245,8 +246,62 @@ fn changed_from(level: &Level, base: &Level, out: &mut Vec<Problem>) {
     }
 }
 
+/// The chunks the game needs to load a level, draw it and play it: its flags, textures, tile
+/// models, strats and grid (FORMAT.md §9). The notes describe no level without one of them, nor
+/// one with two: which of two the game would read they do not say.
+const NEEDED: [Tag; 5] = [Tag::WFPC, Tag::TEXT, Tag::TRAK, Tag::STPC, Tag::MAP];
+
+fn needed_chunks(level: &Level, out: &mut Vec<Problem>) {
+    for tag in NEEDED {
+        let message = match level.chunks.iter().filter(|c| c.tag == tag).count() {
+            0 => format!(
+                "the level has no {tag} chunk; the game needs WFPC, TEXT, TRAK, STPC and MAP to load a level"
+            ),
+            1 => continue,
+            n => format!(
+                "the level has {n} {tag} chunks; which one the game reads the notes do not say, and only the first is checked here: keep one"
+            ),
+        };
+        out.push(Problem::error("chunks", message));
+    }
+}
+
+/// Levels past the caps of `limits` (where the notes give no limit, generous against the game's
+/// own levels): more tiles, models or cells than any level the game is known to hold.
+fn level_size(level: &Level, out: &mut Vec<Problem>) {
+    let tiles = level.map().map_or(0, |m| m.tiles.len());
+    let models = level.trak().map_or(0, |t| t.models.len());
+    let cells = level.map().map_or(0, |m| m.width as u64 * m.height as u64);
+    for (count, max, what) in [
+        (
+            tiles as u64,
+            MAX_TILES as u64,
+            "tiles (the game's levels have a few thousand)",
+        ),
+        (
+            models as u64,
+            MAX_MODELS as u64,
+            "TRAK models (the game's levels have 100 to 650)",
+        ),
+        (
+            cells,
+            MAX_GRID_CELLS,
+            "grid cells (the game's levels have a couple hundred a side)",
+        ),
+    ] {
+        if count > max {
+            out.push(Problem::error(
+                "level-size",
+                format!("the level has {count} {what}; at most {max} are taken to be what the game holds"),
+            ));
+        }
+    }
+}
+
 fn problems(level: &Level) -> Vec<Problem> {
     let mut out = Vec::new();
+    needed_chunks(level, &mut out);
+    level_size(level, &mut out);
     let entries = level.text().map_or(&[][..], |t| t.entries.as_slice());
     let models = level.trak().map_or(&[][..], |t| t.models.as_slice());
     for (i, model) in models.iter().enumerate() {

@@ -237,3 +237,64 @@ fn selection_takes_the_highest_surface_within_reach_of_the_feet() {
     assert!(world.probe(2.01, 3.0, 1.6).candidates.is_empty());
     assert_eq!(world.probe(-1.0, 3.0, 1.6).cell, None);
 }
+
+/// A point from outside that is not three finite numbers is refused, not probed at cell 0, 0
+/// (where NaN lands in fixed point).
+#[test]
+fn a_point_not_of_finite_numbers_is_refused() {
+    let map = Map {
+        width: 2,
+        height: 2,
+        ..Map::default()
+    };
+    let world = World::new(&map, &[]);
+    for point in [
+        [f64::NAN; 3],
+        [1.0, f64::INFINITY, 1.0],
+        [f64::NEG_INFINITY, 0.0, 0.0],
+    ] {
+        let refused = world.probe_point(point).unwrap_err();
+        assert!(refused.to_string().contains("not three finite numbers"));
+    }
+    assert_eq!(
+        world.probe_point([0.5, 1.0, 0.5]).unwrap().cell,
+        Some(Cell { col: 0, row: 0 })
+    );
+}
+
+/// `World::floor` leaves out the polygons whose tolerance zone misses the point: it finds what
+/// the whole test finds, at random points and heights of generated levels (tiles turned by any
+/// angle among them) and just beside every polygon's corners.
+#[test]
+fn the_floor_of_the_zones_near_the_point_is_the_floor_of_the_whole_test() {
+    use crate::generate::{generate, Size};
+    for (seed, size) in [(1, Size::Small), (2, Size::Full), (3, Size::Small)] {
+        let level = generate(seed, size);
+        let world = World::of(&level).unwrap();
+        let map = level.map().unwrap();
+        let mut points = crate::game::floors::random_points(map.width, map.height, 3000, seed)
+            .unwrap()
+            .into_iter()
+            .enumerate()
+            .map(|(k, [x, _, z])| [x, (k % 40) as f64 * 0.25 - 2.0, z])
+            .collect::<Vec<_>>();
+        for tile in map.tiles.iter().take(300) {
+            let model = &level.trak().unwrap().models[tile.model_index as usize];
+            for poly in model.collision_polygons() {
+                for corner in crate::game::coverage::world_polygon(tile, poly) {
+                    for (dx, dz) in [(0.01, 0.0), (-0.02, 0.01), (0.0, -0.015)] {
+                        points.push([corner.x + dx, corner.y + 0.1, corner.z + dz]);
+                    }
+                }
+            }
+        }
+        for [x, y, z] in points {
+            let probe = world.probe(x, y, z);
+            assert_eq!(
+                world.floor(x, y, z),
+                (probe.floor, probe.no_floor),
+                "seed {seed} at {x} {y} {z}"
+            );
+        }
+    }
+}

@@ -19,7 +19,9 @@ use crate::geometry::decode_collision_polygon;
 use crate::gltf::buffer::Buffer;
 use crate::gltf::texture::{decode_page, encode_png};
 use crate::gltf::uv::face_uvs;
+use crate::level::text::PageKind;
 use crate::level::{Level, Map, Model, Trak};
+use crate::limits::{MAX_DRAWN_FACES, MAX_GLTF_BYTES, MAX_GRID_CELLS};
 use crate::raw::{face_flags, Face, TextureEntry};
 use image::RgbaImage;
 use std::sync::mpsc;
@@ -44,6 +46,18 @@ impl Source {
 pub enum GltfExportError {
     #[error("the level has no {0} chunk, which a glTF of the level needs")]
     MissingChunk(&'static str),
+    #[error(
+        "the level's {width}×{height} grid has {cells} cells; at most {MAX_GRID_CELLS} cells are converted (the game's levels have a couple hundred a side at most)"
+    )]
+    GridCells { width: u32, height: u32, cells: u64 },
+    #[error(
+        "{drawn} faces drawn over the level's tiles (each tile draws its model's faces); at most {MAX_DRAWN_FACES} are converted (the game's levels draw a few tens of thousands)"
+    )]
+    FacesDrawn { drawn: u64 },
+    #[error(
+        "the level's glTF would take about {bytes} bytes, reckoned from its counts; at most {MAX_GLTF_BYTES} are written"
+    )]
+    Output { bytes: u64 },
 }
 
 /// A glTF document and its one binary buffer.
@@ -72,9 +86,16 @@ impl Gltf {
         accessor
     }
 
-    pub fn to_glb(&self) -> Vec<u8> {
+    /// The binary glTF; refused when its lengths would not fit the u32 fields of its header and
+    /// chunks (the GLB would say another length than it has).
+    pub fn to_glb(&self) -> Result<Vec<u8>, GltfExportError> {
         let json = self.root.to_vec().expect("a glTF document serialises");
-        gltf::binary::Glb {
+        let padded = |n: usize| n.next_multiple_of(4) as u64;
+        let bytes = 12 + 8 + padded(json.len()) + 8 + padded(self.bin.len());
+        if bytes > u32::MAX as u64 || bytes > MAX_GLTF_BYTES {
+            return Err(GltfExportError::Output { bytes });
+        }
+        Ok(gltf::binary::Glb {
             header: gltf::binary::Header {
                 magic: *b"glTF",
                 version: 2,
@@ -84,7 +105,7 @@ impl Gltf {
             bin: Some(self.bin.as_slice().into()),
         }
         .to_vec()
-        .expect("a GLB is written into memory")
+        .expect("a GLB is written into memory"))
     }
 
     /// The JSON of a `.gltf` whose buffer is the file `bin_file_name` next to it.
@@ -193,7 +214,7 @@ pub fn wad_to_gltf(level: &Level, source: Source) -> Result<Gltf, GltfExportErro
                 .map(|image| encode_png(&image))
                 .collect::<Vec<_>>()
         });
-        let (mut gltf, pages) = build(level, source, trak, map, page_encoder);
+        let (mut gltf, pages) = build(level, source, trak, map, page_encoder)?;
         let pngs = pngs.join().expect("encoding a PNG into memory cannot fail");
         let mut buffer = Buffer {
             bytes: std::mem::take(&mut gltf.bin),
@@ -219,7 +240,7 @@ fn build(
     trak: &Trak,
     map: &Map,
     page_encoder: mpsc::Sender<RgbaImage>,
-) -> (Gltf, Vec<i8>) {
+) -> Result<(Gltf, Vec<i8>), GltfExportError> {
     let mut ex = Exporter {
         level,
         entries: level.text().map(|t| t.entries.as_slice()).unwrap_or(&[]),
@@ -238,6 +259,7 @@ fn build(
         linear: srgb_to_linear_table(),
         warnings: level.warnings.clone(),
     };
+    ex.reckon(trak, map)?;
     ex.root.asset.generator = Some(format!("llamawad {}", env!("CARGO_PKG_VERSION")));
     ex.root
         .extensions_used
@@ -275,17 +297,104 @@ fn build(
         extensions: None,
         extras: None,
     });
-    (
+    Ok((
         Gltf {
             root,
             bin: buffer.bytes,
             warnings,
         },
         pages,
-    )
+    ))
 }
 
+/// What the reckoning counts (bytes): a corner of a model's shared primitive (position,
+/// normal, UV, four scalars), of a tile's colours (and each colour set's two scalars), of a
+/// collision polygon's triangles (position, colour, four scalars; a quad is two), of a cell of
+/// the zones mesh; a node's and an accessor's JSON with their records in memory.
+const SHARED_CORNER: u64 = 4 * (3 + 3 + 2 + 4);
+const COLOUR_CORNER: u64 = 4 * 4;
+const COLOUR_SET_CORNER: u64 = 4 * 2;
+const COLLISION_POLYGON: u64 = 2 * 3 * 4 * (3 + 4 + 4);
+const ZONE_CELL: u64 = 6 * 4 * (3 + 4 + 2);
+const NODE: u64 = 2048;
+const ACCESSOR: u64 = 512;
+
 impl Exporter<'_> {
+    /// Refuses a level whose glTF would be far bigger than the level: each tile draws its
+    /// model's faces with colours of its own, so a few megabytes of tiles can make gigabytes of
+    /// glTF (65,535 faces by 1,000 tiles once took 9 GB and wrote a GLB whose lengths wrapped
+    /// around 2³²). Reckoned from the counts, each part at its largest, before anything is built.
+    fn reckon(&self, trak: &Trak, map: &Map) -> Result<(), GltfExportError> {
+        let cells = map.width as u64 * map.height as u64;
+        if cells > MAX_GRID_CELLS {
+            return Err(GltfExportError::GridCells {
+                width: map.width,
+                height: map.height,
+                cells,
+            });
+        }
+        let mut primitives: HashMap<u32, u64> = HashMap::new();
+        let (mut drawn, mut bytes) = (0u64, cells * ZONE_CELL + NODE * 3);
+        for tile in &map.tiles {
+            bytes += NODE;
+            let Some(model) = trak.models.get(tile.model_index as usize) else {
+                continue;
+            };
+            let faces = model.faces.len() as u64;
+            drawn += faces;
+            let prims = *primitives
+                .entry(tile.model_index)
+                .or_insert_with(|| self.primitive_count(model));
+            let frames = tile
+                .colours
+                .len()
+                .checked_div(model.vertices.len())
+                .unwrap_or(0) as u64;
+            if frames > 0 {
+                bytes += 3 * faces * (COLOUR_CORNER + frames * COLOUR_SET_CORNER)
+                    + prims * (1 + 2 * frames) * ACCESSOR;
+            }
+        }
+        if drawn > MAX_DRAWN_FACES {
+            return Err(GltfExportError::FacesDrawn { drawn });
+        }
+        let shared = |model: &Model, prims: u64| {
+            3 * model.faces.len() as u64 * SHARED_CORNER
+                + model.collision_count() as u64 * COLLISION_POLYGON
+                + (prims * 7 + 6) * ACCESSOR
+        };
+        for (&m, &prims) in &primitives {
+            bytes += shared(&trak.models[m as usize], prims);
+        }
+        let objects = self.level.stpc().map_or(&[][..], |s| s.models.as_slice());
+        for object in objects {
+            bytes += NODE + shared(&object.model, self.primitive_count(&object.model));
+        }
+        bytes += map.strats.len() as u64 * NODE;
+        for page in self.level.text().map_or(&[][..], |t| t.pages.as_slice()) {
+            let (w, h) = match page.kind() {
+                PageKind::Rle16 => (256, 256),
+                _ => (page.width as u64, page.height as u64),
+            };
+            // RGBA rows with a filter byte each, and what deflate adds to data it cannot shrink.
+            bytes += (w * h * 4 + h) * 101 / 100 + 1024 + ACCESSOR;
+        }
+        if bytes > MAX_GLTF_BYTES {
+            return Err(GltfExportError::Output { bytes });
+        }
+        Ok(())
+    }
+
+    /// How many primitives a model's mesh has: one per material its faces show.
+    fn primitive_count(&self, model: &Model) -> u64 {
+        let keys: std::collections::HashSet<MaterialKey> = model
+            .faces
+            .iter()
+            .map(|f| self.face_material_key(f))
+            .collect();
+        keys.len() as u64
+    }
+
     fn node(&mut self, node: json::Node) -> Index<json::Node> {
         self.root.push(node)
     }

@@ -34,7 +34,7 @@ use crate::game::{Problem, Severity};
 use crate::gltf::fit::Fitter;
 use crate::gltf::read::Document;
 use crate::level::Level;
-use crate::limits::MAX_TEXTURE_ENTRIES;
+use crate::limits::{MAX_TEXTURE_ENTRIES, MAX_TILES};
 use cover::cover;
 use new_geometry::add_new_geometry;
 use nodes::sort_nodes;
@@ -81,6 +81,7 @@ fn scene_to_wad(
         ImportError::level("the base level has no MAP chunk").code("base-incomplete")
     })?;
     let nodes = sort_nodes(scene, base_map.tiles.len())?;
+    check_tile_count(base_map.tiles.len(), &nodes)?;
     let mut c = Conversion {
         base,
         level: base.clone(),
@@ -149,7 +150,7 @@ fn scene_to_wad(
     if let Some(node) = nodes.zones {
         apply_zones(scene, node, &mut level, &mut report)?;
     }
-    apply_zone_masks(scene, &mut level, &mut report);
+    apply_zone_masks(scene, &mut level, &mut report)?;
 
     if !new_models.is_empty() {
         level
@@ -185,6 +186,23 @@ fn scene_to_wad(
             .push(format!("{} ({})", problem.message, problem.code));
     }
     Ok((level, report))
+}
+
+/// A scene that would make more tiles than a level holds is refused before anything is
+/// converted: the base's tiles, a tile node's copies and one for each new mesh at the least
+/// (100,000 copies of a tile were once written as a 165 MB level).
+fn check_tile_count(base_tiles: usize, nodes: &nodes::Nodes) -> Result<(), ImportError> {
+    let named: std::collections::HashSet<usize> = nodes.tiles.iter().map(|(i, _)| *i).collect();
+    let copies = nodes.tiles.len() - named.len();
+    let new = nodes.new_meshes.len();
+    let at_least = base_tiles + copies + new;
+    if at_least <= MAX_TILES {
+        return Ok(());
+    }
+    Err(ImportError::level(format!(
+        "the scene makes at least {at_least} tiles (the base's {base_tiles}, {copies} copies of tiles, {new} new meshes); a level holds at most {MAX_TILES} tiles"
+    ))
+    .code("level-size"))
 }
 
 /// Faces name their texture entry with a u16: a table past 65,536 entries is refused, naming the

@@ -132,6 +132,31 @@ impl Scene<'_> {
         self.nodes.get((*self.position.get(number)?)?)
     }
 
+    /// How many triangles a mesh has, and whether they say which tile each belongs to (`_TILE`:
+    /// faces of several tiles joined), from the accessors' counts: nothing is read. None for a
+    /// mesh that does not exist or whose arrays were refused.
+    pub fn triangle_count(&self, mesh: usize) -> Option<(usize, bool)> {
+        match &self.meshes {
+            Meshes::Document(_, meshes) => {
+                let tile = gltf::Semantic::Extras("TILE".to_string());
+                let (mut count, mut joined) = (0, false);
+                for prim in meshes.get(mesh)?.primitives() {
+                    let corners = prim
+                        .indices()
+                        .or_else(|| prim.get(&gltf::Semantic::Positions))
+                        .map_or(0, |a| a.count());
+                    count += corners / 3;
+                    joined |= prim.get(&tile).is_some();
+                }
+                Some((count, joined))
+            }
+            Meshes::Arrays(meshes) => {
+                let tris = meshes.get(mesh)?.as_ref().ok()?;
+                Some((tris.count(), tris.scalar("TILE").is_some()))
+            }
+        }
+    }
+
     /// The triangles of a mesh, every attribute checked.
     pub fn triangles(&self, mesh: usize) -> Result<Cow<'_, Triangles>, ReadError> {
         let missing = || ReadError {

@@ -5,6 +5,7 @@ use super::error::ImportError;
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
 use crate::gltf::read::number;
+use crate::level::map::REGION_COUNT;
 use crate::level::Level;
 
 /// Each cell's zone from the Zones mesh (`_CELL`, `_ZONE`).
@@ -50,23 +51,53 @@ pub(super) fn apply_zones(
     Ok(())
 }
 
-pub(super) fn apply_zone_masks(scene: &Scene, level: &mut Level, report: &mut ChangeReport) {
+/// Each zone's mask and value from the scene's extras (`regions`). A zone without both keeps the
+/// base's; a mask that is no u32, a value that is no i32 or more zones than the table holds are
+/// refused by name, never clamped or cut off.
+pub(super) fn apply_zone_masks(
+    scene: &Scene,
+    level: &mut Level,
+    report: &mut ChangeReport,
+) -> Result<(), ImportError> {
     let Some(ours) = &scene.extras else {
-        return;
+        return Ok(());
     };
     let Some(regions) = ours["regions"].as_array() else {
-        return;
+        return Ok(());
     };
+    let refuse = |message: String| Err(ImportError::level(message).code("zone-mask"));
+    if regions.len() > REGION_COUNT {
+        return refuse(format!(
+            "the scene's extras list {} zones; the zone table holds at most {REGION_COUNT}",
+            regions.len()
+        ));
+    }
     let map = level.map_mut().expect("checked by the caller");
-    for (region, value) in map.regions.iter_mut().zip(regions) {
-        let mask = number(&value["mask"]).map(|v| v as u32);
-        let val = number(&value["value"]).map(|v| v as i32);
-        if let (Some(mask), Some(val)) = (mask, val) {
-            if (mask, val) != (region.mask, region.value) {
-                region.mask = mask;
-                region.value = val;
-                report.zone_masks_changed += 1;
-            }
+    for (k, (region, value)) in map.regions.iter_mut().zip(regions).enumerate() {
+        let (mask, val) = (&value["mask"], &value["value"]);
+        if mask.is_null() || val.is_null() {
+            continue;
+        }
+        let (Some(mask), Some(val)) = (integer_in::<u32>(mask), integer_in::<i32>(val)) else {
+            return refuse(format!(
+                "zone {k}: mask {mask} and value {val} must be whole numbers, the mask 0 to {} and the value {} to {}",
+                u32::MAX,
+                i32::MIN,
+                i32::MAX
+            ));
+        };
+        if (mask, val) != (region.mask, region.value) {
+            region.mask = mask;
+            region.value = val;
+            report.zone_masks_changed += 1;
         }
     }
+    Ok(())
+}
+
+/// A whole number of type `T` however a tool wrote it (a number, or a string of one), None for
+/// anything else: a fraction, NaN, a number `T` cannot hold.
+fn integer_in<T: TryFrom<i64>>(value: &serde_json::Value) -> Option<T> {
+    let v = number(value).filter(|v| v.fract() == 0.0 && v.abs() < 2f64.powi(63))?;
+    T::try_from(v as i64).ok()
 }

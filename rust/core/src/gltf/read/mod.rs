@@ -36,8 +36,10 @@ pub const MAX_MESH_TRIANGLES: usize = 1 << 20;
 /// Accessor elements read from one document in all, however often nodes, meshes and primitives
 /// name the same data (a level reads about a million).
 pub const MAX_ELEMENTS_READ: usize = 1 << 26;
-/// Buffer bytes of one document in all, checked against the declared lengths before any is read.
-pub const MAX_BUFFER_BYTES: usize = 1 << 30;
+/// Buffer bytes of one document in all, checked against the declared lengths before any is read
+/// (each buffer reads exactly its length, however often the same file is named: 2,000 buffers
+/// naming one file once read 750 MB): what a level's glTF may take when written.
+pub const MAX_BUFFER_BYTES: usize = crate::limits::MAX_GLTF_BYTES as usize;
 
 /// A glTF document with its buffers loaded.
 pub struct Document {
