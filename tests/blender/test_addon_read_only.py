@@ -163,3 +163,20 @@ def test_after_writing_over_the_base_the_level_as_written_is_what_import_made(le
     wad, out = export(level, capfd)
     assert wad == base.read_bytes()
     assert "not written" not in out
+
+
+def test_writing_over_the_base_keeps_strats_and_object_models_not_edited(level, capfd, tmp_path):
+    """Without an edit to them, the strats and object models are the written level's already:
+    an export over the base with a tile moved keeps their objects (remaking 163 strats was a third
+    of that export on a full level), and the next export names nothing."""
+    base = tmp_path / "base.wad"
+    base.write_bytes(level.base)
+    bpy.context.scene.llamawad.base_path = str(base)
+    kept = {o.as_pointer(): o.name for role in ("strat", "object_model") for o in with_role(role)}
+    assert kept
+    addon_support.tile_object(3).location.x += 1.0
+    assert bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True) == {"FINISHED"}
+    assert {o.as_pointer(): o.name for role in ("strat", "object_model") for o in with_role(role)} == kept
+    wad, out = export(level, capfd)
+    assert wad == base.read_bytes()
+    assert "not written" not in out

@@ -77,6 +77,8 @@ class Gathered:
     notes: list[Note] = field(default_factory=list)
     # Objects whose mesh was written with its modifiers applied: its faces are not Blender's.
     evaluated: set[str] = field(default_factory=set)
+    # Whether a strat or object model is no longer as import made it (named in ``notes``).
+    read_only_edited: bool = False
 
     def new_geometry(self) -> list[bpy.types.Object]:
         """The objects written as new geometry: new meshes and their collision."""
@@ -413,11 +415,11 @@ def _a_kind(obj) -> str:
     return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
 
 
-def _refuse_if_no_tile(obj, faceless) -> None:
-    """A tile is a mesh, or an empty in Tiles without faces (a tile the game shows nothing of, or
-    a copy of one): any other object that carries a tile's custom properties (Copy to Selected)
-    would become a new tile without faces."""
-    if obj.type == "MESH" or (obj.type == "EMPTY" and faceless is not None and level_scene.in_collections(obj, [faceless])):
+def _refuse_if_no_tile(obj, faceless: set) -> None:
+    """A tile is a mesh, or an empty in Tiles without faces (``faceless``: its objects; a tile
+    the game shows nothing of, or a copy of one): any other object that carries a tile's custom
+    properties (Copy to Selected) would become a new tile without faces."""
+    if obj.type == "MESH" or (obj.type == "EMPTY" and obj in faceless):
         return
     raise Unwritable(
         obj.name,
@@ -526,10 +528,15 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
             loose.append(obj)
     new_meshes = _new_meshes(context, loose, out.notes)
     lights = [o for o in loose if o.type == "LIGHT"]
-    out.notes.extend(Note(name, message) for name, message in read_only.edits(scene, read_only_objects + lights, lambda o: world[number[o]]))
+    not_written = read_only.edits(scene, read_only_objects + lights, lambda o: world[number[o]])
+    light_names = {o.name for o in lights}
+    out.read_only_edited = any(name not in light_names for name, _ in not_written)
+    out.notes.extend(Note(name, message) for name, message in not_written)
+    # Its objects once: an object's users_collection walks every collection of the file.
     faceless = level_scene.level_collections(scene).get(level_scene.TILES_WITHOUT_FACES[0])
+    faceless_objects = set(faceless.all_objects) if faceless is not None else set()
     for obj in tiles:
-        _refuse_if_no_tile(obj, faceless)
+        _refuse_if_no_tile(obj, faceless_objects)
     tiles.sort(key=lambda o: (level_scene.whole_number(o, "tile"), o.name != canonical_tile_name(o), o.name))
     file_world = space.matrices_to_file(world)
     identity = np.eye(4, dtype=np.float32)

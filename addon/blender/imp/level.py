@@ -270,13 +270,14 @@ def _build(batches: dict, role: str, build) -> dict:
     return {} if batch is None else dict(zip(batch.meshes, build(batch)))
 
 
-def import_level(context, data: bytes, filepath: str = "", progress=None, only_tiles: set[int] | None = None) -> ImportSummary:
+def import_level(context, data: bytes, filepath: str = "", progress=None, only_tiles: set[int] | None = None, read_only_parts: bool = True) -> ImportSummary:
     """Builds the level from its WAD bytes into ``context.scene``. ``progress(fraction)`` is
     called now and then. Raises llamawad.WadError for a file that is not a level.
 
-    With ``only_tiles``, the scene holds the level already but for those tiles, the Zones mesh,
-    the strats and the object models (after an export over the base, ``blender/written.py``):
-    only their objects are made, in the level's collections, with its pages and materials."""
+    With ``only_tiles``, the scene holds the level already but for those tiles, the Zones mesh
+    and, with ``read_only_parts``, the strats and the object models (after an export over the
+    base, ``blender/written.py``): only their objects are made, in the level's collections,
+    with its pages and materials."""
     import llamawad
 
     partial = only_tiles is not None
@@ -307,7 +308,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
     report(0.55)
     zones = _build(batches, "zones", lambda b: [build_zones_mesh(b, i, first_material(materials, b, i)) for i in range(len(b))])
     # Before any object: a material appended to a mesh visits every object of the file.
-    object_models = _build(batches, "object_model", lambda b: build_render_meshes(b, materials, False))
+    object_models = _build(batches, "object_model", lambda b: build_render_meshes(b, materials, False)) if read_only_parts else {}
     # Every triangle of the tile batch is a face of one tile mesh.
     summary.triangles = int(batches["tile"].corner_start[-1]) // 3 if "tile" in batches else 0
     report(0.7)
@@ -359,7 +360,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
             obj = bpy.data.objects.new(name, mesh)
             obj.display_type = "WIRE"
             key = "zones"
-        elif role == "strat":
+        elif role == "strat" and read_only_parts:
             obj = bpy.data.objects.new(name, None)
             obj.empty_display_type = "SINGLE_ARROW"
             obj.empty_display_size = 0.5
@@ -374,7 +375,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
 
     # Scene 1: the STPC object models, excluded from the view layer.
     for k, (scene_index, role, mesh_index) in enumerate(zip(nodes["scene"], nodes["role"], nodes["mesh"])):
-        if scene_index != 1 or role != "object_model":
+        if scene_index != 1 or role != "object_model" or not read_only_parts:
             continue
         obj = bpy.data.objects.new(nodes["name"][k] or f"object model {nodes['node'][k]}", object_models.get(mesh_index))
         set_properties(obj, nodes["extras"][k] or {})
