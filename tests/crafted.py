@@ -41,7 +41,7 @@ class Case:
     words: list[str]
     exit_status: int = 1
     exception: str = "WadError"
-    # For a refusal (ImportRefused): the node named, and the faces when the fault is in faces.
+    # For a refusal (GltfToWadRefused): the node named, and the faces when the fault is in faces.
     node: str | None = None
     faces: list[int] | None = None
     # Files of the case that must be exactly as they were afterwards (inputs never overwritten).
@@ -631,7 +631,7 @@ def build(root: Path) -> list[Case]:
                 "out.wad",
                 ("gltf_to_wad", data, None),
                 words + ([node] if node else []),
-                exception="ImportRefused" if refused else "WadError",
+                exception="GltfToWadRefused" if refused else "WadError",
                 node=node,
                 faces=faces,
                 inputs=["base.wad", "in.glb"],

@@ -1,7 +1,7 @@
 """The scene as a level in memory, the way export writes it: the arrays the add-on gathers
 (exp/level.py) given to ``llamawad.scene_to_wad`` against the base. Export writes the result; the
 level check and the floor probe read it. Whether the level keeps the game's rules is the Rust
-core's to say: its refusal (``llamawad.ImportRefused``) comes back as a ``Refusal`` carrying every
+core's to say: its refusal (``llamawad.GltfToWadRefused``) comes back as a ``Refusal`` carrying every
 problem it lists."""
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
             generate_collision=options.generate_collision,
             tile_collision_given=options.tile_collision_made,
         )
-    except llamawad.ImportRefused as e:
+    except llamawad.GltfToWadRefused as e:
         obj, faces = gathered.culprit(e.object, list(e.faces), e.code, list(e.source_faces))
         name = obj.name if obj is not None else ""
         # The core's words without its triangle numbers: the object and its Blender faces are

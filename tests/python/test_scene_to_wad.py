@@ -1,6 +1,6 @@
 """The scene handed over as arrays (llamawad.scene_to_wad, what the add-on's export uses): a
 level's glTF taken apart into the arrays gives the level's very bytes, edits arrive as through the
-glTF, and arrays that are wrong raise ImportRefused naming the node, or WadError when the dict is
+glTF, and arrays that are wrong raise GltfToWadRefused naming the node, or WadError when the dict is
 not shaped as the function says. No Blender."""
 
 import json
@@ -94,7 +94,7 @@ def test_wrong_arrays_are_refused_naming_the_node(small):
     k = tile_node(scene)
     name = scene["nodes"]["name"][k]
     scene["nodes"]["matrix"][k, 0] = np.nan
-    with pytest.raises(llamawad.ImportRefused) as e:
+    with pytest.raises(llamawad.GltfToWadRefused) as e:
         llamawad.scene_to_wad(wad, scene)
     assert (e.value.code, e.value.object) == ("unreadable", name)
     assert "finite" in e.value.message
@@ -102,7 +102,7 @@ def test_wrong_arrays_are_refused_naming_the_node(small):
     scene = scene_of(glb)
     mesh = scene["meshes"][scene["nodes"]["mesh"][k]]
     mesh["attributes"]["TEXCOORD_0"][4] = np.inf
-    with pytest.raises(llamawad.ImportRefused) as e:
+    with pytest.raises(llamawad.GltfToWadRefused) as e:
         llamawad.scene_to_wad(wad, scene)
     assert (e.value.code, e.value.object, e.value.faces) == ("unreadable", name, [1])
     # _SOURCE_FACE is absent from our own glTF: no Blender faces to name.
@@ -126,7 +126,7 @@ def test_a_dict_not_shaped_as_said_raises_wad_error(small, spoil, words):
     spoil(scene)
     with pytest.raises(llamawad.WadError, match=words) as e:
         llamawad.scene_to_wad(wad, scene)
-    assert not isinstance(e.value, llamawad.ImportRefused)
+    assert not isinstance(e.value, llamawad.GltfToWadRefused)
 
 
 def test_arrays_need_not_be_contiguous(small):

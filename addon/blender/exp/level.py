@@ -42,7 +42,7 @@ from .. import scene as level_scene
 from ..imp import materials as mats
 
 COLOUR = mats.COLOUR_ATTRIBUTE
-# Refusals (ImportRefused.code) of a tile's collision mesh.
+# Refusals (GltfToWadRefused.code) of a tile's collision mesh.
 COLLISION_REFUSALS = ("collision-material", "collision-polygon")
 
 

@@ -19,7 +19,7 @@ use llamawad::game::floor::World;
 use llamawad::game::floors::{compare_floors, random_points, FloorComparison};
 use llamawad::generate::{self, Size};
 use llamawad::geometry::encode_collision_polygon;
-use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, ImportOptions, Source};
+use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, GltfToWadOptions, Source};
 use llamawad::level::{Model, Tile};
 use llamawad::Level;
 use serde::Serialize;
@@ -123,9 +123,9 @@ fn retiling(seed: u64, size: Size) -> Result<Retiling, String> {
     let doc =
         Document::from_slice(&retiled_glb(&level, &bytes), None).map_err(|e| e.to_string())?;
     // Collision as the level has it: tiles without collision stay without.
-    let options = ImportOptions {
+    let options = GltfToWadOptions {
         generate_collision: false,
-        ..ImportOptions::default()
+        ..GltfToWadOptions::default()
     };
     let (written, _) = gltf_to_wad(&level, &bytes, &doc, options).map_err(|e| e.to_string())?;
     let written =
@@ -198,7 +198,7 @@ fn main() -> ExitCode {
     // The way back: reading a GLB, matching every tile against the base level, writing the level.
     let way_back = |glb: &[u8]| -> Result<Vec<u8>, String> {
         let doc = Document::from_slice(glb, None).map_err(|e| e.to_string())?;
-        let (written, _) = gltf_to_wad(&level, &bytes, &doc, ImportOptions::default())
+        let (written, _) = gltf_to_wad(&level, &bytes, &doc, GltfToWadOptions::default())
             .map_err(|e| e.to_string())?;
         written.to_bytes().map_err(|e| e.to_string())
     };

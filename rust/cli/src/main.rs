@@ -254,7 +254,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
             snap_uvs,
             json,
         } => {
-            let options = llamawad::gltf::ImportOptions {
+            let options = llamawad::gltf::GltfToWadOptions {
                 force,
                 generate_collision: !no_collision,
                 snap_uvs,
@@ -365,7 +365,7 @@ fn gltf2wad(
     base: &Path,
     input: &Path,
     output: &Path,
-    options: llamawad::gltf::ImportOptions,
+    options: llamawad::gltf::GltfToWadOptions,
     json: bool,
     out: &mut impl Write,
 ) -> Result<ExitCode> {

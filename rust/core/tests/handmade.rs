@@ -8,7 +8,7 @@ mod support {
 }
 
 use llamawad::game::{check, Severity};
-use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, ImportOptions, Source};
+use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, GltfToWadOptions, Source};
 use llamawad::Level;
 
 /// Little-endian bytes, appended.
@@ -210,7 +210,8 @@ fn a_handmade_level_goes_through_gltf_unchanged_and_keeps_the_rules() {
         let level = Level::parse(&bytes).unwrap();
         let gltf = wad_to_gltf(&level, Source::of(&bytes)).unwrap();
         let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
-        let (back, report) = gltf_to_wad(&level, &bytes, &doc, ImportOptions::default()).unwrap();
+        let (back, report) =
+            gltf_to_wad(&level, &bytes, &doc, GltfToWadOptions::default()).unwrap();
         assert!(report.is_empty(), "{report:?}");
         assert_eq!(back.to_bytes().unwrap(), bytes);
         // No errors; the one warning: no strat is the player (the level has no strats).

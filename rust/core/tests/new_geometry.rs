@@ -15,7 +15,7 @@ use llamawad::game::floors::{compare_floors, random_points};
 use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::face_uvs;
-use llamawad::gltf::{wad_to_gltf, ChangeReport, Document, Gltf, ImportOptions, Source};
+use llamawad::gltf::{wad_to_gltf, ChangeReport, Document, Gltf, GltfToWadOptions, Source};
 use llamawad::raw::{face_flags, TextureEntry};
 use llamawad::Level;
 
@@ -92,8 +92,8 @@ fn add_mesh_with(
 fn convert(
     base: &Level,
     gltf: &Gltf,
-    options: ImportOptions,
-) -> Result<(Level, ChangeReport), llamawad::gltf::ImportError> {
+    options: GltfToWadOptions,
+) -> Result<(Level, ChangeReport), llamawad::gltf::GltfToWadError> {
     let bytes = base.to_bytes().unwrap();
     let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
     doors::convert(base, &bytes, &doc, options)
@@ -213,7 +213,7 @@ fn a_plate_becomes_one_tile_per_cell_with_fitted_entries_and_collision() {
         None,
     );
 
-    let options = ImportOptions {
+    let options = GltfToWadOptions {
         generate_collision: true,
         ..Default::default()
     };
@@ -291,7 +291,7 @@ fn uvs_without_an_entry_get_a_new_one() {
         Some(material),
         None,
     );
-    let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    let (level, report) = convert(&base, &gltf, GltfToWadOptions::default()).unwrap();
     assert_eq!(report.texture_entries_appended, 1);
     let entries = &level.text().unwrap().entries;
     let appended = entries.last().unwrap();
@@ -324,7 +324,7 @@ fn a_tall_mesh_is_split_into_height_bands() {
     let (level, report) = convert(
         &base,
         &gltf,
-        ImportOptions {
+        GltfToWadOptions {
             generate_collision: true,
             ..Default::default()
         },
@@ -359,7 +359,7 @@ fn a_given_collision_mesh_is_entered_into_every_cell_it_covers() {
     // One collision triangle reaching over three cells: (4,4), (5,4) and (4,5).
     let collision = [[4.2, 2.0, 4.2], [4.2, 2.0, 5.8], [5.8, 2.0, 4.2]];
     add_mesh(&mut gltf, "collision", &collision, None, None, Some(node));
-    let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    let (level, report) = convert(&base, &gltf, GltfToWadOptions::default()).unwrap();
     let map = level.map().unwrap();
     let models = &level.trak().unwrap().models;
     let holds_collision =
@@ -411,7 +411,7 @@ fn new_faces_outside_the_grid_belong_to_the_nearest_cell_inside() {
         Some(material),
         None,
     );
-    let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    let (level, report) = convert(&base, &gltf, GltfToWadOptions::default()).unwrap();
     let map = level.map().unwrap();
     assert_eq!(report.tiles_added.len(), 1);
     let tile = &map.tiles[report.tiles_added[0]];
@@ -458,7 +458,7 @@ fn retiled(level: &Level) -> Gltf {
 fn a_fully_retiled_level_keeps_its_triangles_and_collision() {
     let base = generate(5, Size::Small);
     let gltf = retiled(&base);
-    let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    let (level, report) = convert(&base, &gltf, GltfToWadOptions::default()).unwrap();
     let base_map = base.map().unwrap();
     assert_eq!(report.tiles_emptied.len(), base_map.tiles.len());
     let faces = |level: &Level, tiles: std::ops::Range<usize>| -> usize {
@@ -545,9 +545,9 @@ fn retiled_levels_come_back_and_the_engine_finds_the_same_floors() {
             let what = format!("{size} seed {seed}");
             let base = generate(seed, size);
             // Collision as the level has it: tiles without collision stay without.
-            let options = ImportOptions {
+            let options = GltfToWadOptions {
                 generate_collision: false,
-                ..ImportOptions::default()
+                ..GltfToWadOptions::default()
             };
             let (level, _) = convert(&base, &retiled(&base), options)
                 .unwrap_or_else(|e| panic!("{what}: refused: {e}"));
@@ -632,7 +632,7 @@ fn quads_show_their_uvs_in_every_orientation_and_share_equal_entries() {
         None,
         &[("_SOURCE_FACE", &source)],
     );
-    let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    let (level, report) = convert(&base, &gltf, GltfToWadOptions::default()).unwrap();
     assert_eq!(report.fit.faces_fitted, 48);
     assert!(report.fit.max_error <= 1.0 / 256.0, "{:?}", report.fit);
     let entries = &level.text().unwrap().entries;
@@ -712,7 +712,7 @@ fn uvs_that_are_no_rectangle_half_are_refused_by_face_or_snapped() {
         Some(material),
         None,
     );
-    let e = convert(&base, &gltf, ImportOptions::default()).unwrap_err();
+    let e = convert(&base, &gltf, GltfToWadOptions::default()).unwrap_err();
     assert_eq!(
         (e.node.as_deref(), e.faces.clone()),
         (Some("node 'Sheared'"), vec![0]),
@@ -722,9 +722,9 @@ fn uvs_that_are_no_rectangle_half_are_refused_by_face_or_snapped() {
         e.to_string().contains("no half of a texture rectangle"),
         "{e}"
     );
-    let snap = ImportOptions {
+    let snap = GltfToWadOptions {
         snap_uvs: true,
-        ..ImportOptions::default()
+        ..GltfToWadOptions::default()
     };
     let (_, report) = convert(&base, &gltf, snap).unwrap();
     assert_eq!(report.uv_snapped, vec![("Sheared".to_string(), 0)]);
@@ -759,7 +759,7 @@ fn a_new_mesh_without_collision_gets_floors_and_walls_from_its_faces() {
         None,
         &[("_SOURCE_FACE", &source), ("_MATERIAL", &materials)],
     );
-    let (level, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    let (level, report) = convert(&base, &gltf, GltfToWadOptions::default()).unwrap();
     assert_eq!(report.collision_generated, vec!["Terrace".to_string()]);
     let map = level.map().unwrap();
     let models = &level.trak().unwrap().models;
@@ -794,9 +794,9 @@ fn a_new_mesh_without_collision_gets_floors_and_walls_from_its_faces() {
         );
     }
     // Without: no collision, and a warning names the mesh.
-    let off = ImportOptions {
+    let off = GltfToWadOptions {
         generate_collision: false,
-        ..ImportOptions::default()
+        ..GltfToWadOptions::default()
     };
     let (level, report) = convert(&base, &gltf, off).unwrap();
     assert!(report.collision_generated.is_empty());
@@ -859,7 +859,7 @@ fn many_new_texture_entries_are_warned_of_and_past_the_u16_limit_refused_by_name
         Some(material),
         None,
     );
-    let (_, report) = convert(&base, &gltf, ImportOptions::default()).unwrap();
+    let (_, report) = convert(&base, &gltf, GltfToWadOptions::default()).unwrap();
     assert_eq!(
         report.texture_entries_by_object["Fine plate"], 144,
         "{report:?}"
@@ -893,7 +893,7 @@ fn many_new_texture_entries_are_warned_of_and_past_the_u16_limit_refused_by_name
         Some(material),
         None,
     );
-    let e = convert(&base, &gltf, ImportOptions::default()).unwrap_err();
+    let e = convert(&base, &gltf, GltfToWadOptions::default()).unwrap_err();
     assert_eq!(e.code, "texture-entry-limit", "{e}");
     assert_eq!(e.object(), Some("Finest plate"));
     assert!(e.message.contains("need 65580 texture entries"), "{e}");
@@ -950,7 +950,7 @@ fn decoration_without_collision_stays_without_when_a_level_is_retiled() {
             errors.is_empty(),
             "seed {seed}: the decorated level is valid: {errors:?}"
         );
-        let (level, report) = convert(&base, &retiled(&base), ImportOptions::default())
+        let (level, report) = convert(&base, &retiled(&base), GltfToWadOptions::default())
             .unwrap_or_else(|e| panic!("seed {seed}: refused: {e}"));
         assert!(
             report.collision_generated.is_empty(),
@@ -993,7 +993,7 @@ fn turned(level: Level) -> Level {
         turned += 1;
     }
     assert!(turned > 10, "{turned} tiles turned");
-    let (written, _) = convert(&level, &gltf, ImportOptions::default())
+    let (written, _) = convert(&level, &gltf, GltfToWadOptions::default())
         .unwrap_or_else(|e| panic!("the turned level is refused: {e}"));
     Level::parse(&written.to_bytes().unwrap()).unwrap()
 }
@@ -1002,7 +1002,7 @@ fn turned(level: Level) -> Level {
 fn a_level_with_tiles_turned_by_odd_angles_and_decoration_keeps_its_floors_when_retiled() {
     for seed in 1..=3 {
         let base = decorated(turned(generate(seed, Size::Small)));
-        let (level, _) = convert(&base, &retiled(&base), ImportOptions::default())
+        let (level, _) = convert(&base, &retiled(&base), GltfToWadOptions::default())
             .unwrap_or_else(|e| panic!("seed {seed}: refused: {e}"));
         let level = Level::parse(&level.to_bytes().unwrap()).unwrap();
         assert_same_floors(

@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(gltf) = llamawad::gltf::wad_to_gltf(&level, llamawad::gltf::Source::of(data)) else {
         return;
     };
-    let _ = llamawad::gltf::arrays::level_arrays(&gltf);
+    let _ = llamawad::gltf::wad_to_gltf::hand_over::hand_over(&gltf);
     let Ok(glb) = gltf.to_glb() else {
         return;
     };

@@ -56,7 +56,7 @@ pub fn base() -> &'static (Level, Vec<u8>) {
 /// as arrays (the add-on's export); a level that comes out must write and read back as itself.
 pub fn convert_against_base(doc: &llamawad::gltf::Document) {
     let (level, bytes) = base();
-    let options = llamawad::gltf::ImportOptions {
+    let options = llamawad::gltf::GltfToWadOptions {
         force: true,
         generate_collision: true,
         snap_uvs: true,
@@ -71,7 +71,7 @@ pub fn convert_against_base(doc: &llamawad::gltf::Document) {
         reads_back(converted);
     }
     if let Ok(arrays) = llamawad::gltf::SceneArrays::of_document(doc) {
-        if let Ok(converted) = llamawad::gltf::arrays_to_wad(level, bytes, arrays, options) {
+        if let Ok(converted) = llamawad::gltf::scene_to_wad(level, bytes, arrays, options) {
             reads_back(converted);
         }
     }

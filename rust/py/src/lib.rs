@@ -4,7 +4,7 @@
 //! A thin layer: each function converts its arguments, runs the core with the GIL released (so
 //! Blender's UI and other Python threads keep running), and turns every error of the WAD layer
 //! into the one exception `llamawad.WadError`, whose message is the Rust error's message. A glTF
-//! the way back refuses raises its subclass `llamawad.ImportRefused`, which also names the node
+//! the way back refuses raises its subclass `llamawad.GltfToWadRefused`, which also names the node
 //! and faces at fault. A panic (a bug) raises `WadError` too, "internal error, please report",
 //! naming the input: never pyo3's `PanicException`, a BaseException Blender's operators would
 //! not catch.
@@ -17,7 +17,8 @@ use llamawad::game::floor::{edge_tolerance, tolerance_zone, World};
 use llamawad::game::floors::{compare_floors, random_points};
 use llamawad::game::space::from_fixed;
 use llamawad::generate::Size;
-use llamawad::gltf::{self as wad_gltf, export, uv, Gltf, Source};
+use llamawad::gltf::wad_to_gltf::{displayed_colour, hand_over::hand_over, srgb_to_linear_table};
+use llamawad::gltf::{self as wad_gltf, uv, Gltf, Source};
 use llamawad::info::Info;
 use llamawad::raw::{face_flags, TextureEntry};
 use llamawad::{Level, WadError as CoreError};
@@ -37,7 +38,7 @@ pyo3::create_exception!(
 
 pyo3::create_exception!(
     llamawad,
-    ImportRefused,
+    GltfToWadRefused,
     WadError,
     "The glTF (or the scene handed over as arrays) cannot become a level. Besides the message, the fields say what to select and \
      why, never to be parsed from the message: `message` (what is wrong and what to do, \
@@ -56,7 +57,7 @@ pyo3::create_exception!(
 /// Why `gltf_to_wad` or `scene_to_wad` failed: a refusal of the scene (with its culprit), or any
 /// other error.
 enum ImportFailure {
-    Refused(wad_gltf::ImportError),
+    Refused(wad_gltf::GltfToWadError),
     Other(String),
 }
 
@@ -64,7 +65,7 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
     match failure {
         ImportFailure::Other(message) => WadError::new_err(message),
         ImportFailure::Refused(e) => {
-            let err = ImportRefused::new_err(e.to_string());
+            let err = GltfToWadRefused::new_err(e.to_string());
             let value = err.value(py);
             let object = e.object().map(str::to_string);
             // Every refusal of the conversion, this one first, each with its own culprit.
@@ -364,7 +365,7 @@ mod _native {
     ///
     /// The level's glTF (as wad_to_gltf makes it) handed over as the add-on's importer reads
     /// it: a dict of plain values (`scene_extras`, `images`, `materials`, `nodes` as one list
-    /// per field, and per role `batches` of meshes, see llamawad::gltf::arrays), the batches'
+    /// per field, and per role `batches` of meshes, see llamawad::gltf::wad_to_gltf::hand_over), the batches'
     /// attribute arrays (little-endian float32 bytes, one per attribute of a batch:
     /// `np.frombuffer` reads them), the nodes' transforms (float32, 10 per node: translation,
     /// rotation x y z w, scale), each image's PNG bytes, and the conversion's warnings. Raises
@@ -376,7 +377,7 @@ mod _native {
             || bytes_input("a level", &data),
             || {
                 let gltf = convert(&data)?;
-                let level = wad_gltf::arrays::level_arrays(&gltf).map_err(|e| e.to_string())?;
+                let level = hand_over(&gltf).map_err(|e| e.to_string())?;
                 let info = serde_json::to_string(&level.info).expect("the hand-over is plain data");
                 let Gltf {
                     root,
@@ -586,7 +587,7 @@ mod _native {
                     let entry = usize::try_from(texture).ok().and_then(|t| entries.get(t));
                     let rectangle = entry.filter(|e| !e.is_flat_colour());
                     let corners = rectangle.map_or([[0.0; 2]; 3], |e| uv::face_uvs(e, flags));
-                    // The glTF keeps a face's first corner and swaps the other two (export.rs).
+                    // The glTF keeps a face's first corner and swaps the other two (gltf/wad_to_gltf).
                     for k in [0, 2, 1] {
                         uvs.extend_from_slice(&corners[k]);
                     }
@@ -618,7 +619,7 @@ mod _native {
             py,
             || format!("{} colours", raw.len()),
             || {
-                let table = export::srgb_to_linear_table();
+                let table = srgb_to_linear_table();
                 raw.iter()
                     .zip(&flags)
                     .flat_map(|(&c, &f)| {
@@ -626,7 +627,7 @@ mod _native {
                         if f & face_flags::IGNORE_COLOURS != 0 {
                             [1.0; 4]
                         } else {
-                            export::displayed_colour(&[r, g, b, 0], &table)
+                            displayed_colour(&[r, g, b, 0], &table)
                         }
                     })
                     .collect()
@@ -635,7 +636,7 @@ mod _native {
     }
 
     #[pymodule_export]
-    use super::ImportRefused;
+    use super::GltfToWadRefused;
 
     /// gltf_to_wad(base: bytes, gltf: bytes, force: bool = False, directory: str | os.PathLike | None = None, snap_uvs: bool = False, generate_collision: bool = True) -> tuple[bytes, dict]
     ///
@@ -645,7 +646,7 @@ mod _native {
     /// bytes identical to the base. A glTF made from another level is refused unless `force`;
     /// faces whose UVs the game cannot show are refused unless `snap_uvs`; new meshes without a
     /// collision mesh get collision from their faces unless `generate_collision` is False.
-    /// Raises ImportRefused (a WadError) when the glTF cannot become a level, with `node` and
+    /// Raises GltfToWadRefused (a WadError) when the glTF cannot become a level, with `node` and
     /// `faces` naming the culprit; WadError when the base or the glTF cannot be read.
     #[pyfunction]
     #[pyo3(signature = (base, gltf, force = false, directory = None, snap_uvs = false, generate_collision = true))]
@@ -665,7 +666,7 @@ mod _native {
                 bytes_input("a base level", &base)
             )
         };
-        let options = wad_gltf::ImportOptions {
+        let options = wad_gltf::GltfToWadOptions {
             force,
             snap_uvs,
             generate_collision,
@@ -694,7 +695,7 @@ mod _native {
     /// anything with the buffer protocol (numpy arrays), read without a copy in Python.
     /// `tile_collision_given` False says the scene leaves tile collision out: a tile without a
     /// collision node keeps its model's instead of having had it deleted.
-    /// Raises ImportRefused for arrays that are wrong (code `unreadable`, naming the node), as
+    /// Raises GltfToWadRefused for arrays that are wrong (code `unreadable`, naming the node), as
     /// for everything `gltf_to_wad` refuses; WadError when the base cannot be read or `scene`
     /// is not shaped as said.
     #[pyfunction]
@@ -716,28 +717,28 @@ mod _native {
                 bytes_input("a base level", &base)
             )
         };
-        let options = wad_gltf::ImportOptions {
+        let options = wad_gltf::GltfToWadOptions {
             force,
             snap_uvs,
             generate_collision,
             tile_collision_given,
         };
         super::written_level(py, input, &base, options, |level, options| {
-            Ok(wad_gltf::arrays_to_wad(level, &base, arrays, options))
+            Ok(wad_gltf::scene_to_wad(level, &base, arrays, options))
         })
     }
 }
 
 /// Runs one conversion of the way back against the base with the GIL released, with the options
 /// the Python functions take, and hands the written
-/// level's bytes and the change report to Python: a refusal as ImportRefused, the reading of the
+/// level's bytes and the change report to Python: a refusal as GltfToWadRefused, the reading of the
 /// base or of what `convert` reads (its `Err`) as WadError.
 fn written_level<'py>(
     py: Python<'py>,
     input: impl FnOnce() -> String + Send,
     base: &[u8],
-    options: wad_gltf::ImportOptions,
-    convert: impl FnOnce(&Level, wad_gltf::ImportOptions) -> Result<Converted, String> + Send,
+    options: wad_gltf::GltfToWadOptions,
+    convert: impl FnOnce(&Level, wad_gltf::GltfToWadOptions) -> Result<Converted, String> + Send,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
     let result = detach(py, input, || {
         let other = |e: String| ImportFailure::Other(e);
@@ -757,4 +758,4 @@ fn written_level<'py>(
 }
 
 /// A conversion of the way back: the level and its change report, or the refusal.
-type Converted = Result<(Level, wad_gltf::ChangeReport), wad_gltf::ImportError>;
+type Converted = Result<(Level, wad_gltf::ChangeReport), wad_gltf::GltfToWadError>;

@@ -1,17 +1,19 @@
-//! The level as glTF 2.0 in file space (game space: y up, right-handed, the grid at z ≥ 0).
+//! The level as glTF 2.0 in file space (game space: y up, right-handed, the grid at z ≥ 0), in
+//! both directions: [`wad_to_gltf`] (a level as glTF, and handed to the Blender add-on as
+//! arrays: the add-on's Import) and [`gltf_to_wad`] (a glTF or the add-on's arrays written back
+//! into the level they were made from: the add-on's Export). One mapping (MAPPING.md) for both.
 
-pub mod arrays;
 mod buffer;
-pub mod export;
 pub mod fit;
-pub mod import;
+pub mod gltf_to_wad;
 pub mod read;
 pub mod texture;
 pub mod uv;
+pub mod wad_to_gltf;
 
-pub use export::{wad_to_gltf, Gltf, GltfExportError, Source};
-pub use import::{
-    arrays_to_wad, gltf_to_wad, BrokenRules, ChangeReport, ImportError, ImportOptions, MeshArrays,
-    NodeArrays, SceneArrays, TileEdit,
+pub use gltf_to_wad::{
+    gltf_to_wad, scene_to_wad, BrokenRules, ChangeReport, GltfToWadError, GltfToWadOptions,
+    MeshArrays, NodeArrays, SceneArrays, TileEdit,
 };
 pub use read::Document;
+pub use wad_to_gltf::{wad_to_gltf, Gltf, Source, WadToGltfError};

@@ -2,7 +2,8 @@
 //! (`SceneArrays::of_document`) give the same level bytes and report, or the same refusal.
 
 use llamawad::gltf::{
-    arrays_to_wad, gltf_to_wad, ChangeReport, Document, ImportError, ImportOptions, SceneArrays,
+    gltf_to_wad, scene_to_wad, ChangeReport, Document, GltfToWadError, GltfToWadOptions,
+    SceneArrays,
 };
 use llamawad::Level;
 
@@ -12,15 +13,15 @@ pub fn convert(
     base: &Level,
     base_bytes: &[u8],
     doc: &Document,
-    options: ImportOptions,
-) -> Result<(Level, ChangeReport), ImportError> {
+    options: GltfToWadOptions,
+) -> Result<(Level, ChangeReport), GltfToWadError> {
     let through_gltf = gltf_to_wad(base, base_bytes, doc, options);
     let Ok(arrays) = SceneArrays::of_document(doc) else {
         let refusal = through_gltf.as_ref().err().map(|e| e.code);
         assert_eq!(refusal, Some("unreadable"), "a mesh that cannot be read");
         return through_gltf;
     };
-    let through_arrays = arrays_to_wad(base, base_bytes, arrays, options);
+    let through_arrays = scene_to_wad(base, base_bytes, arrays, options);
     match (&through_gltf, &through_arrays) {
         (Ok((a, report_a)), Ok((b, report_b))) => {
             assert_eq!(report_a, report_b, "the two doors report alike");

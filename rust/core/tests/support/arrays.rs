@@ -1,9 +1,9 @@
-//! The hand-over to the add-on (`llamawad::gltf::arrays`) checked against the glTF document it
+//! The hand-over to the add-on (`llamawad::gltf::wad_to_gltf::hand_over`) checked against the glTF document it
 //! comes from, read back as a GLB with the `gltf` crate: every number of every attribute, node,
 //! material and image.
 
 use gltf::mesh::Semantic;
-use llamawad::gltf::arrays::{is_tile_colour, level_arrays, LevelArrays, BATCH_ROLES};
+use llamawad::gltf::wad_to_gltf::hand_over::{hand_over, is_tile_colour, HandOver, BATCH_ROLES};
 use llamawad::gltf::Gltf;
 
 fn floats(bytes: &[u8]) -> Vec<f32> {
@@ -36,8 +36,8 @@ pub struct Compared {
 }
 
 /// Checks the hand-over of `gltf` number by number.
-pub fn check_hand_over(gltf: &Gltf) -> (LevelArrays, Compared) {
-    let hand_over = level_arrays(gltf).unwrap();
+pub fn check_hand_over(gltf: &Gltf) -> (HandOver, Compared) {
+    let hand_over = hand_over(gltf).unwrap();
     let glb = gltf.to_glb().unwrap();
     let parsed = gltf::Gltf::from_slice(&glb).unwrap();
     let blob = parsed.blob.as_deref().unwrap();

@@ -32,12 +32,12 @@ The work is done in Rust (the ``_native`` extension); this package only re-expor
 - ``face_uvs(entries, textures, flags) -> (list[float], list[bool])``: the texture rule's UVs
 - ``shown_colours(raw) -> list[float]``: what the game shows for raw vertex colours
 - ``WadError`` (a ``ValueError``): raised for every file that cannot be read or written
-- ``ImportRefused`` (a ``WadError``): a glTF that cannot become a level; ``node`` (str or None)
+- ``GltfToWadRefused`` (a ``WadError``): a glTF that cannot become a level; ``node`` (str or None)
   and ``faces`` (list of triangle indices in the node's mesh) name the culprit
 """
 
 from ._native import (
-    ImportRefused,
+    GltfToWadRefused,
     WadError,
     check,
     face_uvs,
@@ -60,7 +60,7 @@ from ._native import (
 )
 
 __all__ = [
-    "ImportRefused",
+    "GltfToWadRefused",
     "WadError",
     "check",
     "face_uvs",

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::error::ImportError;
+use super::error::GltfToWadError;
 use super::report::ChangeReport;
 use crate::game::coverage;
 use crate::level::Level;
@@ -13,7 +13,7 @@ pub(super) fn cover(
     base: &Level,
     level: &mut Level,
     report: &mut ChangeReport,
-) -> Result<(), ImportError> {
+) -> Result<(), GltfToWadError> {
     let base_map = base.map().expect("checked by gltf_to_wad");
     let base_models = &base.trak().expect("checked by gltf_to_wad").models;
     let changed_base: Vec<usize> = report
@@ -52,7 +52,7 @@ pub(super) fn cover(
     };
     let models_before = trak.models.len();
     let change = coverage::rebuild(map, &mut trak.models, &owners, &stale).map_err(|e| {
-        ImportError::level(format!(
+        GltfToWadError::level(format!(
             "{e}: keep the tile's collision within about 8 units of its origin"
         ))
         .code("collision-reach")

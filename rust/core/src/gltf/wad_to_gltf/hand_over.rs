@@ -6,7 +6,7 @@
 //! every attribute of every primitive of the batch's meshes concatenated, corner after corner,
 //! as little-endian f32 bytes (what the accessors hold, byte for byte), with where each mesh
 //! and primitive starts. The rest (nodes with their extras, materials, images, the scene's
-//! extras) is small and plain: [`LevelArrays::info`] serialises to JSON.
+//! extras) is small and plain: [`HandOver::info`] serialises to JSON.
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -28,23 +28,23 @@ pub const BATCH_ROLES: [&str; 4] = ["tile", "collision", "zones", "object_model"
 /// The document is not one this project's exporter writes (a bug, never an input's fault).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the level's glTF cannot be handed over as arrays: {0}")]
-pub struct ArraysError(String);
+pub struct HandOverError(String);
 
 /// The level's glTF as the add-on's importer reads it.
-pub struct LevelArrays {
-    pub info: Info,
+pub struct HandOver {
+    pub info: HandOverInfo,
     /// The attribute arrays, little-endian f32, indexed by [`Attribute::array`].
     pub arrays: Vec<Vec<u8>>,
     /// Each image's PNG bytes, in the document's image order.
     pub pngs: Vec<Vec<u8>>,
-    /// Per node of [`Info::nodes`]: translation (3), rotation (x, y, z, w) and scale (3), as
+    /// Per node of [`HandOverInfo::nodes`]: translation (3), rotation (x, y, z, w) and scale (3), as
     /// little-endian f32.
     pub transforms: Vec<u8>,
 }
 
 /// Everything but the arrays, as plain data.
 #[derive(Debug, Serialize)]
-pub struct Info {
+pub struct HandOverInfo {
     /// The extras of each scene (`null` where it has none).
     pub scene_extras: Vec<Option<Box<serde_json::value::RawValue>>>,
     pub images: Vec<String>,
@@ -106,7 +106,7 @@ pub struct Attribute {
     pub name: String,
     /// Components per corner.
     pub width: usize,
-    /// Index into [`LevelArrays::arrays`].
+    /// Index into [`HandOver::arrays`].
     pub array: usize,
     /// Positions in the batch of the meshes none of whose primitives has it.
     pub meshes_without: Vec<usize>,
@@ -129,7 +129,7 @@ pub fn is_tile_colour(name: &str) -> bool {
 }
 
 /// The level's glTF as arrays for the add-on.
-pub fn level_arrays(gltf: &Gltf) -> Result<LevelArrays, ArraysError> {
+pub fn hand_over(gltf: &Gltf) -> Result<HandOver, HandOverError> {
     let root = &gltf.root;
     let (nodes, transforms) = walk(root)?;
     let mut arrays = Vec::new();
@@ -156,7 +156,7 @@ pub fn level_arrays(gltf: &Gltf) -> Result<LevelArrays, ArraysError> {
         .enumerate()
         .map(|(i, image)| match image.buffer_view {
             Some(view) => view_bytes(gltf, view.value()).map(<[u8]>::to_vec),
-            None => Err(ArraysError(format!("image {i} is not in the buffer"))),
+            None => Err(HandOverError(format!("image {i} is not in the buffer"))),
         })
         .collect::<Result<_, _>>()?;
     let materials = root
@@ -179,8 +179,8 @@ pub fn level_arrays(gltf: &Gltf) -> Result<LevelArrays, ArraysError> {
             double_sided: m.double_sided,
         })
         .collect();
-    Ok(LevelArrays {
-        info: Info {
+    Ok(HandOver {
+        info: HandOverInfo {
             scene_extras: root.scenes.iter().map(|s| s.extras.clone()).collect(),
             images,
             materials,
@@ -194,7 +194,7 @@ pub fn level_arrays(gltf: &Gltf) -> Result<LevelArrays, ArraysError> {
 }
 
 /// The nodes of every scene, parents before children, and their transforms.
-fn walk(root: &json::Root) -> Result<(Nodes, Vec<u8>), ArraysError> {
+fn walk(root: &json::Root) -> Result<(Nodes, Vec<u8>), HandOverError> {
     let mut out = Nodes::default();
     let mut transforms = Vec::with_capacity(root.nodes.len() * 40);
     // A forest visits each node once per scene at most; more means a cycle.
@@ -211,7 +211,7 @@ fn walk(root: &json::Root) -> Result<(Nodes, Vec<u8>), ArraysError> {
                 .nodes
                 .get(index)
                 .filter(|_| out.node.len() < limit)
-                .ok_or_else(|| ArraysError(format!("node {index} is missing or in a cycle")))?;
+                .ok_or_else(|| HandOverError(format!("node {index} is missing or in a cycle")))?;
             let (translation, rotation, scale) = match node.matrix {
                 Some(m) => {
                     let (s, r, t) = glam::Mat4::from_cols_array(&m).to_scale_rotation_translation();
@@ -250,45 +250,45 @@ fn walk(root: &json::Root) -> Result<(Nodes, Vec<u8>), ArraysError> {
     Ok((out, transforms))
 }
 
-fn view_bytes(gltf: &Gltf, view: usize) -> Result<&[u8], ArraysError> {
+fn view_bytes(gltf: &Gltf, view: usize) -> Result<&[u8], HandOverError> {
     let v = gltf
         .root
         .buffer_views
         .get(view)
-        .ok_or_else(|| ArraysError(format!("buffer view {view} is missing")))?;
+        .ok_or_else(|| HandOverError(format!("buffer view {view} is missing")))?;
     let start = v.byte_offset.map_or(0, |o| o.0 as usize);
     start
         .checked_add(v.byte_length.0 as usize)
         .and_then(|end| gltf.bin.get(start..end))
-        .ok_or_else(|| ArraysError(format!("buffer view {view} reaches past the buffer")))
+        .ok_or_else(|| HandOverError(format!("buffer view {view} reaches past the buffer")))
 }
 
 /// An accessor's bytes: tightly packed f32 elements, what the exporter writes.
-fn accessor_bytes(gltf: &Gltf, index: usize) -> Result<(&[u8], usize), ArraysError> {
+fn accessor_bytes(gltf: &Gltf, index: usize) -> Result<(&[u8], usize), HandOverError> {
     let what = || format!("accessor {index}");
     let a = gltf
         .root
         .accessors
         .get(index)
-        .ok_or_else(|| ArraysError(format!("{} is missing", what())))?;
+        .ok_or_else(|| HandOverError(format!("{} is missing", what())))?;
     let width = match a.type_ {
         Valid(Type::Scalar) => 1,
         Valid(Type::Vec2) => 2,
         Valid(Type::Vec3) => 3,
         Valid(Type::Vec4) => 4,
-        _ => return Err(ArraysError(format!("{} is no scalar or vector", what()))),
+        _ => return Err(HandOverError(format!("{} is no scalar or vector", what()))),
     };
     let plain = matches!(a.component_type, Valid(t) if t.0 == ComponentType::F32)
         && a.sparse.is_none()
         && !a.normalized;
     let view = a.buffer_view.filter(|_| plain).ok_or_else(|| {
-        ArraysError(format!(
+        HandOverError(format!(
             "{} is not plain float data in a buffer view",
             what()
         ))
     })?;
     if gltf.root.buffer_views[view.value()].byte_stride.is_some() {
-        return Err(ArraysError(format!("{} is interleaved", what())));
+        return Err(HandOverError(format!("{} is interleaved", what())));
     }
     let data = view_bytes(gltf, view.value())?;
     let start = a.byte_offset.map_or(0, |o| o.0 as usize);
@@ -296,12 +296,16 @@ fn accessor_bytes(gltf: &Gltf, index: usize) -> Result<(&[u8], usize), ArraysErr
     let bytes = start
         .checked_add(len)
         .and_then(|end| data.get(start..end))
-        .ok_or_else(|| ArraysError(format!("{} reaches past its buffer view", what())))?;
+        .ok_or_else(|| HandOverError(format!("{} reaches past its buffer view", what())))?;
     Ok((bytes, width))
 }
 
 /// One batch: each attribute concatenated over every primitive of every mesh.
-fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<Batch, ArraysError> {
+fn batch(
+    gltf: &Gltf,
+    meshes: Vec<usize>,
+    arrays: &mut Vec<Vec<u8>>,
+) -> Result<Batch, HandOverError> {
     let root = &gltf.root;
     let mut out = Batch {
         corner_start: vec![0],
@@ -323,14 +327,14 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
         let mesh = root
             .meshes
             .get(m)
-            .ok_or_else(|| ArraysError(format!("mesh {m} is missing")))?;
+            .ok_or_else(|| HandOverError(format!("mesh {m} is missing")))?;
         let mut materials = Vec::with_capacity(mesh.primitives.len());
         let mut shape: Shape = Vec::with_capacity(mesh.primitives.len());
         let mut triangles = Vec::with_capacity(mesh.primitives.len());
         let mut corners = 0;
         for (p, prim) in mesh.primitives.iter().enumerate() {
             if prim.indices.is_some() || prim.mode != Valid(Mode::Triangles) {
-                return Err(ArraysError(format!(
+                return Err(HandOverError(format!(
                     "mesh {m} primitive {p} is no plain triangle list"
                 )));
             }
@@ -349,7 +353,7 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
                     .get(accessor.value())
                     .map_or(0, |a| a.count.0 as usize);
                 if *count.get_or_insert(n) != n {
-                    return Err(ArraysError(format!(
+                    return Err(HandOverError(format!(
                         "mesh {m} primitive {p}: its attributes differ in length"
                     )));
                 }
@@ -373,7 +377,7 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
                 .iter()
                 .any(|&(k, _)| *semantics[k] == Semantic::Positions);
             if count % 3 != 0 || !has_positions {
-                return Err(ArraysError(format!(
+                return Err(HandOverError(format!(
                     "mesh {m} primitive {p} is not whole triangles with positions"
                 )));
             }
@@ -423,7 +427,7 @@ fn batch(gltf: &Gltf, meshes: Vec<usize>, arrays: &mut Vec<Vec<u8>>) -> Result<B
                 Some(accessor) => {
                     let (data, w) = accessor_bytes(gltf, accessor)?;
                     if w != width {
-                        return Err(ArraysError(format!(
+                        return Err(HandOverError(format!(
                             "attribute {name} has different widths in one batch"
                         )));
                     }

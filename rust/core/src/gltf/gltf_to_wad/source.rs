@@ -1,19 +1,19 @@
 //! Which level a glTF was made from: the scene's extras against the base.
 
-use super::error::ImportError;
-use super::report::{ChangeReport, ImportOptions};
+use super::error::GltfToWadError;
+use super::report::{ChangeReport, GltfToWadOptions};
 use super::scene::Scene;
-use crate::gltf::export::Source;
 use crate::gltf::read::number;
+use crate::gltf::wad_to_gltf::Source;
 use crate::level::Level;
 
 pub(super) fn check_source(
     base: &Level,
     base_bytes: &[u8],
     scene: &Scene,
-    options: ImportOptions,
+    options: GltfToWadOptions,
     report: &mut ChangeReport,
-) -> Result<(), ImportError> {
+) -> Result<(), GltfToWadError> {
     let Some(ours) = &scene.extras else {
         report.warnings.push(
             "the glTF does not say which level it was made from; the base is taken as given".into(),
@@ -42,7 +42,7 @@ pub(super) fn check_source(
             .push(format!("{message}; converted anyway (forced)"));
         Ok(())
     } else {
-        Err(ImportError::level(format!(
+        Err(GltfToWadError::level(format!(
             "{message}: give the level it was made from as the base, or force"
         ))
         .code("other-level"))

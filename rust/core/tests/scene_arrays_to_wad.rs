@@ -1,11 +1,11 @@
 //! The scene handed over as arrays (the add-on's export): the generated levels come back
 //! byte-identical through it as through their glTF, and arrays a stranger made wrong are refused
-//! naming the node, never a panic. (Every edit of `gltf_import.rs` and `new_geometry.rs` also
+//! naming the node, never a panic. (Every edit of `gltf_to_wad.rs` and `new_geometry.rs` also
 //! goes through both doors: `doors::convert`.)
 
 use llamawad::generate::{generate, Size};
 use llamawad::gltf::{
-    arrays_to_wad, wad_to_gltf, Document, ImportError, ImportOptions, SceneArrays, Source,
+    scene_to_wad, wad_to_gltf, Document, GltfToWadError, GltfToWadOptions, SceneArrays, Source,
 };
 use llamawad::Level;
 
@@ -44,10 +44,10 @@ impl Case {
         (k, self.arrays.nodes[k].name.clone().unwrap())
     }
 
-    fn refused(&self, what: &str, edit: impl FnOnce(&mut SceneArrays)) -> ImportError {
+    fn refused(&self, what: &str, edit: impl FnOnce(&mut SceneArrays)) -> GltfToWadError {
         let mut arrays = self.arrays.clone();
         edit(&mut arrays);
-        match arrays_to_wad(&self.base, &self.bytes, arrays, ImportOptions::default()) {
+        match scene_to_wad(&self.base, &self.bytes, arrays, GltfToWadOptions::default()) {
             Ok(_) => panic!("{what}: converted although the arrays are wrong"),
             Err(e) => e,
         }
@@ -59,7 +59,7 @@ fn generated_levels_come_back_byte_identical_through_arrays() {
     for (seed, size) in [(1, Size::Full), (2, Size::Small), (3, Size::Tiny)] {
         let c = case(seed, size);
         let (level, report) =
-            arrays_to_wad(&c.base, &c.bytes, c.arrays, ImportOptions::default()).unwrap();
+            scene_to_wad(&c.base, &c.bytes, c.arrays, GltfToWadOptions::default()).unwrap();
         assert!(
             report.is_empty() && report.warnings.is_empty(),
             "{report:?}"
@@ -90,7 +90,7 @@ fn edited_full_size_level_converts_alike_through_both_doors() {
     let turned = &mut gltf.root.nodes[tiles[20]];
     turned.rotation = Some(gltf::json::scene::UnitQuaternion([0.0, 1.0, 0.0, 0.0]));
     let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
-    let (_, report) = doors::convert(&base, &bytes, &doc, ImportOptions::default()).unwrap();
+    let (_, report) = doors::convert(&base, &bytes, &doc, GltfToWadOptions::default()).unwrap();
     assert_eq!(report.tiles_moved.len() + report.tiles_reshaped.len(), 2);
 }
 

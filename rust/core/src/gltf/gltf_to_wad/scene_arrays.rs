@@ -7,7 +7,7 @@
 
 use glam::{Mat4, Vec3};
 
-use super::error::ImportError;
+use super::error::GltfToWadError;
 use super::scene::{Node, Scene};
 use crate::gltf::read::{
     extras_json, is_mapping_attribute, spelled_out, Document, ReadError, Triangles,
@@ -53,10 +53,10 @@ pub struct MeshArrays {
 }
 
 /// Why arrays cannot be read: refused like a glTF that cannot be read.
-fn unreadable(node: Option<&Node>, message: String) -> ImportError {
+fn unreadable(node: Option<&Node>, message: String) -> GltfToWadError {
     match node {
-        Some(n) => ImportError::node(&n.label(), message),
-        None => ImportError::level(message),
+        Some(n) => GltfToWadError::node(&n.label(), message),
+        None => GltfToWadError::level(message),
     }
     .code("unreadable")
 }
@@ -64,7 +64,7 @@ fn unreadable(node: Option<&Node>, message: String) -> ImportError {
 impl Scene<'static> {
     /// The scene of arrays, every node checked; a mesh's faults are told when a node reads it, as
     /// a glTF's are.
-    pub(super) fn of_arrays(arrays: SceneArrays) -> Result<Scene<'static>, ImportError> {
+    pub(super) fn of_arrays(arrays: SceneArrays) -> Result<Scene<'static>, GltfToWadError> {
         let SceneArrays {
             extras,
             nodes,

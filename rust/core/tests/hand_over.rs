@@ -80,6 +80,8 @@ fn a_document_that_is_no_plain_triangle_list_is_refused_by_name() {
     let mut gltf = wad_to_gltf(&level, Source::of(&bytes)).unwrap();
     let indices = gltf.push_floats(&[0.0, 1.0, 2.0], 1, false);
     gltf.root.meshes[0].primitives[0].indices = Some(indices);
-    let err = llamawad::gltf::arrays::level_arrays(&gltf).err().unwrap();
+    let err = llamawad::gltf::wad_to_gltf::hand_over::hand_over(&gltf)
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("mesh 0 primitive 0"), "{err}");
 }

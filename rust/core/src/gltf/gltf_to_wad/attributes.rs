@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use glam::Vec3;
 
-use super::error::ImportError;
+use super::error::GltfToWadError;
 use super::scene::{Node, Scene};
 use crate::gltf::read::Triangles;
 
@@ -28,7 +28,7 @@ pub(super) fn per_triangle(tris: &Triangles, name: &str) -> Vec<Option<i64>> {
 }
 
 /// Each triangle's face flags (`_FLAGS`), refusing values that are not 16-bit integers.
-pub(super) fn face_flags(tris: &Triangles, name: &str) -> Result<Vec<Option<u16>>, ImportError> {
+pub(super) fn face_flags(tris: &Triangles, name: &str) -> Result<Vec<Option<u16>>, GltfToWadError> {
     let Some(values) = tris.scalar("FLAGS") else {
         return Ok(vec![None; tris.count()]);
     };
@@ -39,7 +39,7 @@ pub(super) fn face_flags(tris: &Triangles, name: &str) -> Result<Vec<Option<u16>
         .collect();
     match bad.first() {
         None => Ok((0..tris.count()).map(flag).collect()),
-        Some(&t) => Err(ImportError::faces(
+        Some(&t) => Err(GltfToWadError::faces(
             name,
             bad,
             format!(
@@ -58,13 +58,13 @@ pub(super) fn node_triangles<'s>(
     node: &Node,
     grid: (u32, u32),
     name: &str,
-) -> Result<Cow<'s, Triangles>, ImportError> {
+) -> Result<Cow<'s, Triangles>, GltfToWadError> {
     let Some(mesh) = node.mesh else {
         return Ok(Cow::Owned(Triangles::default()));
     };
     let tris = scene
         .triangles(mesh)
-        .map_err(|e| ImportError::read(name, e))?;
+        .map_err(|e| GltfToWadError::read(name, e))?;
     let (w, h) = (grid.0 as f32, grid.1 as f32);
     let within = |p: Vec3| {
         let p = node.world.transform_point3(p);
@@ -78,7 +78,7 @@ pub(super) fn node_triangles<'s>(
     if beyond.is_empty() {
         return Ok(tris);
     }
-    Err(ImportError::faces(
+    Err(GltfToWadError::faces(
         name,
         beyond,
         format!(
@@ -92,10 +92,10 @@ pub(super) fn node_triangles<'s>(
     .in_source_faces(&tris))
 }
 
-impl ImportError {
+impl GltfToWadError {
     /// The faces named as the faces of the tool that wrote `tris` (whose triangles `faces`
     /// counts), where they say which.
-    pub(crate) fn in_source_faces(mut self, tris: &Triangles) -> ImportError {
+    pub(crate) fn in_source_faces(mut self, tris: &Triangles) -> GltfToWadError {
         if let (Some(source), true) = (tris.scalar("SOURCE_FACE"), self.source_faces.is_empty()) {
             let mut faces: Vec<usize> = self
                 .faces

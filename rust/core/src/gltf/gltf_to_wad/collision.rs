@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use glam::{Mat4, Vec3};
 
 use super::attributes::per_triangle;
-use super::error::ImportError;
+use super::error::GltfToWadError;
 use crate::geometry::{
     decode_collision_polygon, encode_collision_polygon, COLLISION_FACING_DOWN, COLLISION_QUAD,
 };
@@ -174,7 +174,7 @@ pub(super) fn collision_from_node(
     tile_world: &Mat4,
     base: &Model,
     name: &str,
-) -> Result<Option<EditedCollision>, ImportError> {
+) -> Result<Option<EditedCollision>, GltfToWadError> {
     // Collision corners in the tile's frame, game space (= file space).
     let to_tile = tile_world.inverse() * *node_world;
     let polygon_attr = per_triangle(tris, "POLYGON");
@@ -252,7 +252,7 @@ pub(super) fn collision_from_node(
             if let Ok(m) = u8::try_from(material) {
                 poly.material = m;
             } else {
-                return Err(ImportError::faces(
+                return Err(GltfToWadError::faces(
                     name,
                     ts.clone(),
                     format!("collision material {material} is not 0 to 255"),
@@ -324,9 +324,9 @@ pub(super) fn encode(
     name: &str,
     tris: &[usize],
     polygon: usize,
-) -> Result<CollisionPolygon, ImportError> {
+) -> Result<CollisionPolygon, GltfToWadError> {
     let Ok(material) = u8::try_from(material) else {
-        return Err(ImportError::faces(
+        return Err(GltfToWadError::faces(
             name,
             tris.to_vec(),
             format!("collision material {material} is not 0 to 255"),
@@ -334,7 +334,7 @@ pub(super) fn encode(
         .code("collision-material"));
     };
     let mut poly = encode_collision_polygon(corners, material).map_err(|e| {
-        ImportError::faces(
+        GltfToWadError::faces(
             name,
             tris.to_vec(),
             format!("collision polygon {polygon}: {e}"),

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use glam::{Mat4, Quat, Vec3};
 
 use super::attributes::{node_triangles, per_triangle};
-use super::error::ImportError;
+use super::error::GltfToWadError;
 use super::new_geometry::NewGeometry;
 use super::nodes::Nodes;
 use super::scene::{Node, Scene};
@@ -57,7 +57,7 @@ fn by_tile(
     tris: &Triangles,
     name: &str,
     tiles: usize,
-) -> Result<BTreeMap<Option<usize>, Vec<usize>>, ImportError> {
+) -> Result<BTreeMap<Option<usize>, Vec<usize>>, GltfToWadError> {
     let mut out: BTreeMap<Option<usize>, Vec<usize>> = BTreeMap::new();
     let mut unknown = Vec::new();
     for (t, tile) in per_triangle(tris, "TILE").into_iter().enumerate() {
@@ -70,7 +70,7 @@ fn by_tile(
     if unknown.is_empty() {
         return Ok(out);
     }
-    Err(ImportError::faces(
+    Err(GltfToWadError::faces(
         name,
         unknown,
         format!("_TILE names a tile the base level does not have ({tiles} tiles)"),
@@ -85,10 +85,10 @@ fn by_tile(
 /// A tile node's mesh whose faces do not say which tile each is (`_TILE`) is one tile's model:
 /// more triangles than a model can have faces are refused from the accessors' counts, before
 /// the corners are gathered (a mesh of 2²⁰ triangles once took 960 MB before the refusal).
-fn one_model(scene: &Scene, node: &Node) -> Result<(), ImportError> {
+fn one_model(scene: &Scene, node: &Node) -> Result<(), GltfToWadError> {
     let counted = node.mesh.and_then(|m| scene.triangle_count(m));
     match counted {
-        Some((triangles, false)) if triangles > u16::MAX as usize => Err(ImportError::node(
+        Some((triangles, false)) if triangles > u16::MAX as usize => Err(GltfToWadError::node(
             &node.label(),
             format!("has {triangles} triangles; a tile model can have at most 65,535 faces"),
         )
@@ -101,7 +101,7 @@ pub(super) fn claim_parts<'a>(
     scene: &'a Scene,
     nodes: &Nodes<'a>,
     map: &Map,
-    refused: &mut Vec<ImportError>,
+    refused: &mut Vec<GltfToWadError>,
 ) -> Claims<'a> {
     let grid = (map.width, map.height);
     let mut own = Vec::new();
@@ -126,7 +126,7 @@ pub(super) fn claim_parts<'a>(
             copy: false,
         }
     };
-    let read = |node: &'a Node, refused: &mut Vec<ImportError>| {
+    let read = |node: &'a Node, refused: &mut Vec<GltfToWadError>| {
         let name = node.label();
         let read = node_triangles(scene, node, grid, &name)
             .and_then(|tris| Ok((by_tile(&tris, &name, map.tiles.len())?, tris)));

@@ -7,7 +7,7 @@ use crate::gltf::read::ReadError;
 /// select them.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}{message}{}", culprit(.node, .faces), more_refusals(.next.as_deref()))]
-pub struct ImportError {
+pub struct GltfToWadError {
     pub node: Option<String>,
     /// Triangle indices in the node's mesh, in the order the glTF lists them.
     pub faces: Vec<usize>,
@@ -22,7 +22,7 @@ pub struct ImportError {
     pub broken: Option<Box<BrokenRules>>,
     /// The next refusal of the same conversion, with its own culprit (and so on): every node is
     /// tried, so that the artist learns of every one at once.
-    pub next: Option<Box<ImportError>>,
+    pub next: Option<Box<GltfToWadError>>,
 }
 
 /// The game's rules a converted level would break.
@@ -35,7 +35,7 @@ pub struct BrokenRules {
     pub sources: Vec<(usize, String)>,
 }
 
-fn more_refusals(next: Option<&ImportError>) -> String {
+fn more_refusals(next: Option<&GltfToWadError>) -> String {
     match next.map_or(0, |n| n.each().count()) {
         0 => String::new(),
         1 => " (and 1 more refusal)".to_string(),
@@ -64,9 +64,9 @@ pub(super) fn culprit(node: &Option<String>, faces: &[usize]) -> String {
     out
 }
 
-impl ImportError {
-    pub(super) fn level(message: impl Into<String>) -> ImportError {
-        ImportError {
+impl GltfToWadError {
+    pub(super) fn level(message: impl Into<String>) -> GltfToWadError {
+        GltfToWadError {
             node: None,
             faces: Vec::new(),
             message: message.into(),
@@ -79,7 +79,7 @@ impl ImportError {
 
     /// The refusals of one conversion as one: the first, carrying the others in order. None when
     /// there are none.
-    pub(super) fn all(refusals: Vec<ImportError>) -> Option<ImportError> {
+    pub(super) fn all(refusals: Vec<GltfToWadError>) -> Option<GltfToWadError> {
         refusals.into_iter().rev().fold(None, |next, mut e| {
             e.next = next.map(Box::new);
             Some(e)
@@ -87,11 +87,11 @@ impl ImportError {
     }
 
     /// This refusal and every other of its conversion.
-    pub fn each(&self) -> impl Iterator<Item = &ImportError> {
+    pub fn each(&self) -> impl Iterator<Item = &GltfToWadError> {
         std::iter::successors(Some(self), |e| e.next.as_deref())
     }
 
-    pub(super) fn code(mut self, code: &'static str) -> ImportError {
+    pub(super) fn code(mut self, code: &'static str) -> GltfToWadError {
         self.code = code;
         self
     }
@@ -107,23 +107,27 @@ impl ImportError {
         )
     }
 
-    pub(super) fn node(node: &str, message: impl Into<String>) -> ImportError {
-        ImportError {
+    pub(super) fn node(node: &str, message: impl Into<String>) -> GltfToWadError {
+        GltfToWadError {
             node: Some(node.to_string()),
-            ..ImportError::level(message)
+            ..GltfToWadError::level(message)
         }
     }
 
-    pub(super) fn faces(node: &str, faces: Vec<usize>, message: impl Into<String>) -> ImportError {
-        ImportError {
+    pub(super) fn faces(
+        node: &str,
+        faces: Vec<usize>,
+        message: impl Into<String>,
+    ) -> GltfToWadError {
+        GltfToWadError {
             faces,
-            ..ImportError::node(node, message)
+            ..GltfToWadError::node(node, message)
         }
     }
 
     /// The level breaks the game's rules: the errors, the first naming the node its tile came
     /// from.
-    pub(super) fn rules(errors: Vec<Problem>, sources: &[(usize, String)]) -> ImportError {
+    pub(super) fn rules(errors: Vec<Problem>, sources: &[(usize, String)]) -> GltfToWadError {
         let first = &errors[0];
         let node = first
             .tile
@@ -133,7 +137,7 @@ impl ImportError {
             1 => String::new(),
             n => format!(" (and {} more errors)", n - 1),
         };
-        ImportError {
+        GltfToWadError {
             node,
             faces: Vec::new(),
             message: format!("{}{more}", first.message),
@@ -148,7 +152,7 @@ impl ImportError {
     }
 
     /// A node's mesh that cannot be read, with the faces at fault where the reader names them.
-    pub(super) fn read(node: &str, e: ReadError) -> ImportError {
-        ImportError::faces(node, e.faces, e.message).code("unreadable")
+    pub(super) fn read(node: &str, e: ReadError) -> GltfToWadError {
+        GltfToWadError::faces(node, e.faces, e.message).code("unreadable")
     }
 }

@@ -8,7 +8,7 @@ use crate::gltf::fit::FitReport;
 
 /// Options of the way back.
 #[derive(Debug, Clone, Copy)]
-pub struct ImportOptions {
+pub struct GltfToWadOptions {
     /// Convert even when the glTF says it was made from another level.
     pub force: bool,
     /// Give new meshes without a collision mesh of their own collision made from their faces
@@ -24,9 +24,9 @@ pub struct ImportOptions {
     pub tile_collision_given: bool,
 }
 
-impl Default for ImportOptions {
+impl Default for GltfToWadOptions {
     fn default() -> Self {
-        ImportOptions {
+        GltfToWadOptions {
             force: false,
             generate_collision: true,
             snap_uvs: false,

@@ -43,7 +43,7 @@ impl Source {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GltfExportError {
+pub enum WadToGltfError {
     #[error("the level has no {0} chunk, which a glTF of the level needs")]
     MissingChunk(&'static str),
     #[error(
@@ -88,12 +88,12 @@ impl Gltf {
 
     /// The binary glTF; refused when its lengths would not fit the u32 fields of its header and
     /// chunks (the GLB would say another length than it has).
-    pub fn to_glb(&self) -> Result<Vec<u8>, GltfExportError> {
+    pub fn to_glb(&self) -> Result<Vec<u8>, WadToGltfError> {
         let json = self.root.to_vec().expect("a glTF document serialises");
         let padded = |n: usize| n.next_multiple_of(4) as u64;
         let bytes = 12 + 8 + padded(json.len()) + 8 + padded(self.bin.len());
         if bytes > u32::MAX as u64 || bytes > MAX_GLTF_BYTES {
-            return Err(GltfExportError::Output { bytes });
+            return Err(WadToGltfError::Output { bytes });
         }
         Ok(gltf::binary::Glb {
             header: gltf::binary::Header {
@@ -132,6 +132,7 @@ fn relative_uri(file_name: &str) -> String {
 }
 
 mod colours;
+pub mod hand_over;
 mod materials;
 mod meshes;
 mod scene;
@@ -201,9 +202,9 @@ struct Exporter<'a> {
 }
 
 /// Converts a level to glTF in file space.
-pub fn wad_to_gltf(level: &Level, source: Source) -> Result<Gltf, GltfExportError> {
-    let trak = level.trak().ok_or(GltfExportError::MissingChunk("TRAK"))?;
-    let map = level.map().ok_or(GltfExportError::MissingChunk("MAP"))?;
+pub fn wad_to_gltf(level: &Level, source: Source) -> Result<Gltf, WadToGltfError> {
+    let trak = level.trak().ok_or(WadToGltfError::MissingChunk("TRAK"))?;
+    let map = level.map().ok_or(WadToGltfError::MissingChunk("MAP"))?;
     // Encoding the pages as PNG is a tenth of the conversion and needs nothing else: a second
     // thread does it while this one builds the meshes.
     std::thread::scope(|scope| {
@@ -240,7 +241,7 @@ fn build(
     trak: &Trak,
     map: &Map,
     page_encoder: mpsc::Sender<RgbaImage>,
-) -> Result<(Gltf, Vec<i8>), GltfExportError> {
+) -> Result<(Gltf, Vec<i8>), WadToGltfError> {
     let mut ex = Exporter {
         level,
         entries: level.text().map(|t| t.entries.as_slice()).unwrap_or(&[]),
@@ -324,10 +325,10 @@ impl Exporter<'_> {
     /// model's faces with colours of its own, so a few megabytes of tiles can make gigabytes of
     /// glTF (65,535 faces by 1,000 tiles once took 9 GB and wrote a GLB whose lengths wrapped
     /// around 2³²). Reckoned from the counts, each part at its largest, before anything is built.
-    fn reckon(&self, trak: &Trak, map: &Map) -> Result<(), GltfExportError> {
+    fn reckon(&self, trak: &Trak, map: &Map) -> Result<(), WadToGltfError> {
         let cells = map.width as u64 * map.height as u64;
         if cells > MAX_GRID_CELLS {
-            return Err(GltfExportError::GridCells {
+            return Err(WadToGltfError::GridCells {
                 width: map.width,
                 height: map.height,
                 cells,
@@ -356,7 +357,7 @@ impl Exporter<'_> {
             }
         }
         if drawn > MAX_DRAWN_FACES {
-            return Err(GltfExportError::FacesDrawn { drawn });
+            return Err(WadToGltfError::FacesDrawn { drawn });
         }
         let shared = |model: &Model, prims: u64| {
             3 * model.faces.len() as u64 * SHARED_CORNER
@@ -380,7 +381,7 @@ impl Exporter<'_> {
             bytes += (w * h * 4 + h) * 101 / 100 + 1024 + ACCESSOR;
         }
         if bytes > MAX_GLTF_BYTES {
-            return Err(GltfExportError::Output { bytes });
+            return Err(WadToGltfError::Output { bytes });
         }
         Ok(())
     }

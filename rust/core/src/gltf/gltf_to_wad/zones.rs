@@ -1,7 +1,7 @@
 //! The zones: each cell's zone from the Zones mesh, and the zone masks from the scene's extras.
 
 use super::attributes::per_triangle;
-use super::error::ImportError;
+use super::error::GltfToWadError;
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
 use crate::gltf::read::number;
@@ -14,14 +14,14 @@ pub(super) fn apply_zones(
     node: &Node,
     level: &mut Level,
     report: &mut ChangeReport,
-) -> Result<(), ImportError> {
+) -> Result<(), GltfToWadError> {
     let Some(mesh) = node.mesh else {
         return Ok(());
     };
     let name = node.label();
     let tris = scene
         .triangles(mesh)
-        .map_err(|e| ImportError::read(&name, e))?;
+        .map_err(|e| GltfToWadError::read(&name, e))?;
     let cells = per_triangle(&tris, "CELL");
     let zones = per_triangle(&tris, "ZONE");
     let map = level.map_mut().expect("checked by the caller");
@@ -37,10 +37,12 @@ pub(super) fn apply_zones(
             continue;
         };
         if !(0..32).contains(&zone) {
-            return Err(
-                ImportError::faces(&name, vec![t], format!("zone {zone} is not 0 to 31"))
-                    .code("zone-number"),
-            );
+            return Err(GltfToWadError::faces(
+                &name,
+                vec![t],
+                format!("zone {zone} is not 0 to 31"),
+            )
+            .code("zone-number"));
         }
         if *slot != zone as u32 {
             *slot = zone as u32;
@@ -58,14 +60,14 @@ pub(super) fn apply_zone_masks(
     scene: &Scene,
     level: &mut Level,
     report: &mut ChangeReport,
-) -> Result<(), ImportError> {
+) -> Result<(), GltfToWadError> {
     let Some(ours) = &scene.extras else {
         return Ok(());
     };
     let Some(regions) = ours["regions"].as_array() else {
         return Ok(());
     };
-    let refuse = |message: String| Err(ImportError::level(message).code("zone-mask"));
+    let refuse = |message: String| Err(GltfToWadError::level(message).code("zone-mask"));
     if regions.len() > REGION_COUNT {
         return refuse(format!(
             "the scene's extras list {} zones; the zone table holds at most {REGION_COUNT}",

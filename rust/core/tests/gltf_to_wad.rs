@@ -20,7 +20,7 @@ use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::face_uvs;
 use llamawad::gltf::{
-    wad_to_gltf, ChangeReport, Document, Gltf, ImportError, ImportOptions, Source, TileEdit,
+    wad_to_gltf, ChangeReport, Document, Gltf, GltfToWadError, GltfToWadOptions, Source, TileEdit,
 };
 use llamawad::level::{Model, Tile};
 use llamawad::raw::CollisionPolygon;
@@ -28,7 +28,7 @@ use llamawad::Level;
 
 mod doors;
 
-const OPTIONS: ImportOptions = ImportOptions {
+const OPTIONS: GltfToWadOptions = GltfToWadOptions {
     force: false,
     generate_collision: false,
     snap_uvs: false,
@@ -336,14 +336,14 @@ impl Case {
         Document::from_slice(&self.gltf.to_glb().unwrap(), None).unwrap()
     }
 
-    fn convert(&self) -> Result<(Level, ChangeReport), ImportError> {
+    fn convert(&self) -> Result<(Level, ChangeReport), GltfToWadError> {
         doors::convert(&self.base, &self.bytes, &self.document(), OPTIONS)
     }
 
     /// The level and report, the scene giving tile collision or leaving it out (the add-on's
     /// before collision is shown).
     fn converted(&self, tile_collision_given: bool) -> (Level, ChangeReport) {
-        let options = ImportOptions {
+        let options = GltfToWadOptions {
             tile_collision_given,
             ..OPTIONS
         };
@@ -366,7 +366,7 @@ impl Case {
         (read_back, report, bytes)
     }
 
-    fn refused(&self) -> ImportError {
+    fn refused(&self) -> GltfToWadError {
         match self.convert() {
             Ok((_, report)) => panic!(
                 "{}: converted although it should be refused: {report:?}",
@@ -716,7 +716,7 @@ fn tiles_without_collision_nodes_keep_it_when_the_scene_leaves_tile_collision_ou
     let mut case = Case::new(2, Size::Small);
     let (tile, other) = case.shared_tile();
     without_tile_collision(&mut case);
-    let left_out = ImportOptions {
+    let left_out = GltfToWadOptions {
         tile_collision_given: false,
         ..OPTIONS
     };
@@ -1716,7 +1716,7 @@ fn a_duplicated_tile_node_is_appended_as_a_new_tile() {
 // ---------------------------------------------------------------------------------------------
 // Refusals: each names the node (and the faces) at fault.
 
-fn assert_names(e: &ImportError, node: &str, faces: Option<&[usize]>, words: &[&str]) {
+fn assert_names(e: &GltfToWadError, node: &str, faces: Option<&[usize]>, words: &[&str]) {
     let text = e.to_string();
     assert!(
         e.node.as_deref().is_some_and(|n| n.contains(node)),
@@ -2008,7 +2008,7 @@ fn refused_a_gltf_of_another_level_unless_forced() {
         "{text}"
     );
     assert!(text.contains("force"), "{text}");
-    let forced = ImportOptions {
+    let forced = GltfToWadOptions {
         force: true,
         ..OPTIONS
     };

@@ -7,7 +7,7 @@ use glam::{DAffine3, DMat3, DVec2, DVec3, Mat4, Vec3};
 
 use super::attributes::integer;
 use super::collision::encode;
-use super::error::ImportError;
+use super::error::GltfToWadError;
 use super::model::POSITION_TOLERANCE;
 use crate::geometry::decode_collision_polygon;
 use crate::gltf::read::Triangles;
@@ -189,7 +189,7 @@ pub(super) fn moved_collision(
     model: &Model,
     t: &DAffine3,
     name: &str,
-) -> Result<[Vec<CollisionPolygon>; 3], ImportError> {
+) -> Result<[Vec<CollisionPolygon>; 3], GltfToWadError> {
     let mirrored = t.matrix3.determinant() < 0.0;
     let mut out: [Vec<CollisionPolygon>; 3] = Default::default();
     let mut number = 0;

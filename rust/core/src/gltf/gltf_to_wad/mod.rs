@@ -5,9 +5,8 @@
 //! the way the notes' checklists say. The glTF may come from this project or from any tool that
 //! keeps the attributes and extras (Blender's exporter reorders, splits and merges vertices and
 //! writes integers as floats; all of that is accepted). A tool may hand the scene over as arrays
-//! instead of a glTF ([`arrays_to_wad`]): both become one `Scene`, which one conversion reads.
+//! instead of a glTF ([`scene_to_wad`]): both become one `Scene`, which one conversion reads.
 
-mod arrays;
 mod attributes;
 mod collision;
 mod colours;
@@ -18,15 +17,17 @@ mod motion;
 mod new_geometry;
 mod nodes;
 mod parts;
+mod recut;
 mod report;
 mod scene;
+mod scene_arrays;
 mod source;
 mod tile;
 mod zones;
 
-pub use arrays::{MeshArrays, NodeArrays, SceneArrays};
-pub use error::{BrokenRules, ImportError};
-pub use report::{ChangeReport, ImportOptions, TileEdit};
+pub use error::{BrokenRules, GltfToWadError};
+pub use report::{ChangeReport, GltfToWadOptions, TileEdit};
+pub use scene_arrays::{MeshArrays, NodeArrays, SceneArrays};
 
 use std::collections::HashMap;
 
@@ -49,36 +50,36 @@ pub fn gltf_to_wad(
     base: &Level,
     base_bytes: &[u8],
     doc: &Document,
-    options: ImportOptions,
-) -> Result<(Level, ChangeReport), ImportError> {
-    scene_to_wad(base, base_bytes, &Scene::of_document(doc), options)
+    options: GltfToWadOptions,
+) -> Result<(Level, ChangeReport), GltfToWadError> {
+    convert_scene(base, base_bytes, &Scene::of_document(doc), options)
 }
 
 /// Converts a scene handed over as arrays back into a level, given the level it was made from:
 /// what [`gltf_to_wad`] does with a glTF of the same nodes and meshes. The arrays are checked
 /// like a file from a stranger; what is wrong with them is refused like a glTF's faults.
-pub fn arrays_to_wad(
+pub fn scene_to_wad(
     base: &Level,
     base_bytes: &[u8],
     arrays: SceneArrays,
-    options: ImportOptions,
-) -> Result<(Level, ChangeReport), ImportError> {
-    scene_to_wad(base, base_bytes, &Scene::of_arrays(arrays)?, options)
+    options: GltfToWadOptions,
+) -> Result<(Level, ChangeReport), GltfToWadError> {
+    convert_scene(base, base_bytes, &Scene::of_arrays(arrays)?, options)
 }
 
-fn scene_to_wad(
+fn convert_scene(
     base: &Level,
     base_bytes: &[u8],
     scene: &Scene,
-    options: ImportOptions,
-) -> Result<(Level, ChangeReport), ImportError> {
+    options: GltfToWadOptions,
+) -> Result<(Level, ChangeReport), GltfToWadError> {
     let mut report = ChangeReport::default();
     check_source(base, base_bytes, scene, options, &mut report)?;
     let base_trak = base.trak().ok_or_else(|| {
-        ImportError::level("the base level has no TRAK chunk").code("base-incomplete")
+        GltfToWadError::level("the base level has no TRAK chunk").code("base-incomplete")
     })?;
     let base_map = base.map().ok_or_else(|| {
-        ImportError::level("the base level has no MAP chunk").code("base-incomplete")
+        GltfToWadError::level("the base level has no MAP chunk").code("base-incomplete")
     })?;
     let nodes = sort_nodes(scene, base_map.tiles.len())?;
     check_tile_count(base_map.tiles.len(), &nodes)?;
@@ -122,7 +123,7 @@ fn scene_to_wad(
         &mut c.report,
         &mut refused,
     )?;
-    if let Some(e) = ImportError::all(refused) {
+    if let Some(e) = GltfToWadError::all(refused) {
         return Err(e);
     }
 
@@ -137,7 +138,7 @@ fn scene_to_wad(
     check_entry_count(fitter.entries.len(), &mut report)?;
     if !appended.is_empty() {
         let text = level.text_mut().ok_or_else(|| {
-            ImportError::level(
+            GltfToWadError::level(
                 "faces need new texture entries, but the base level has no TEXT chunk",
             )
             .code("base-incomplete")
@@ -178,7 +179,7 @@ fn scene_to_wad(
             .partition(|p| p.severity == Severity::Error)
     };
     if !errors.is_empty() {
-        return Err(ImportError::rules(errors, &report.sources));
+        return Err(GltfToWadError::rules(errors, &report.sources));
     }
     for problem in warnings {
         report
@@ -191,7 +192,7 @@ fn scene_to_wad(
 /// A scene that would make more tiles than a level holds is refused before anything is
 /// converted: the base's tiles, a tile node's copies and one for each new mesh at the least
 /// (100,000 copies of a tile were once written as a 165 MB level).
-fn check_tile_count(base_tiles: usize, nodes: &nodes::Nodes) -> Result<(), ImportError> {
+fn check_tile_count(base_tiles: usize, nodes: &nodes::Nodes) -> Result<(), GltfToWadError> {
     let named: std::collections::HashSet<usize> = nodes.tiles.iter().map(|(i, _)| *i).collect();
     let copies = nodes.tiles.len() - named.len();
     let new = nodes.new_meshes.len();
@@ -199,7 +200,7 @@ fn check_tile_count(base_tiles: usize, nodes: &nodes::Nodes) -> Result<(), Impor
     if at_least <= MAX_TILES {
         return Ok(());
     }
-    Err(ImportError::level(format!(
+    Err(GltfToWadError::level(format!(
         "the scene makes at least {at_least} tiles (the base's {base_tiles}, {copies} copies of tiles, {new} new meshes); a level holds at most {MAX_TILES} tiles"
     ))
     .code("level-size"))
@@ -208,7 +209,7 @@ fn check_tile_count(base_tiles: usize, nodes: &nodes::Nodes) -> Result<(), Impor
 /// Faces name their texture entry with a u16: a table past 65,536 entries is refused, naming the
 /// objects whose faces added entries. An object adding many is warned of: each face cut smaller
 /// than its texture shows a rectangle of its own.
-fn check_entry_count(entries: usize, report: &mut ChangeReport) -> Result<(), ImportError> {
+fn check_entry_count(entries: usize, report: &mut ChangeReport) -> Result<(), GltfToWadError> {
     let mut by_object: Vec<(&String, &usize)> = report.texture_entries_by_object.iter().collect();
     by_object.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     if entries > MAX_TEXTURE_ENTRIES {
@@ -224,8 +225,8 @@ fn check_entry_count(entries: usize, report: &mut ChangeReport) -> Result<(), Im
                 named.join(", ")
             );
         let e = match by_object.first() {
-            Some((first, _)) => ImportError::node(&format!("node '{first}'"), message),
-            None => ImportError::level(message),
+            Some((first, _)) => GltfToWadError::node(&format!("node '{first}'"), message),
+            None => GltfToWadError::level(message),
         };
         return Err(e.code("texture-entry-limit"));
     }

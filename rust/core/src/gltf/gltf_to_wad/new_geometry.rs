@@ -12,9 +12,10 @@ use glam::{Mat4, Vec3};
 
 use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::{encode, given_polygons, GivenPolygon};
-use super::error::ImportError;
-use super::model::{build_model, recut_new_quads, ModelSource};
+use super::error::GltfToWadError;
+use super::model::{build_model, ModelSource};
 use super::nodes::{placement, says_no_collision, NewMesh};
+use super::recut::recut_new_quads;
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
 use crate::game::cells::{coordinate_in_cell, loader_col_row};
@@ -86,7 +87,7 @@ pub(super) fn world_triangles(
     node: &Node,
     grid: (u32, u32),
     name: &str,
-) -> Result<Triangles, ImportError> {
+) -> Result<Triangles, GltfToWadError> {
     let mut tris = node_triangles(scene, node, grid, name)?.into_owned();
     for p in &mut tris.positions {
         *p = node.world.transform_point3(*p);
@@ -165,10 +166,10 @@ pub fn add_new_geometry(
     fitter: &mut Fitter,
     generate_collision: bool,
     report: &mut ChangeReport,
-    refused: &mut Vec<ImportError>,
-) -> Result<(), ImportError> {
+    refused: &mut Vec<GltfToWadError>,
+) -> Result<(), GltfToWadError> {
     let map = level.map().ok_or_else(|| {
-        ImportError::level("the base level has no MAP chunk").code("base-incomplete")
+        GltfToWadError::level("the base level has no MAP chunk").code("base-incomplete")
     })?;
     let (width, height) = (map.width, map.height);
     let mut tiles: BTreeMap<Slot, NewTile> = BTreeMap::new();
@@ -182,7 +183,7 @@ pub fn add_new_geometry(
         let rotation = placement(&mesh.frame, &name).map_or(0, |(_, r)| r);
         rotations.push(rotation);
         // Every mesh is tried, so that a refusal names every culprit.
-        let mut place = || -> Result<(), ImportError> {
+        let mut place = || -> Result<(), GltfToWadError> {
             let tris = match &mesh.tris {
                 Some(tris) => tris.clone(),
                 None => world_triangles(scene, mesh.node, (width, height), &name)?,
@@ -199,7 +200,7 @@ pub fn add_new_geometry(
             for t in 0..tris.count() {
                 let c = centroid(t);
                 if !c.is_finite() {
-                    return Err(ImportError::faces(
+                    return Err(GltfToWadError::faces(
                         &name,
                         vec![t],
                         "a corner that is not a finite number",
@@ -366,7 +367,7 @@ pub(super) fn home_collision(
     (width, height): (u32, u32),
     (mesh, anchor, at_anchor, rotation): (usize, Anchor, bool, u32),
     name: &str,
-) -> Result<(), ImportError> {
+) -> Result<(), GltfToWadError> {
     // The anchor's own cell is the one the loader lists a tile at the anchor under.
     let clamp = |v: i64, n: u32| v.clamp(0, n.saturating_sub(1) as i64) as u32;
     let anchor_slot = at_anchor.then(|| {
@@ -378,7 +379,7 @@ pub(super) fn home_collision(
         let corners = &polygon.corners;
         let centre = corners.iter().copied().sum::<Vec3>() / corners.len() as f32;
         if !centre.is_finite() {
-            return Err(ImportError::faces(
+            return Err(GltfToWadError::faces(
                 name,
                 polygon.tris.clone(),
                 "a corner that is not a finite number",

@@ -1,7 +1,7 @@
 """glTF → WAD from Python and the command line: llamawad.gltf_to_wad and `llamawad gltf2wad`.
 
 The unchanged glTF gives the base's bytes; a glTF the conversion refuses raises
-llamawad.ImportRefused naming the node and faces at fault, and the command line names them too
+llamawad.GltfToWadRefused naming the node and faces at fault, and the command line names them too
 and writes no file."""
 
 import json
@@ -45,7 +45,7 @@ def test_a_gltf_with_its_buffer_beside_it(small, tmp_path):
     # Without the directory the buffer is not found: an error, not a refusal.
     with pytest.raises(llamawad.WadError) as e:
         llamawad.gltf_to_wad(wad, gltf)
-    assert not isinstance(e.value, llamawad.ImportRefused)
+    assert not isinstance(e.value, llamawad.GltfToWadRefused)
     assert "buffer" in str(e.value)
 
 
@@ -67,7 +67,7 @@ def test_unreadable_input_is_a_wad_error(small):
         llamawad.gltf_to_wad(wad, b"not a gltf")
     with pytest.raises(llamawad.WadError, match="base"):
         llamawad.gltf_to_wad(b"not a wad", glb)
-    assert issubclass(llamawad.ImportRefused, llamawad.WadError)
+    assert issubclass(llamawad.GltfToWadRefused, llamawad.WadError)
 
 
 # Refusals. Each builds an edited GLB and returns it with the culprit it expects: the node's name,
@@ -236,7 +236,7 @@ def test_a_refusal_names_its_culprit_and_writes_nothing(refusal, small, run_cli,
     node, faces, words = refusal(g, entries)
     edited = g.to_bytes()
 
-    with pytest.raises(llamawad.ImportRefused) as refused:
+    with pytest.raises(llamawad.GltfToWadRefused) as refused:
         llamawad.gltf_to_wad(wad, edited)
     e = refused.value
     assert e.node == f"node '{node}'", str(e)
@@ -269,7 +269,7 @@ def test_a_gltf_of_another_level_is_refused_unless_forced(small, run_cli, tmp_pa
     other, report = llamawad.gltf_to_wad(wad, g.to_bytes())
     assert report["zone_masks_changed"] == 1 and other != wad
 
-    with pytest.raises(llamawad.ImportRefused, match="another level") as refused:
+    with pytest.raises(llamawad.GltfToWadRefused, match="another level") as refused:
         llamawad.gltf_to_wad(other, glb)
     assert refused.value.node is None and refused.value.faces == []
     assert (refused.value.code, refused.value.object) == ("other-level", None)

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use glam::{Mat4, Vec3};
 
-use super::error::ImportError;
+use super::error::GltfToWadError;
 use super::scene::{Node, Scene};
 use crate::gltf::read::number;
 
@@ -45,10 +45,10 @@ pub(super) fn says_no_collision(node: &Node) -> bool {
 }
 
 /// A tile's placement from its node's world transform: export-space position and rotation.
-pub(super) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), ImportError> {
+pub(super) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), GltfToWadError> {
     let (scale, rotation, translation) = world.to_scale_rotation_translation();
     if (scale - Vec3::ONE).abs().max_element() > 1e-3 {
-        return Err(ImportError::node(
+        return Err(GltfToWadError::node(
             name,
             format!(
                 "is scaled by {scale}; tiles cannot be scaled: apply the scale to the mesh, then export again"
@@ -58,7 +58,7 @@ pub(super) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), Imp
     }
     let up = rotation * Vec3::Y;
     if (up - Vec3::Y).abs().max_element() > 1e-3 {
-        return Err(ImportError::node(
+        return Err(GltfToWadError::node(
             name,
             "is turned about x or z; the game turns tiles about the vertical axis only: clear that rotation",
         )
@@ -90,7 +90,7 @@ pub(super) struct Nodes<'a> {
 pub(super) fn sort_nodes<'a>(
     scene: &'a Scene,
     tile_count: usize,
-) -> Result<Nodes<'a>, ImportError> {
+) -> Result<Nodes<'a>, GltfToWadError> {
     let mut sorted = Nodes {
         tiles: Vec::new(),
         collision_of: HashMap::new(),
@@ -122,7 +122,7 @@ pub(super) fn sort_nodes<'a>(
         match (role.kind.as_str(), role.index) {
             ("tile", Some(i)) if i < tile_count => sorted.tiles.push((i, node)),
             ("tile", _) => {
-                return Err(ImportError::node(
+                return Err(GltfToWadError::node(
                     &node.label(),
                     format!("names a tile the base level does not have ({tile_count} tiles)"),
                 )

@@ -8,7 +8,7 @@ use glam::Mat4;
 use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::{collision_from_node, EditedCollision, GivenPolygon};
 use super::colours::{colours_differ, corner_colours, vertex_colours};
-use super::error::ImportError;
+use super::error::GltfToWadError;
 use super::model::{build_model, face_edits, matches_model, ModelSource, POSITION_TOLERANCE};
 use super::motion::{motion, moved_collision, to_mat4, Motion};
 use super::new_geometry::{NewCollision, NewGeometry};
@@ -35,7 +35,7 @@ pub(super) struct Conversion<'a> {
     pub(super) derived_from: HashMap<u32, Vec<usize>>,
     pub(super) fitter: Fitter,
     pub(super) report: ChangeReport,
-    /// ImportOptions::tile_collision_given.
+    /// GltfToWadOptions::tile_collision_given.
     pub(super) tile_collision_given: bool,
 }
 
@@ -86,7 +86,7 @@ impl Conversion<'_> {
         &mut self,
         scene: &Scene,
         part: &Part<'s>,
-    ) -> Result<Option<NewGeometry<'s>>, ImportError> {
+    ) -> Result<Option<NewGeometry<'s>>, GltfToWadError> {
         let (i, node, copy) = (part.tile, part.node, part.copy);
         let name = node.label();
         let base_map = self.base.map().expect("checked by gltf_to_wad");
@@ -133,7 +133,7 @@ impl Conversion<'_> {
         }
         if tile_cell(&tile, base_map.width, base_map.height).is_none() {
             let (w, h) = (base_map.width, base_map.height);
-            return Err(ImportError::node(
+            return Err(GltfToWadError::node(
                 &name,
                 format!(
                     "stands at x {:.2}, z {:.2}, outside the {w}×{h} grid; move it inside (0 ≤ x < {w}, 0 ≤ z < {h})",
