@@ -1,6 +1,6 @@
 """The tests' own reader of our glTF document (rust/core/src/gltf/MAPPING.md) into numpy arrays,
 no bpy: what the add-on builds and exports is checked against the document read this way, apart
-from the Rust code that hands the level to the add-on (llamawad.wad_to_arrays).
+from the Rust code that hands the level to the add-on (llamawad.wad_to_scene).
 
 ``llamawad.wad_to_gltf`` gives the document as JSON text and one binary buffer; a ``.glb`` file
 holds the same two parts. Accessors are read with ``np.frombuffer`` straight out

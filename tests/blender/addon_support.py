@@ -43,7 +43,7 @@ def tiles_with_collision(wad: bytes) -> set[int]:
     mesh)."""
     import llamawad
 
-    nodes = llamawad.wad_to_arrays(wad)[0]["nodes"]
+    nodes = llamawad.wad_to_scene(wad)[0]["nodes"]
     return {int(e["tile"]) for role, e, mesh in zip(nodes["role"], nodes["extras"], nodes["mesh"]) if role == "collision" and mesh is not None}
 
 

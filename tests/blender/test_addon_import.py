@@ -3,7 +3,7 @@
 
 Every number is checked against the glTF document the Rust side makes of the same WAD
 (llamawad.wad_to_gltf), read with the tests' own tested reader (tests/gltf_arrays.py), apart from
-the Rust hand-over the importer builds from (llamawad.wad_to_arrays).
+the Rust hand-over the importer builds from (llamawad.wad_to_scene).
 """
 
 from types import SimpleNamespace

@@ -225,7 +225,7 @@ def test_a_vertex_moved_in_blender(small):
 
     written, report = convert(level, level.through_blender(edit))
     # One vertex moved is a detail reshaped: the collision stays, and the report says so.
-    assert changes(report) == {"tiles_reshaped": [tile], "tile_edits": [[tile, ["vertices_moved"]]], "models_added": 1, "collision_kept": [tile]}
+    assert changes(report) == {"tiles_reshaped": [tile], "tile_edits": [(tile, ["vertices_moved"])], "models_added": 1, "collision_kept": [tile]}
     assert llamawad.parse_info(written)["models"] == info["models"] + 1
 
 
@@ -294,7 +294,7 @@ def test_a_collision_mesh_shared_by_tiles_edited_once_in_blender(small):
     # One new model, which every tile that shared the mesh now uses.
     assert changes(report) == {
         "tiles_reshaped": sharing,
-        "tile_edits": [[t, ["collision"]] for t in sharing],
+        "tile_edits": [(t, ["collision"]) for t in sharing],
         "models_added": 1,
         "collision_polygons_changed": len(sharing),
     }

@@ -11,7 +11,7 @@ from gltf_edit import Glb
 REPORT = {
     "tiles_moved": [3],
     "tiles_reshaped": [3, 7],
-    "tile_edits": [[3, ["vertices_moved"]], [7, ["look", "collision"]]],
+    "tile_edits": [(3, ["vertices_moved"]), (7, ["look", "collision"])],
     "tiles_recoloured": [7],
     "tiles_emptied": [9],
     "tiles_added": [12, 13],

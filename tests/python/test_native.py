@@ -123,7 +123,10 @@ def minimal_file(tmp_path):
 def test_cli_info_json_is_the_info(run_cli, minimal_file):
     done = run_cli("info", "--json", minimal_file)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == llamawad.parse_info(MINIMAL)
+    # The same data: pairs such as the grid are tuples in Python, arrays in JSON.
+    info = llamawad.parse_info(MINIMAL)
+    assert info["grid"] == (0, 0)
+    assert json.loads(done.stdout) == json.loads(json.dumps(info))
 
 
 def test_cli_info_text(run_cli, minimal_file):
@@ -223,7 +226,7 @@ class TestGenerated:
 
         done = run_cli("info", "--json", wad)
         assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout) == llamawad.parse_info(tiny_wad)
+        assert json.loads(done.stdout) == json.loads(json.dumps(llamawad.parse_info(tiny_wad)))
 
         done = run_cli("roundtrip", wad, out)
         assert done.returncode == 0, done.stderr

@@ -80,3 +80,17 @@ def test_check_of_a_refused_level_names_the_culprit():
     [problem] = report["problems"]
     assert problem["code"] == "unreadable"
     assert problem["model"] == 1 and problem["tile"] is None
+
+
+def test_every_code_is_in_the_one_table():
+    """Problems and refusals carry codes of llamawad.CODES (the core's one table), each with
+    what it means."""
+    assert all(isinstance(m, str) and m for m in llamawad.CODES.values())
+    assert "floor test skips" in llamawad.CODES["player-start-material"]
+    data = bytearray(llamawad.generate(1, "small"))
+    data[data.find(b"KART") + 8 + 4 + 0x84 + 0x6C] ^= 1
+    [problem] = llamawad.check(bytes(data))["problems"]
+    assert problem["code"] in llamawad.CODES
+    with pytest.raises(llamawad.GltfToWadRefused) as refused:
+        llamawad.gltf_to_wad(llamawad.generate(1, "tiny"), llamawad.wad_to_glb(llamawad.generate(2, "tiny"))[0])
+    assert refused.value.code == "other-level" and all(r["code"] in llamawad.CODES for r in refused.value.refusals)

@@ -1,2 +1,2 @@
-"""Import: the level as llamawad.wad_to_arrays hands it over (its glTF taken apart in Rust) →
+"""Import: the level as llamawad.wad_to_scene hands it over (its glTF taken apart in Rust) →
 collections, objects, meshes, materials and images, with foreach_set from numpy arrays."""

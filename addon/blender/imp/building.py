@@ -1,4 +1,4 @@
-"""What the importer's parts share: the batches of ``llamawad.wad_to_arrays``' hand-over, and
+"""What the importer's parts share: the batches of ``llamawad.wad_to_scene``' hand-over, and
 the meshes and objects made from them with foreach_set."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def finish(mesh) -> None:
 
 @dataclass
 class Batch:
-    """Meshes read together (``llamawad.wad_to_arrays`` hands them over so): every attribute
+    """Meshes read together (``llamawad.wad_to_scene`` hands them over so): every attribute
     concatenated over all their primitives, so that conversions run once over the whole level
     instead of once per mesh. Where one primitive lacks an attribute another has, its corners
     carry the mapping's "missing" value (llamawad::gltf::arrays::missing_value)."""
@@ -133,7 +133,7 @@ def _turn(obj, rotation: list[float], scale: list[float]) -> None:
 
 def place(obj, transform: list[float]) -> None:
     """``transform``: translation, rotation (x, y, z, w) and scale in file space, as
-    ``llamawad.wad_to_arrays`` hands each node's over."""
+    ``llamawad.wad_to_scene`` hands each node's over."""
     t, r, scale = transform[0:3], transform[3:7], transform[7:10]
     if t != [0.0, 0.0, 0.0]:
         obj.location = space.vector_to_blender(t)

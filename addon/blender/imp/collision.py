@@ -171,7 +171,7 @@ def make_tile_collision(scene, data: bytes, collection) -> int:
     their model's collision. Returns how many objects were made."""
     import llamawad
 
-    info, arrays, transforms, _, _ = llamawad.wad_to_arrays(data)
+    info, arrays, transforms, _, _ = llamawad.wad_to_scene(data)
     hand_over = info["batches"].get("collision")
     if hand_over is None:
         return 0

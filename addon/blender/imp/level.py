@@ -1,4 +1,4 @@
-"""The level's glTF document, as llamawad.wad_to_arrays hands it over taken apart (nodes,
+"""The level's glTF document, as llamawad.wad_to_scene hands it over taken apart (nodes,
 materials and per role every mesh attribute in one float32 array), → Blender: collections,
 objects, meshes with per-face and per-corner attributes, materials and page images, built
 directly with foreach_set (no io_scene_gltf2, no glTF parsed in Python).
@@ -283,7 +283,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
     partial = only_tiles is not None
     started = time.perf_counter()
     report = progress or (lambda fraction: None)
-    info, arrays, transforms, pngs, warnings = llamawad.wad_to_arrays(data)
+    info, arrays, transforms, pngs, warnings = llamawad.wad_to_scene(data)
     extras = (info["scene_extras"][0] or {}).get("llamawad", {}) if info["scene_extras"] else {}
     summary = ImportSummary(level_name=extras.get("level_name") or "", warnings=list(warnings))
     batches = {role: read_batch(batch, arrays) for role, batch in info["batches"].items()}

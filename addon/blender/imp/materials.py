@@ -14,7 +14,7 @@ KEY = "llamawad_material"
 
 
 def build_images(info: dict, pngs: list[bytes]) -> list[bpy.types.Image]:
-    """The pages, from the hand-over of ``llamawad.wad_to_arrays``: names and PNG bytes."""
+    """The pages, from the hand-over of ``llamawad.wad_to_scene``: names and PNG bytes."""
     images = []
     for name, png in zip(info["images"], pngs):
         img = bpy.data.images.new(name, 1, 1)

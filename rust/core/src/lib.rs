@@ -5,6 +5,7 @@
 //! chunk; [`geometry`] recomputes what the game derives from vertices; [`info`] summarises a
 //! level; [`generate`] makes synthetic levels to the specification.
 
+pub mod codes;
 pub mod container;
 pub mod error;
 pub mod game;
@@ -18,6 +19,7 @@ mod output;
 pub mod raw;
 pub(crate) mod rng;
 
+pub use codes::Code;
 pub use error::{catch_panic, BuildError, InternalError, ParseError, WadError};
 pub use level::Level;
 pub use output::{write_atomically, write_files_atomically};

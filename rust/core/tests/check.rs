@@ -9,6 +9,7 @@ use llamawad::game::{check, check_against, check_bytes, Problem, Severity};
 use llamawad::generate::{generate, Size};
 use llamawad::level::{ChunkBody, Model, Tile};
 use llamawad::raw::{CollisionPlane, CollisionPolygon};
+use llamawad::Code;
 use llamawad::Level;
 
 /// The level written and read back, as `check` meets it in a file.
@@ -67,7 +68,7 @@ fn the_start_is_refused_only_on_the_material_the_players_floor_test_skips() {
         polygon.material = material;
         let found: Vec<_> = problems(&level)
             .into_iter()
-            .filter(|p| p.code == "player-start-material")
+            .filter(|p| p.code == Code::PlayerStartMaterial)
             .map(|p| (p.tile, p.polygon))
             .collect();
         let expected = if refused {
@@ -125,7 +126,7 @@ fn an_edge_normal_pointing_outwards_is_an_error_naming_the_polygon() {
         let (level, model) = with_polygon(&base, polygon);
         let found: Vec<_> = problems(&level)
             .into_iter()
-            .filter(|p| p.code == "collision-edge")
+            .filter(|p| p.code == Code::CollisionEdge)
             .map(|p| (p.severity, p.model, p.polygon))
             .collect();
         (found, model)
@@ -160,7 +161,7 @@ fn wfpc_changed_against_the_base_is_an_error() {
         set_wfpc(&mut level, base.wfpc() ^ bit);
         let found: Vec<_> = new_problems_of_bytes(&level.to_bytes().unwrap(), &base)
             .into_iter()
-            .filter(|p| p.code == "wfpc")
+            .filter(|p| p.code == Code::Wfpc)
             .map(|p| p.severity)
             .collect();
         assert_eq!(found, [Severity::Error], "bit {bit:#x}");
@@ -186,7 +187,7 @@ fn a_total_length_that_disagrees_with_the_base_is_an_error() {
         .into_iter()
         .map(|p| (p.code, p.severity))
         .collect();
-    assert_eq!(found, [("container", Severity::Error)]);
+    assert_eq!(found, [(Code::Container, Severity::Error)]);
 }
 
 /// Rotations are 4096 to the turn (notes 001, 003). One of a turn or more is looked up in the
@@ -202,14 +203,14 @@ fn rotations_of_a_turn_or_more_are_named() {
     map.strats[0].rotation[1] = 5000;
     let found: Vec<_> = problems(&level)
         .into_iter()
-        .filter(|p| p.code.ends_with("rotation"))
+        .filter(|p| p.code.as_str().ends_with("rotation"))
         .map(|p| (p.code, p.severity, p.tile, p.strat))
         .collect();
     assert_eq!(
         found,
         [
-            ("tile-rotation", Severity::Warning, Some(1), None),
-            ("strat-rotation", Severity::Warning, None, Some(0)),
+            (Code::TileRotation, Severity::Warning, Some(1), None),
+            (Code::StratRotation, Severity::Warning, None, Some(0)),
         ]
     );
 }
@@ -228,7 +229,7 @@ fn a_code_offset_inside_the_code_but_at_no_strat_start_is_an_error() {
         level.map_mut().unwrap().strats[llama].code_offset = offset;
         let found: Vec<_> = problems(&level)
             .into_iter()
-            .filter(|p| p.code == "strat-code")
+            .filter(|p| p.code == Code::StratCode)
             .map(|p| (p.severity, p.strat))
             .collect();
         assert_eq!(
@@ -253,7 +254,7 @@ fn a_face_plane_off_by_a_thousandth_is_named() {
             .collect();
         assert_eq!(
             found,
-            [("face-plane", Some(1), Some(0))],
+            [(Code::FacePlane, Some(1), Some(0))],
             "component {component}"
         );
     }
@@ -272,7 +273,7 @@ fn collision_reaching_past_8_units_is_named() {
         let (level, model) = with_polygon(&base, strip);
         let found: Vec<_> = problems(&level)
             .into_iter()
-            .filter(|p| p.code == "collision-reach")
+            .filter(|p| p.code == Code::CollisionReach)
             .map(|p| (p.model, p.polygon))
             .collect();
         (found, model)
@@ -445,7 +446,7 @@ fn a_flagged_tile_without_a_swap_entry_is_named() {
 }
 
 /// What `check` makes of bytes the reader refuses: one error, its culprit as the reader named it.
-fn unreadable(bytes: &[u8]) -> (&'static str, Severity, Option<usize>, Option<usize>) {
+fn unreadable(bytes: &[u8]) -> (Code, Severity, Option<usize>, Option<usize>) {
     let report = check_bytes(bytes, None).expect("a WAD");
     let [p] = &report.problems[..] else {
         panic!("{:#?}", report.problems)
@@ -467,7 +468,7 @@ fn check_reports_a_refused_file_with_its_culprit() {
     damaged[at] ^= 1;
     assert_eq!(
         unreadable(&damaged),
-        ("unreadable", Severity::Error, None, Some(m))
+        (Code::Unreadable, Severity::Error, None, Some(m))
     );
 
     let map = base.map().unwrap();
@@ -479,7 +480,7 @@ fn check_reports_a_refused_file_with_its_culprit() {
     damaged[at] = 1;
     assert_eq!(
         unreadable(&damaged),
-        ("unreadable", Severity::Error, Some(flagged), None)
+        (Code::Unreadable, Severity::Error, Some(flagged), None)
     );
 
     let tile = between_two_sets(&mut base, 0);
@@ -488,7 +489,7 @@ fn check_reports_a_refused_file_with_its_culprit() {
     splice(&mut damaged, end - 4, 4, &[]);
     assert_eq!(
         unreadable(&damaged),
-        ("unreadable", Severity::Error, Some(tile), None)
+        (Code::Unreadable, Severity::Error, Some(tile), None)
     );
 }
 
@@ -501,7 +502,7 @@ fn a_total_length_that_disagrees_with_the_file_is_a_container_error() {
     bytes[..4].copy_from_slice(&wrong.to_le_bytes());
     assert_eq!(
         unreadable(&bytes),
-        ("container", Severity::Error, None, None)
+        (Code::Container, Severity::Error, None, None)
     );
     let report = check_bytes(&bytes, None).unwrap();
     assert!(
@@ -549,7 +550,7 @@ fn beside(base: &Level, polygon: CollisionPolygon, neighbour: Option<CollisionPo
 fn coverage(level: &Level) -> Vec<(Option<usize>, Option<[u32; 2]>)> {
     problems(level)
         .into_iter()
-        .filter(|p| p.code == "coverage")
+        .filter(|p| p.code == Code::Coverage)
         .map(|p| (p.tile, p.cell))
         .collect()
 }
@@ -590,7 +591,7 @@ fn a_needed_chunk_missing_or_twice_is_an_error() {
     let chunk_problems = |level: &Level| -> Vec<String> {
         problems(&reread(level))
             .into_iter()
-            .filter(|p| p.code == "chunks" && p.severity == Severity::Error)
+            .filter(|p| p.code == Code::Chunks && p.severity == Severity::Error)
             .map(|p| p.message)
             .collect()
     };
@@ -629,7 +630,7 @@ fn a_level_past_the_tile_cap_is_an_error() {
     map.tiles.resize(llamawad::limits::MAX_TILES + 1, copy);
     let found: Vec<String> = problems(&level)
         .into_iter()
-        .filter(|p| p.code == "level-size")
+        .filter(|p| p.code == Code::LevelSize)
         .map(|p| p.message)
         .collect();
     assert!(

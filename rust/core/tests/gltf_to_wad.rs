@@ -2,6 +2,7 @@
 //! level; each edit made in the glTF (its JSON or its binary buffer, as another tool would)
 //! arrives in the level and nothing else changes; each refusal names its culprit.
 
+use llamawad::Code;
 use std::collections::BTreeMap;
 
 use glam::{Mat4, Quat, Vec3};
@@ -759,7 +760,7 @@ fn tiles_without_collision_nodes_keep_it_when_the_scene_leaves_tile_collision_ou
     // gone, the Llama falls at the start.
     let e = doors::convert(&case.base, &case.bytes, &case.document(), OPTIONS).unwrap_err();
     let problems = &e.broken.as_ref().expect("the game's rules").problems;
-    assert!(problems.iter().any(|p| p.code == "player-start"), "{e}");
+    assert!(problems.iter().any(|p| p.code == Code::PlayerStart), "{e}");
 }
 
 #[test]
@@ -1651,7 +1652,7 @@ fn a_level_the_game_would_break_on_is_refused_with_every_error() {
     let problems = &e.broken.as_ref().expect("the game's rules").problems;
     let start = problems
         .iter()
-        .find(|p| p.code == "player-start")
+        .find(|p| p.code == Code::PlayerStart)
         .unwrap_or_else(|| panic!("{e}: {:?}", problems));
     assert_eq!(start.strat, Some(llama));
     assert!(problems
@@ -2483,6 +2484,6 @@ fn a_refusal_names_every_culprit_not_the_first() {
         .map(|&t| format!("node {}", node_label(&case, case.tile_node(t))))
         .collect();
     assert_eq!(named, expected);
-    assert!(e.each().all(|r| r.code == "tile-scaled"), "{e}");
+    assert!(e.each().all(|r| r.code == Code::TileScaled), "{e}");
     assert!(e.to_string().ends_with("(and 2 more refusals)"), "{e}");
 }

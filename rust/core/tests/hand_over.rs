@@ -46,8 +46,7 @@ fn generated_levels_are_handed_over_as_their_gltf_holds_them() {
         let mut model_of_mesh = std::collections::HashMap::new();
         for (k, mesh) in info.nodes.mesh.iter().enumerate() {
             if let (Some(m), Some("tile")) = (mesh, info.nodes.role[k].as_deref()) {
-                let extras: serde_json::Value =
-                    serde_json::from_str(info.nodes.extras[k].as_ref().unwrap().get()).unwrap();
+                let extras = info.nodes.extras[k].as_ref().unwrap();
                 model_of_mesh.insert(
                     *m,
                     (extras["model"].clone(), extras["colour_frames"].clone()),

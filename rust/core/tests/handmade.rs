@@ -9,6 +9,7 @@ mod support {
 
 use llamawad::game::{check, Severity};
 use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, GltfToWadOptions, Source};
+use llamawad::Code;
 use llamawad::Level;
 
 /// Little-endian bytes, appended.
@@ -223,7 +224,7 @@ fn a_handmade_level_goes_through_gltf_unchanged_and_keeps_the_rules() {
             .collect();
         assert_eq!(
             codes,
-            [("player-start", Severity::Warning)],
+            [(Code::PlayerStart, Severity::Warning)],
             "{:#?}",
             report.problems
         );
@@ -254,8 +255,7 @@ fn one_vertex_more_than_the_engine_transforms_is_an_error() {
         .colours
         .push([0x80, 0x80, 0x80, 0]);
     let report = check(&level);
-    assert!(report
-        .problems
-        .iter()
-        .any(|p| p.code == "vertex-limit" && p.severity == Severity::Error && p.model == Some(1)));
+    assert!(report.problems.iter().any(|p| p.code == Code::VertexLimit
+        && p.severity == Severity::Error
+        && p.model == Some(1)));
 }

@@ -17,6 +17,7 @@ use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::face_uvs;
 use llamawad::gltf::{wad_to_gltf, ChangeReport, Document, Gltf, GltfToWadOptions, Source};
 use llamawad::raw::{face_flags, TextureEntry};
+use llamawad::Code;
 use llamawad::Level;
 
 mod doors;
@@ -894,7 +895,7 @@ fn many_new_texture_entries_are_warned_of_and_past_the_u16_limit_refused_by_name
         None,
     );
     let e = convert(&base, &gltf, GltfToWadOptions::default()).unwrap_err();
-    assert_eq!(e.code, "texture-entry-limit", "{e}");
+    assert_eq!(e.code, Code::TextureEntryLimit, "{e}");
     assert_eq!(e.object(), Some("Finest plate"));
     assert!(e.message.contains("need 65580 texture entries"), "{e}");
     assert!(e.message.contains("at most 65536"), "{e}");

@@ -7,6 +7,7 @@ use llamawad::generate::{generate, Size};
 use llamawad::gltf::{
     scene_to_wad, wad_to_gltf, Document, GltfToWadError, GltfToWadOptions, SceneArrays, Source,
 };
+use llamawad::Code;
 use llamawad::Level;
 
 mod doors;
@@ -209,7 +210,7 @@ fn wrong_arrays_are_refused_naming_the_node() {
     ];
     for (what, edit, words) in cases {
         let e = c.refused(what, edit);
-        assert_eq!(e.code, "unreadable", "{what}: {e}");
+        assert_eq!(e.code, Code::Unreadable, "{what}: {e}");
         assert_eq!(e.node, node, "{what}: {e}");
         assert!(e.message.contains(words), "{what}: {e}");
     }
@@ -231,12 +232,12 @@ fn wrong_arrays_are_refused_naming_the_node() {
             a.nodes.push(n);
         }
     });
-    assert_eq!(e.code, "unreadable");
+    assert_eq!(e.code, Code::Unreadable);
     assert_eq!(e.node.as_deref(), Some("node 'deep 64'"), "{e}");
 
     // A scene whose extras are not an object is the level's fault.
     let e = c.refused("scene extras", |a| a.extras = Some("[1, 2]".into()));
-    assert_eq!((e.code, e.node), ("unreadable", None));
+    assert_eq!((e.code, e.node), (Code::Unreadable, None));
 }
 
 #[test]
@@ -250,7 +251,7 @@ fn more_triangles_than_a_level_can_use_are_refused_before_they_are_read() {
             vec![0.0; 9 * (llamawad::gltf::read::MAX_MESH_TRIANGLES + 1)],
         )];
     });
-    assert_eq!(e.code, "unreadable");
+    assert_eq!(e.code, Code::Unreadable);
     assert_eq!(e.node, Some(format!("node '{name}'")));
     assert!(e.message.contains("more than"), "{e}");
 }

@@ -25,6 +25,7 @@ use llamawad::{Level, WadError as CoreError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use serde::Serialize;
 
 mod scene;
 
@@ -73,7 +74,7 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
                 .each()
                 .map(|r| {
                     let d = PyDict::new(py);
-                    d.set_item("code", r.code)?;
+                    d.set_item("code", r.code.as_str())?;
                     d.set_item("message", &r.message)?;
                     d.set_item("node", &r.node)?;
                     d.set_item("object", r.object())?;
@@ -93,9 +94,8 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
                 first.and_then(|p| p.polygon),
                 first.and_then(|p| p.cell),
             );
-            let problems = serde_json::to_string(&problems).expect("problems are plain data");
             let culprit = value
-                .setattr("code", e.code)
+                .setattr("code", e.code.as_str())
                 .and_then(|()| value.setattr("message", e.message.clone()))
                 .and_then(|()| value.setattr("node", e.node))
                 .and_then(|()| value.setattr("object", object))
@@ -104,7 +104,7 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
                 .and_then(|()| value.setattr("tile", tile))
                 .and_then(|()| value.setattr("polygon", polygon))
                 .and_then(|()| value.setattr("cell", cell))
-                .and_then(|()| value.setattr("problems", json_to_python(py, &problems)?))
+                .and_then(|()| value.setattr("problems", to_python(py, &problems)?))
                 .and_then(|()| value.setattr("sources", sources))
                 .and_then(|()| value.setattr("refusals", refusals?));
             match culprit {
@@ -145,16 +145,11 @@ fn convert(data: &[u8]) -> Result<Gltf, String> {
     wad_gltf::wad_to_gltf(&level, Source::of(data)).map_err(|e| e.to_string())
 }
 
-/// The summary of a level as JSON text, so that Python gets plain dicts and lists.
-fn info_json(level: &Level, file_size: usize) -> String {
-    serde_json::to_string(&Info::of(level, file_size))
-        .expect("Info is plain data with string keys, which JSON can always hold")
-}
-
-/// Turns JSON text into Python objects with the standard library's parser: no second
-/// serialisation path to keep in step with `Info`.
-fn json_to_python<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
-    py.import("json")?.call_method1("loads", (json,))
+/// The core's plain data (what the command line prints with `--json`) as Python dicts, lists
+/// and numbers, field by field: no JSON text between Rust and Python, and one serialisation to
+/// keep in step with each type.
+fn to_python<'py>(py: Python<'py>, value: &impl Serialize) -> PyResult<Bound<'py, PyAny>> {
+    pythonize::pythonize(py, value).map_err(PyErr::from)
 }
 
 /// A texture entry as the level document lists it (`texture_entries` of the glTF scene extras);
@@ -184,7 +179,7 @@ impl EntryItem {
 
 /// A tile's collision polygon in world game space, and where the floor test's edge tolerance
 /// still lets it pass (`game::floor::tolerance_zone`).
-fn polygon_outline(level: &Level, tile: usize, polygon: usize) -> Option<String> {
+fn polygon_outline(level: &Level, tile: usize, polygon: usize) -> Option<PolygonOutline> {
     let tile = level.map()?.tiles.get(tile)?;
     let model = level.trak()?.models.get(tile.model_index as usize)?;
     let poly = model.collision_polygons().nth(polygon)?;
@@ -196,12 +191,18 @@ fn polygon_outline(level: &Level, tile: usize, polygon: usize) -> Option<String>
             .map(|c| c.to_array())
             .collect()
     };
-    let outline = serde_json::json!({
-        "corners": points(poly),
-        "zone": points(&zone),
-        "tolerance": from_fixed(-tolerance),
-    });
-    Some(outline.to_string())
+    Some(PolygonOutline {
+        corners: points(poly),
+        zone: points(&zone),
+        tolerance: from_fixed(-tolerance),
+    })
+}
+
+#[derive(Serialize)]
+struct PolygonOutline {
+    corners: Vec<[f64; 3]>,
+    zone: Vec<[f64; 3]>,
+    tolerance: f64,
 }
 
 #[pymodule]
@@ -211,19 +212,30 @@ mod _native {
     #[pymodule_export]
     use super::WadError;
 
+    /// CODES: dict[str, str]: what each problem and refusal code means (llamawad::Code, the one
+    /// table of them), for tools that decide by code, never by a message's wording.
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        let codes = PyDict::new(m.py());
+        for code in llamawad::Code::ALL {
+            codes.set_item(code.as_str(), code.meaning())?;
+        }
+        m.add("CODES", codes)
+    }
+
     /// parse_info(data: bytes) -> dict
     ///
     /// Parses a level WAD and returns its summary (what `llamawad info --json` prints).
     /// Raises WadError if the bytes are not a level this project can read.
     #[pyfunction]
     fn parse_info<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyAny>> {
-        let json = detach(
+        let info = detach(
             py,
             || bytes_input("a level", &data),
-            || Level::parse(&data).map(|level| info_json(&level, data.len())),
+            || Level::parse(&data).map(|level| Info::of(&level, data.len())),
         )?
         .map_err(wad_error)?;
-        json_to_python(py, &json)
+        to_python(py, &info)
     }
 
     /// info_file(path: str | os.PathLike) -> dict
@@ -231,17 +243,17 @@ mod _native {
     /// Reads a level WAD from disk and returns its summary, like parse_info.
     #[pyfunction]
     fn info_file(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>> {
-        let json = detach(
+        let info = detach(
             py,
             || path.display().to_string(),
             || {
                 let data = llamawad::read_bytes(&path)?;
                 let level = Level::parse(&data)?;
-                Ok::<_, CoreError>(info_json(&level, data.len()))
+                Ok::<_, CoreError>(Info::of(&level, data.len()))
             },
         )?
         .map_err(wad_error)?;
-        json_to_python(py, &json)
+        to_python(py, &info)
     }
 
     /// read_file(path: str | os.PathLike) -> bytes
@@ -352,7 +364,7 @@ mod _native {
         Ok((json, PyBytes::new(py, &gltf.bin), gltf.warnings))
     }
 
-    /// What wad_to_arrays returns.
+    /// What wad_to_scene returns.
     type HandOver<'py> = (
         Bound<'py, PyAny>,
         Vec<Bound<'py, PyBytes>>,
@@ -361,7 +373,7 @@ mod _native {
         Vec<String>,
     );
 
-    /// wad_to_arrays(data: bytes) -> tuple[dict, list[bytes], bytes, list[bytes], list[str]]
+    /// wad_to_scene(data: bytes) -> tuple[dict, list[bytes], bytes, list[bytes], list[str]]
     ///
     /// The level's glTF (as wad_to_gltf makes it) handed over as the add-on's importer reads
     /// it: a dict of plain values (`scene_extras`, `images`, `materials`, `nodes` as one list
@@ -371,14 +383,13 @@ mod _native {
     /// rotation x y z w, scale), each image's PNG bytes, and the conversion's warnings. Raises
     /// WadError like wad_to_glb.
     #[pyfunction]
-    fn wad_to_arrays<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<HandOver<'py>> {
-        let (info, level, warnings) = detach(
+    fn wad_to_scene<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<HandOver<'py>> {
+        let (level, warnings) = detach(
             py,
             || bytes_input("a level", &data),
             || {
                 let gltf = convert(&data)?;
                 let level = hand_over(&gltf).map_err(|e| e.to_string())?;
-                let info = serde_json::to_string(&level.info).expect("the hand-over is plain data");
                 let Gltf {
                     root,
                     bin,
@@ -389,13 +400,13 @@ mod _native {
                 // (where no thread can be started, the failed spawn frees it here).
                 let document = (root, bin);
                 let _ = std::thread::Builder::new().spawn(move || drop(document));
-                Ok::<_, String>((info, level, warnings))
+                Ok::<_, String>((level, warnings))
             },
         )?
         .map_err(WadError::new_err)?;
         let bytes = |all: &[Vec<u8>]| all.iter().map(|b| PyBytes::new(py, b)).collect();
         Ok((
-            json_to_python(py, &info)?,
+            to_python(py, &level.info)?,
             bytes(&level.arrays),
             PyBytes::new(py, &level.transforms),
             bytes(&level.pngs),
@@ -416,7 +427,7 @@ mod _native {
         level: Cow<'_, [u8]>,
         points: Vec<(f64, f64, f64)>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let json = detach(
+        let probes = detach(
             py,
             || bytes_input("a level", &level),
             || {
@@ -431,11 +442,11 @@ mod _native {
                             .map_err(|e| format!("point {k}: {e}"))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                Ok::<_, String>(serde_json::to_string(&probes).expect("probes are plain data"))
+                Ok::<_, String>(probes)
             },
         )?
         .map_err(WadError::new_err)?;
-        json_to_python(py, &json)
+        to_python(py, &probes)
     }
 
     /// floors(a: bytes, b: bytes, points: int = 2800, seed: int = 1) -> dict
@@ -453,7 +464,7 @@ mod _native {
         points: usize,
         seed: u64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let json = detach(
+        let compared = detach(
             py,
             || {
                 format!(
@@ -471,12 +482,11 @@ mod _native {
                 let map = a.map().expect("World::of found MAP");
                 let points = random_points(map.width, map.height, points, seed)
                     .map_err(|e| e.to_string())?;
-                let c = compare_floors(&wa, &wb, &points);
-                Ok(serde_json::to_string(&c).expect("plain data"))
+                Ok(compare_floors(&wa, &wb, &points))
             },
         )?
         .map_err(WadError::new_err)?;
-        json_to_python(py, &json)
+        to_python(py, &compared)
     }
 
     /// check(level: bytes, base: bytes | None = None) -> dict
@@ -495,17 +505,16 @@ mod _native {
         level: Cow<'_, [u8]>,
         base: Option<Cow<'_, [u8]>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let json = detach(
+        let report = detach(
             py,
             || bytes_input("a level", &level),
             || {
                 let base = base.as_deref().map(Level::parse).transpose()?;
-                let report = llamawad::game::check_bytes(&level, base.as_ref())?;
-                Ok::<_, CoreError>(serde_json::to_string(&report).expect("plain data"))
+                Ok::<_, CoreError>(llamawad::game::check_bytes(&level, base.as_ref())?)
             },
         )?
         .map_err(wad_error)?;
-        json_to_python(py, &json)
+        to_python(py, &report)
     }
 
     /// tile_models(level: bytes) -> list[int]
@@ -538,20 +547,21 @@ mod _native {
         level: Cow<'_, [u8]>,
         polygons: Vec<(usize, usize)>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let json = detach(
+        let outlines = detach(
             py,
             || bytes_input("a level", &level),
             || {
                 let level = Level::parse(&level)?;
-                let outlines: Vec<String> = polygons
-                    .iter()
-                    .map(|&(t, p)| polygon_outline(&level, t, p).unwrap_or_else(|| "null".into()))
-                    .collect();
-                Ok::<_, CoreError>(format!("[{}]", outlines.join(",")))
+                Ok::<_, CoreError>(
+                    polygons
+                        .iter()
+                        .map(|&(t, p)| polygon_outline(&level, t, p))
+                        .collect::<Vec<_>>(),
+                )
             },
         )?
         .map_err(wad_error)?;
-        json_to_python(py, &json)
+        to_python(py, &outlines)
     }
 
     /// face_uvs(entries: list[dict], textures: list[int], flags: list[int]) -> tuple[list[float], list[bool]]
@@ -750,11 +760,10 @@ fn written_level<'py>(
         let bytes = written
             .to_bytes()
             .map_err(|e| other(CoreError::from(e).to_string()))?;
-        let report = serde_json::to_string(&report).expect("the change report is plain data");
         Ok::<_, ImportFailure>((bytes, report))
     })?;
     let (bytes, report) = result.map_err(|f| import_failure(py, f))?;
-    Ok((PyBytes::new(py, &bytes), json_to_python(py, &report)?))
+    Ok((PyBytes::new(py, &bytes), to_python(py, &report)?))
 }
 
 /// A conversion of the way back: the level and its change report, or the refusal.

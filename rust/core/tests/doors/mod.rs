@@ -5,6 +5,7 @@ use llamawad::gltf::{
     gltf_to_wad, scene_to_wad, ChangeReport, Document, GltfToWadError, GltfToWadOptions,
     SceneArrays,
 };
+use llamawad::Code;
 use llamawad::Level;
 
 /// `gltf_to_wad`, after checking that the arrays of the same scene come out the same. A glTF
@@ -18,7 +19,11 @@ pub fn convert(
     let through_gltf = gltf_to_wad(base, base_bytes, doc, options);
     let Ok(arrays) = SceneArrays::of_document(doc) else {
         let refusal = through_gltf.as_ref().err().map(|e| e.code);
-        assert_eq!(refusal, Some("unreadable"), "a mesh that cannot be read");
+        assert_eq!(
+            refusal,
+            Some(Code::Unreadable),
+            "a mesh that cannot be read"
+        );
         return through_gltf;
     };
     let through_arrays = scene_to_wad(base, base_bytes, arrays, options);

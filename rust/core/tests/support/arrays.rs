@@ -69,8 +69,10 @@ pub fn check_hand_over(gltf: &Gltf) -> (HandOver, Compared) {
         assert_eq!(nodes.role[k], role(node));
         assert_eq!(nodes.mesh[k], node.mesh().map(|m| m.index()));
         assert_eq!(
-            nodes.extras[k].as_ref().map(|e| e.get()),
-            node.extras().as_ref().map(|e| e.get())
+            nodes.extras[k],
+            node.extras()
+                .as_ref()
+                .map(|e| serde_json::from_str::<serde_json::Value>(e.get()).unwrap())
         );
         let (t, r, s) = node.transform().decomposed();
         let want: Vec<f32> = t.iter().chain(&r).chain(&s).copied().collect();

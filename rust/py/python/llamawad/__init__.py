@@ -13,7 +13,7 @@ The work is done in Rust (the ``_native`` extension); this package only re-expor
   conversion's warnings
 - ``wad_to_gltf(data) -> (str, bytes, list[str])``: the level as glTF JSON text (buffer 0 has no
   uri), its binary buffer, and the warnings
-- ``wad_to_arrays(data) -> (dict, list[bytes], bytes, list[bytes], list[str])``: that glTF as
+- ``wad_to_scene(data) -> (dict, list[bytes], bytes, list[bytes], list[str])``: that glTF as
   the add-on's importer reads it: nodes, materials and mesh batches as plain values, the
   batches' attributes and the nodes' transforms as float32 bytes, the images' PNGs, and the
   warnings
@@ -31,12 +31,15 @@ The work is done in Rust (the ``_native`` extension); this package only re-expor
 - ``tile_models(level) -> list[int]``: the model of each tile
 - ``face_uvs(entries, textures, flags) -> (list[float], list[bool])``: the texture rule's UVs
 - ``shown_colours(raw) -> list[float]``: what the game shows for raw vertex colours
+- ``CODES: dict[str, str]``: every problem and refusal code (``check``'s problems,
+  ``GltfToWadRefused.code``) and what it means: decide by code, never by a message's wording
 - ``WadError`` (a ``ValueError``): raised for every file that cannot be read or written
 - ``GltfToWadRefused`` (a ``WadError``): a glTF that cannot become a level; ``node`` (str or None)
   and ``faces`` (list of triangle indices in the node's mesh) name the culprit
 """
 
 from ._native import (
+    CODES,
     GltfToWadRefused,
     WadError,
     check,
@@ -53,13 +56,14 @@ from ._native import (
     scene_to_wad,
     shown_colours,
     tile_models,
-    wad_to_arrays,
+    wad_to_scene,
     wad_to_glb,
     wad_to_gltf,
     write_file,
 )
 
 __all__ = [
+    "CODES",
     "GltfToWadRefused",
     "WadError",
     "check",
@@ -76,7 +80,7 @@ __all__ = [
     "scene_to_wad",
     "shown_colours",
     "tile_models",
-    "wad_to_arrays",
+    "wad_to_scene",
     "wad_to_glb",
     "wad_to_gltf",
     "write_file",

@@ -1,6 +1,7 @@
 //! Rules for the tiles and the grid (FORMAT.md §10: tiles inside the grid, the three copies in
 //! agreement, colours per vertex, swap entries, a visible zone; §4 "Cells" for coverage).
 
+use crate::codes::Code;
 use std::collections::HashMap;
 
 use glam::DVec3;
@@ -25,7 +26,7 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
             let (col, row) = (cell as u32 % w.max(1), cell as u32 / w.max(1));
             out.push(
                 Problem::error(
-                    "zone-number",
+                    Code::ZoneNumber,
                     format!("cell {col}, {row}: zone {region} is not 0 to 31; the engine reads past its zone table"),
                 )
                 .cell(col, row),
@@ -38,7 +39,7 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
             let [x, y, z] = tile.float.position;
             out.push(
                 Problem::error(
-                    "tile-in-grid",
+                    Code::TileInGrid,
                     format!(
                         "tile {i} stands at x {x:.3}, y {y:.3}, z {:.3}, outside the {w}×{h} grid; the loader would write into foreign memory: move it inside",
                         -z
@@ -51,13 +52,13 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
         let at = |p: Problem| p.tile(i).cell(cell.col, cell.row);
         if tile.fixed != fixed_from_float(&tile.float) {
             out.push(at(Problem::error(
-                "tile-copies",
+                Code::TileCopies,
                 format!("tile {i}: its fixed-point copy (block 8) does not match its float copy (block 2)"),
             )));
         }
         if tile.float.rotation >= TURN {
             out.push(at(Problem::warning(
-                "tile-rotation",
+                Code::TileRotation,
                 format!(
                     "tile {i}: rotation {} is a turn or more (4096 to the turn); the collision tests look it up in a sine table of 4096 entries, and whether the game wraps it the notes do not say: use {}",
                     tile.float.rotation,
@@ -67,7 +68,7 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
         }
         if tile.model_index != tile.float.model {
             out.push(at(Problem::error(
-                "tile-copies",
+                Code::TileCopies,
                 format!(
                     "tile {i}: the model index block says {}, the tile record says {}",
                     tile.model_index, tile.float.model
@@ -82,7 +83,7 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
             let Some(m) = m else { continue };
             let Some(model) = models.get(m as usize) else {
                 out.push(at(Problem::error(
-                    "model-index",
+                    Code::ModelIndex,
                     format!(
                         "tile {i}: {what} {m} does not exist ({} models)",
                         models.len()
@@ -94,7 +95,7 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
             let expected = nv * map.colour_rule.set_count(colours.first());
             if colours.len() != expected {
                 out.push(at(Problem::error(
-                    "vertex-colours",
+                    Code::VertexColours,
                     format!(
                         "tile {i}: {} vertex colours for {what} {m} with {nv} vertices (needs {expected}); the rest of MAP would be read shifted",
                         colours.len()
@@ -106,7 +107,7 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
         if let Some(swap) = tile.swap {
             if !swaps_in_file || tile.float.swap_flag == 0 {
                 out.push(at(Problem::error(
-                    "tile-swap",
+                    Code::TileSwap,
                     format!(
                         "tile {i} has a swap entry without the swap flag or without WFPC 0x10000"
                     ),
@@ -114,7 +115,7 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
             }
             if swap.model_a != tile.model_index {
                 out.push(at(Problem::warning(
-                    "tile-swap",
+                    Code::TileSwap,
                     format!(
                         "tile {i}: its swap entry's model A is {}, the tile's model is {}",
                         swap.model_a, tile.model_index
@@ -123,7 +124,7 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
             }
             if (swap.cell_x, swap.cell_z) != (cell.col, cell.row) {
                 out.push(at(Problem::warning(
-                    "tile-swap",
+                    Code::TileSwap,
                     format!(
                         "tile {i}: its swap entry names cell {}, {}, the tile stands in {}, {}",
                         swap.cell_x, swap.cell_z, cell.col, cell.row
@@ -132,7 +133,7 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
             }
         } else if swaps_in_file && tile.float.swap_flag != 0 {
             out.push(at(Problem::error(
-                "tile-swap",
+                Code::TileSwap,
                 format!("tile {i} has the swap flag but no swap entry"),
             )));
         }
@@ -146,7 +147,7 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
             .any(|r| r.mask == 0 || r.mask & (1u32 << (region % 32)) != 0);
         if drawn && (region as usize) < REGION_COUNT && !seen {
             out.push(at(Problem::warning(
-                "visible-zone",
+                Code::VisibleZone,
                 format!("tile {i}: its cell is in zone {region}, which no zone's mask sees: the tile is never drawn"),
             )));
         }
@@ -193,7 +194,7 @@ fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
             }
             out.push(
                 Problem::error(
-                    "coverage",
+                    Code::Coverage,
                     format!(
                         "tile {i} collision polygon {}: reaches into cell {}, {}, where no tile holds it: the llama there {}; enter it there (a collision-only tile)",
                         reach.polygon,

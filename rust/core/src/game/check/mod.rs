@@ -11,6 +11,7 @@ mod map;
 mod models;
 mod strats;
 
+use crate::codes::Code;
 use serde::Serialize;
 
 use crate::container::{Convention, Tag, TotalLength, CONTAINER};
@@ -29,7 +30,7 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Problem {
     /// The rule, short and stable (`coverage`, `tile-in-grid`, …).
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     /// What is wrong and what to do, in the game's terms.
     pub message: String,
@@ -47,7 +48,7 @@ pub struct Problem {
 }
 
 impl Problem {
-    fn new(code: &'static str, severity: Severity, message: impl Into<String>) -> Problem {
+    fn new(code: Code, severity: Severity, message: impl Into<String>) -> Problem {
         Problem {
             code,
             severity,
@@ -62,11 +63,11 @@ impl Problem {
         }
     }
 
-    pub(crate) fn error(code: &'static str, message: impl Into<String>) -> Problem {
+    pub(crate) fn error(code: Code, message: impl Into<String>) -> Problem {
         Problem::new(code, Severity::Error, message)
     }
 
-    pub(crate) fn warning(code: &'static str, message: impl Into<String>) -> Problem {
+    pub(crate) fn warning(code: Code, message: impl Into<String>) -> Problem {
         Problem::new(code, Severity::Warning, message)
     }
 
@@ -179,8 +180,8 @@ pub fn check_bytes(level: &[u8], base: Option<&Level>) -> Result<Report, ParseEr
 fn unreadable(e: &ParseError) -> Problem {
     let at = e.location();
     let code = match at {
-        Some(at) if at.chunk == CONTAINER => "container",
-        _ => "unreadable",
+        Some(at) if at.chunk == CONTAINER => Code::Container,
+        _ => Code::Unreadable,
     };
     let mut problem = Problem::error(
         code,
@@ -198,7 +199,7 @@ fn changed_from(level: &Level, base: &Level, out: &mut Vec<Problem>) {
     let (flags, was) = (level.wfpc(), base.wfpc());
     if flags != was {
         out.push(Problem::error(
-            "wfpc",
+            Code::Wfpc,
             format!(
                 "WFPC is {flags:#x}, the base's is {was:#x} (bits {:#x} changed): the flags decide which blocks the game reads (0x10, 0x100, 0x10000, 0x100000, 0x200000, 0x4000000) and how it plays (0x800 fog, 0x80000, 0x8000000 materials 17/18); keep the base's",
                 flags ^ was
@@ -237,7 +238,7 @@ fn changed_from(level: &Level, base: &Level, out: &mut Vec<Problem>) {
     }
     if !differences.is_empty() {
         out.push(Problem::error(
-            "container",
+            Code::Container,
             format!(
                 "the WAD is not laid out as its base: {}; write it as the base is",
                 differences.join("; ")
@@ -262,7 +263,7 @@ fn needed_chunks(level: &Level, out: &mut Vec<Problem>) {
                 "the level has {n} {tag} chunks; which one the game reads the notes do not say, and only the first is checked here: keep one"
             ),
         };
-        out.push(Problem::error("chunks", message));
+        out.push(Problem::error(Code::Chunks, message));
     }
 }
 
@@ -291,7 +292,7 @@ fn level_size(level: &Level, out: &mut Vec<Problem>) {
     ] {
         if count > max {
             out.push(Problem::error(
-                "level-size",
+                Code::LevelSize,
                 format!("the level has {count} {what}; at most {max} are taken to be what the game holds"),
             ));
         }

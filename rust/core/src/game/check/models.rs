@@ -1,5 +1,6 @@
 //! Rules for one TRAK model (FORMAT.md §3, §10).
 
+use crate::codes::Code;
 use glam::Vec3;
 
 use super::Problem;
@@ -26,7 +27,7 @@ pub(super) fn check_model(
     if model.vertices.len() > MAX_MODEL_VERTICES {
         out.push(
             Problem::error(
-                "vertex-limit",
+                Code::VertexLimit,
                 format!(
                     "{name} has {} vertices; the engine transforms at most {MAX_MODEL_VERTICES} per model: split it",
                     model.vertices.len()
@@ -63,7 +64,7 @@ fn faces(
             .collect();
         match corners {
             None => out.push(at(Problem::error(
-                "face-corners",
+                Code::FaceCorners,
                 format!(
                     "{name} face {f}: corners {:?}, but the model has {} vertices",
                     face.corners,
@@ -82,7 +83,7 @@ fn faces(
                     || face.plane.iter().any(|v| !v.is_finite())
                 {
                     out.push(at(Problem::warning(
-                        "face-plane",
+                        Code::FacePlane,
                         format!(
                             "{name} face {f}: its stored plane {:?} is not the plane of its corners {plane:?}; the engine culls the face by it",
                             face.plane
@@ -93,7 +94,7 @@ fn faces(
         }
         if face.texture as usize >= entries.len() {
             out.push(at(Problem::error(
-                "texture-entry",
+                Code::TextureEntry,
                 format!(
                     "{name} face {f}: texture entry {} does not exist (the table has {})",
                     face.texture,
@@ -105,14 +106,14 @@ fn faces(
         let new_batch = face.flags & face_flags::NEW_BATCH != 0;
         if !new_batch && previous_state != Some(state) {
             out.push(at(Problem::error(
-                "batch-bit",
+                Code::BatchBit,
                 format!("{name} face {f}: starts a new page or render state but lacks flag 0x8"),
             )));
         }
         batch_len = if new_batch { 1 } else { batch_len + 1 };
         if batch_len == MAX_BATCH_FACES + 1 {
             out.push(at(Problem::error(
-                "batch-length",
+                Code::BatchLength,
                 format!(
                     "{name} face {f}: more than {MAX_BATCH_FACES} faces since the last flag 0x8"
                 ),
@@ -156,7 +157,7 @@ fn bounding_box(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>)
     if let Some(v) = outside {
         out.push(
             Problem::warning(
-                "bounding-box",
+                Code::BoundingBox,
                 format!(
                     "{name}: vertex {v} lies outside the model's box; the engine culls the whole model by it and may hide it"
                 ),
@@ -179,7 +180,7 @@ fn collision(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>) {
             });
         if let Some((k, length)) = off_unit {
             out.push(at(Problem::warning(
-                "collision-normal",
+                Code::CollisionNormal,
                 format!(
                     "{name} collision polygon {p}: plane {k} has a normal of length {:.3} × 127, not a unit normal; the engine's heights and edges are off by as much",
                     length / 127.0
@@ -188,7 +189,7 @@ fn collision(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>) {
         }
         if let Some(k) = outward_edges(poly).first() {
             out.push(at(Problem::error(
-                "collision-edge",
+                Code::CollisionEdge,
                 format!(
                     "{name} collision polygon {p}: edge plane {k} faces outwards (edges face inwards), so no point lies inside every edge and the game never finds the polygon: negate that plane's normal and d"
                 ),
@@ -200,7 +201,7 @@ fn collision(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>) {
             .fold(0.0, f32::max);
         if far > COLLISION_REACH {
             out.push(at(Problem::warning(
-                "collision-reach",
+                Code::CollisionReach,
                 format!(
                     "{name} collision polygon {p}: its planes meet {far:.2} units from the tile origin; collision planes reach about {COLLISION_REACH:.1}"
                 ),

@@ -1,6 +1,7 @@
 //! Rules for the strats (FORMAT.md §6 block 12, §10) and what the floor test
 //! says about the player's start and about needle spikes (FORMAT.md §4).
 
+use crate::codes::Code;
 use glam::DVec3;
 
 use super::Problem;
@@ -46,7 +47,7 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
             if let Some(why) = wrong {
                 out.push(
                     Problem::error(
-                        "strat-code",
+                        Code::StratCode,
                         format!(
                             "strat {i}: code offset {:#x} is {why}; point it at its type's start (note 003: the type is the code address)",
                             s.code_offset
@@ -59,7 +60,7 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
         if let Some(r) = s.rotation.iter().find(|&&r| u32::from(r) >= TURN) {
             out.push(
                 Problem::warning(
-                    "strat-rotation",
+                    Code::StratRotation,
                     format!(
                         "strat {i}: rotation {:?} holds {r}, a turn or more (4096 to the turn); whether the game wraps it the notes do not say: use {}",
                         s.rotation,
@@ -76,7 +77,7 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
         if !params_ok {
             out.push(
                 Problem::error(
-                    "strat-parameters",
+                    Code::StratParameters,
                     format!(
                         "strat {i}: parameters {}..{} are outside the pool of {}",
                         s.parameter_index,
@@ -90,7 +91,7 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
         if s.waypoint != -1 && (s.waypoint < 0 || s.waypoint as usize >= map.waypoints.len()) {
             out.push(
                 Problem::error(
-                    "strat-waypoint",
+                    Code::StratWaypoint,
                     format!(
                         "strat {i}: waypoint {} does not exist ({} waypoints)",
                         s.waypoint,
@@ -113,7 +114,7 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
             if fields(s) != fields(o) {
                 out.push(
                     Problem::warning(
-                        "strat-type-fields",
+                        Code::StratTypeFields,
                         format!("strat {i}: its variables, slots, type flags or extra memory differ from strat {j} of the same type; copy them from the type"),
                     )
                     .strat(i),
@@ -125,7 +126,7 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
     let pool = map.strat_pool_extra as u64;
     if strats > pool + STRAT_POOL_BASE {
         out.push(Problem::error(
-            "strat-pool",
+            Code::StratPool,
             format!(
                 "{strats} strats, but room for only {} (poolExtra {pool} + 30)",
                 pool + STRAT_POOL_BASE
@@ -133,7 +134,7 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
         ));
     } else if strats > pool {
         out.push(Problem::warning(
-            "strat-pool",
+            Code::StratPool,
             format!("poolExtra is {pool}, below the {strats} strats: the 30 slots for strats spawned while playing are partly taken; raise it to at least {strats}"),
         ));
     }
@@ -177,7 +178,7 @@ fn player_start(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Proble
         .collect();
     if starts.is_empty() {
         out.push(Problem::warning(
-            "player-start",
+            Code::PlayerStart,
             format!(
                 "no strat is the player ({}): the level has no start",
                 PLAYER_STRATS.join(", ")
@@ -192,7 +193,7 @@ fn player_start(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Proble
         let at = |p: Problem| p.strat(i);
         match (probe.floor, probe.no_floor) {
             (Some(floor), _) if y - floor.height > START_DROP => out.push(at(Problem::warning(
-                "player-start",
+                Code::PlayerStart,
                 format!(
                     "strat {i} ({name}) starts at {x:.3}, {y:.3}, {z:.3}, {:.2} above the floor the game finds (tile {} polygon {}): the llama drops at the start",
                     y - floor.height,
@@ -202,14 +203,14 @@ fn player_start(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Proble
             ))),
             (Some(_), _) => {}
             (None, Some(dead)) => out.push(at(Problem::error(
-                "player-start",
+                Code::PlayerStart,
                 format!(
                     "strat {i} ({name}) starts at {x:.3}, {y:.3}, {z:.3} over material {} (tile {} polygon {}): the llama dies at the start",
                     dead.material, dead.tile, dead.polygon
                 ),
             ))),
             (None, None) => out.push(at(Problem::error(
-                "player-start",
+                Code::PlayerStart,
                 format!("strat {i} ({name}) starts at {x:.3}, {y:.3}, {z:.3}, where the floor test finds no floor: the llama falls at the start"),
             ))),
         }
@@ -228,7 +229,7 @@ fn player_start(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Proble
                     .is_some_and(|c| c.passed && !c.above && c.dist <= 0.25 + START_DROP);
                 if under {
                     out.push(at(Problem::error(
-                        "player-start-material",
+                        Code::PlayerStartMaterial,
                         format!(
                             "strat {i} ({name}) starts on material {skipped} (tile {t} polygon {p}), which its floor test skips: give the floor under the start another material"
                         ),
@@ -299,7 +300,7 @@ pub(super) fn needles(map: &Map, models: &[Model], world: &World, out: &mut Vec<
             if let Some((k, s)) = spike {
                 out.push(
                     Problem::warning(
-                        "needle",
+                        Code::Needle,
                         format!(
                             "tile {t} collision polygon {p}: its corner {k} is so sharp that the engine's edge tolerance reaches past it; at {:.3}, {:.3} the llama stands in the air over the surface below",
                             s.x, s.z

@@ -3,10 +3,11 @@
 
 use super::*;
 use crate::generate::{generate, Size};
+use crate::Code;
 
 /// Where a problem is: (code, tile, model, polygon, face, strat).
 type Found = (
-    &'static str,
+    Code,
     Option<usize>,
     Option<usize>,
     Option<usize>,
@@ -33,19 +34,19 @@ fn each_broken_rule_is_found_with_its_culprit() {
 
     let p = broken(&|l| l.map_mut().unwrap().tiles[2].set_placement([-3.5, 0.0, -1.5], 0));
     assert!(
-        p.contains(&("tile-in-grid", Some(2), None, None, None, None)),
+        p.contains(&(Code::TileInGrid, Some(2), None, None, None, None)),
         "{p:?}"
     );
 
     let p = broken(&|l| l.map_mut().unwrap().tiles[1].fixed.position[0] += 4096);
     assert!(
-        p.iter().any(|p| p.0 == "tile-copies" && p.1 == Some(1)),
+        p.iter().any(|p| p.0 == Code::TileCopies && p.1 == Some(1)),
         "{p:?}"
     );
 
     let p = broken(&|l| l.trak_mut().unwrap().models[1].faces[0].flags &= !0x8);
     assert!(
-        p.contains(&("batch-bit", None, Some(1), None, Some(0), None)),
+        p.contains(&(Code::BatchBit, None, Some(1), None, Some(0), None)),
         "{p:?}"
     );
 
@@ -54,7 +55,7 @@ fn each_broken_rule_is_found_with_its_culprit() {
         l.trak_mut().unwrap().models[1].faces[0].texture = entries;
     });
     assert!(
-        p.contains(&("texture-entry", None, Some(1), None, Some(0), None)),
+        p.contains(&(Code::TextureEntry, None, Some(1), None, Some(0), None)),
         "{p:?}"
     );
 
@@ -64,19 +65,19 @@ fn each_broken_rule_is_found_with_its_culprit() {
         model.vertices.resize(8001, v);
     });
     assert!(
-        p.contains(&("vertex-limit", None, Some(1), None, None, None)),
+        p.contains(&(Code::VertexLimit, None, Some(1), None, None, None)),
         "{p:?}"
     );
 
     let p = broken(&|l| l.trak_mut().unwrap().models[1].faces[0].plane = [0.0, -1.0, 0.0, 9.0]);
     assert!(
-        p.contains(&("face-plane", None, Some(1), None, Some(0), None)),
+        p.contains(&(Code::FacePlane, None, Some(1), None, Some(0), None)),
         "{p:?}"
     );
 
     let p = broken(&|l| l.trak_mut().unwrap().models[1].box_corners = [[0.0; 3]; 8]);
     assert!(
-        p.contains(&("bounding-box", None, Some(1), None, None, None)),
+        p.contains(&(Code::BoundingBox, None, Some(1), None, None, None)),
         "{p:?}"
     );
 
@@ -93,7 +94,7 @@ fn each_broken_rule_is_found_with_its_culprit() {
     });
     assert!(
         p.contains(&(
-            "collision-normal",
+            Code::CollisionNormal,
             None,
             Some(with_collision),
             Some(0),
@@ -108,21 +109,21 @@ fn each_broken_rule_is_found_with_its_culprit() {
         map.regions.iter_mut().for_each(|r| r.mask = 1);
         map.region_grid.iter_mut().for_each(|z| *z = 5);
     });
-    assert!(p.iter().any(|p| p.0 == "visible-zone"), "{p:?}");
+    assert!(p.iter().any(|p| p.0 == Code::VisibleZone), "{p:?}");
 
     let p = broken(&|l| l.map_mut().unwrap().region_grid[0] = 40);
-    assert!(p.iter().any(|p| p.0 == "zone-number"), "{p:?}");
+    assert!(p.iter().any(|p| p.0 == Code::ZoneNumber), "{p:?}");
 
     let p = broken(&|l| l.map_mut().unwrap().strats[0].waypoint = 999);
     assert!(
-        p.contains(&("strat-waypoint", None, None, None, None, Some(0))),
+        p.contains(&(Code::StratWaypoint, None, None, None, None, Some(0))),
         "{p:?}"
     );
 
     let p = broken(&|l| l.map_mut().unwrap().strats[1].parameter_count = 10_000);
     assert!(
         p.iter()
-            .any(|p| p.0 == "strat-parameters" && p.5 == Some(1)),
+            .any(|p| p.0 == Code::StratParameters && p.5 == Some(1)),
         "{p:?}"
     );
 
@@ -132,7 +133,7 @@ fn each_broken_rule_is_found_with_its_culprit() {
         let s = map.strats[0];
         map.strats.resize(40, s);
     });
-    assert!(p.iter().any(|p| p.0 == "strat-pool"), "{p:?}");
+    assert!(p.iter().any(|p| p.0 == Code::StratPool), "{p:?}");
 
     // The player started high above every floor, then out over the sea.
     let llama = {
@@ -146,7 +147,7 @@ fn each_broken_rule_is_found_with_its_culprit() {
     };
     let p = broken(&|l| l.map_mut().unwrap().strats[llama].position[1] += 40 * 4096);
     assert!(
-        p.contains(&("player-start", None, None, None, None, Some(llama))),
+        p.contains(&(Code::PlayerStart, None, None, None, None, Some(llama))),
         "{p:?}"
     );
     let p = broken(&|l| {
@@ -154,7 +155,7 @@ fn each_broken_rule_is_found_with_its_culprit() {
         map.strats[llama].position[0] = -5 * 4096;
     });
     assert!(
-        p.contains(&("player-start", None, None, None, None, Some(llama))),
+        p.contains(&(Code::PlayerStart, None, None, None, None, Some(llama))),
         "{p:?}"
     );
 }
@@ -181,14 +182,15 @@ fn a_tile_moved_off_centre_leaves_its_collision_uncovered() {
     tile.set_placement([x + 0.3, y, z - 0.7], rotation);
     let p = found(&level, &base);
     assert!(
-        p.iter().any(|p| p.0 == "coverage" && p.1 == Some(floor)),
+        p.iter()
+            .any(|p| p.0 == Code::Coverage && p.1 == Some(floor)),
         "{p:?}"
     );
     let report = check_against(&level, &base);
     let coverage = report
         .problems
         .iter()
-        .find(|p| p.code == "coverage")
+        .find(|p| p.code == Code::Coverage)
         .unwrap();
     assert_eq!(coverage.severity, Severity::Error);
     assert!(coverage.cell.is_some());
@@ -213,5 +215,5 @@ fn the_crate_needle_of_note_001_is_a_needle() {
     let mut out = Vec::new();
     strats::needles(&map, &models, &world, &mut out);
     let needles: Vec<_> = out.iter().map(|p| (p.code, p.tile, p.polygon)).collect();
-    assert_eq!(needles, [("needle", Some(443), Some(15))], "{out:#?}");
+    assert_eq!(needles, [(Code::Needle, Some(443), Some(15))], "{out:#?}");
 }

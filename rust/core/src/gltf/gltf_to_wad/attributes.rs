@@ -1,6 +1,7 @@
 //! A node's triangles and the integer attributes the mapping puts on them (MAPPING.md), read
 //! the way every tool may have written them (floats, integers as floats).
 
+use crate::codes::Code;
 use std::borrow::Cow;
 
 use glam::Vec3;
@@ -47,7 +48,7 @@ pub(super) fn face_flags(tris: &Triangles, name: &str) -> Result<Vec<Option<u16>
                 values[3 * t]
             ),
         )
-        .code("attribute-value")),
+        .code(Code::AttributeValue)),
     }
 }
 
@@ -88,7 +89,7 @@ pub(super) fn node_triangles<'s>(
             grid.0, grid.1
         ),
     )
-    .code("beyond-grid")
+    .code(Code::BeyondGrid)
     .in_source_faces(&tris))
 }
 

@@ -1,6 +1,7 @@
 //! Collision from the glTF: polygons rejoined from their triangles, compared with the base
 //! and re-encoded with the engine's plane scale where they changed (FORMAT.md §4).
 
+use crate::codes::Code;
 use std::collections::{BTreeMap, HashMap};
 
 use glam::{Mat4, Vec3};
@@ -257,7 +258,7 @@ pub(super) fn collision_from_node(
                     ts.clone(),
                     format!("collision material {material} is not 0 to 255"),
                 )
-                .code("collision-material"));
+                .code(Code::CollisionMaterial));
             }
             if poly != *base_poly || new_group != *group {
                 changed += 1;
@@ -331,7 +332,7 @@ pub(super) fn encode(
             tris.to_vec(),
             format!("collision material {material} is not 0 to 255"),
         )
-        .code("collision-material"));
+        .code(Code::CollisionMaterial));
     };
     let mut poly = encode_collision_polygon(corners, material).map_err(|e| {
         GltfToWadError::faces(
@@ -339,7 +340,7 @@ pub(super) fn encode(
             tris.to_vec(),
             format!("collision polygon {polygon}: {e}"),
         )
-        .code("collision-polygon")
+        .code(Code::CollisionPolygon)
     })?;
     // Keep the type bits the notes do not explain; quad and facing-down follow the shape.
     let known = COLLISION_QUAD | COLLISION_FACING_DOWN;

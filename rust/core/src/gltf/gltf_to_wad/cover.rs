@@ -1,5 +1,6 @@
 //! Collision entered into every cell it covers, for every tile a conversion placed or changed.
 
+use crate::codes::Code;
 use std::collections::HashMap;
 
 use super::error::GltfToWadError;
@@ -55,7 +56,7 @@ pub(super) fn cover(
         GltfToWadError::level(format!(
             "{e}: keep the tile's collision within about 8 units of its origin"
         ))
-        .code("collision-reach")
+        .code(Code::CollisionReach)
     })?;
     report.models_added += trak.models.len() - models_before;
     let source_of: HashMap<usize, String> = report.sources.iter().cloned().collect();

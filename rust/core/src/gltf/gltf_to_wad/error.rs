@@ -1,5 +1,6 @@
 //! Why a glTF cannot become a level: the refusal, with its culprit named for a tool to select.
 
+use crate::codes::Code;
 use crate::game::Problem;
 use crate::gltf::read::ReadError;
 
@@ -14,7 +15,7 @@ pub struct GltfToWadError {
     pub message: String,
     /// What kind of refusal, short and stable (`no-uvs`, `tile-outside-grid`, `game-rules`, …):
     /// for tools, never parsed from the message.
-    pub code: &'static str,
+    pub code: Code,
     /// `faces` as the faces of the tool that wrote the glTF (`_SOURCE_FACE`: Blender's faces,
     /// which the artist sees), when the triangles carry them.
     pub source_faces: Vec<usize>,
@@ -70,7 +71,7 @@ impl GltfToWadError {
             node: None,
             faces: Vec::new(),
             message: message.into(),
-            code: "refused",
+            code: Code::Refused,
             source_faces: Vec::new(),
             broken: None,
             next: None,
@@ -91,7 +92,7 @@ impl GltfToWadError {
         std::iter::successors(Some(self), |e| e.next.as_deref())
     }
 
-    pub(super) fn code(mut self, code: &'static str) -> GltfToWadError {
+    pub(super) fn code(mut self, code: Code) -> GltfToWadError {
         self.code = code;
         self
     }
@@ -141,7 +142,7 @@ impl GltfToWadError {
             node,
             faces: Vec::new(),
             message: format!("{}{more}", first.message),
-            code: "game-rules",
+            code: Code::GameRules,
             source_faces: Vec::new(),
             broken: Some(Box::new(BrokenRules {
                 problems: errors,
@@ -153,6 +154,6 @@ impl GltfToWadError {
 
     /// A node's mesh that cannot be read, with the faces at fault where the reader names them.
     pub(super) fn read(node: &str, e: ReadError) -> GltfToWadError {
-        GltfToWadError::faces(node, e.faces, e.message).code("unreadable")
+        GltfToWadError::faces(node, e.faces, e.message).code(Code::Unreadable)
     }
 }

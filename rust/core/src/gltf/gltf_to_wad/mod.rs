@@ -29,6 +29,7 @@ pub use error::{BrokenRules, GltfToWadError};
 pub use report::{ChangeReport, GltfToWadOptions, TileEdit};
 pub use scene_arrays::{MeshArrays, NodeArrays, SceneArrays};
 
+use crate::codes::Code;
 use std::collections::HashMap;
 
 use crate::game::{Problem, Severity};
@@ -76,10 +77,10 @@ fn convert_scene(
     let mut report = ChangeReport::default();
     check_source(base, base_bytes, scene, options, &mut report)?;
     let base_trak = base.trak().ok_or_else(|| {
-        GltfToWadError::level("the base level has no TRAK chunk").code("base-incomplete")
+        GltfToWadError::level("the base level has no TRAK chunk").code(Code::BaseIncomplete)
     })?;
     let base_map = base.map().ok_or_else(|| {
-        GltfToWadError::level("the base level has no MAP chunk").code("base-incomplete")
+        GltfToWadError::level("the base level has no MAP chunk").code(Code::BaseIncomplete)
     })?;
     let nodes = sort_nodes(scene, base_map.tiles.len())?;
     check_tile_count(base_map.tiles.len(), &nodes)?;
@@ -141,7 +142,7 @@ fn convert_scene(
             GltfToWadError::level(
                 "faces need new texture entries, but the base level has no TEXT chunk",
             )
-            .code("base-incomplete")
+            .code(Code::BaseIncomplete)
         })?;
         text.entries.extend_from_slice(&appended);
     }
@@ -203,7 +204,7 @@ fn check_tile_count(base_tiles: usize, nodes: &nodes::Nodes) -> Result<(), GltfT
     Err(GltfToWadError::level(format!(
         "the scene makes at least {at_least} tiles (the base's {base_tiles}, {copies} copies of tiles, {new} new meshes); a level holds at most {MAX_TILES} tiles"
     ))
-    .code("level-size"))
+    .code(Code::LevelSize))
 }
 
 /// Faces name their texture entry with a u16: a table past 65,536 entries is refused, naming the
@@ -228,7 +229,7 @@ fn check_entry_count(entries: usize, report: &mut ChangeReport) -> Result<(), Gl
             Some((first, _)) => GltfToWadError::node(&format!("node '{first}'"), message),
             None => GltfToWadError::level(message),
         };
-        return Err(e.code("texture-entry-limit"));
+        return Err(e.code(Code::TextureEntryLimit));
     }
     let warnings: Vec<String> = by_object
         .iter()

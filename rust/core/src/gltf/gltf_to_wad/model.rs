@@ -1,6 +1,7 @@
 //! Tile models from triangles: matching them against the base model, and building new ones the
 //! way the notes' checklist wants them.
 
+use crate::codes::Code;
 use std::collections::HashMap;
 
 use glam::Vec3;
@@ -293,7 +294,7 @@ pub(super) fn build_model(
                 entries.len().saturating_sub(1)
             ),
         )
-        .code("texture-entry"));
+        .code(Code::TextureEntry));
     }
     let face_attr = tris.scalar("FACE");
     let vertex_attr = tris.scalar("VERTEX");
@@ -410,7 +411,7 @@ pub(super) fn build_model(
                 positions.len()
             ),
         )
-    .code("vertex-limit"));
+    .code(Code::VertexLimit));
     }
     if faces.len() > u16::MAX as usize {
         return Err(GltfToWadError::node(
@@ -420,7 +421,7 @@ pub(super) fn build_model(
                 faces.len()
             ),
         )
-        .code("face-limit"));
+        .code(Code::FaceLimit));
     }
     if degenerate > 0 {
         report.warnings.push(format!(
@@ -516,7 +517,7 @@ pub(super) fn fit_entries(
             "no texture entry, and no material named after a page (\"page 3 blend 0\") to \
              fit one on: give them a page's material",
         )
-        .code("no-material"));
+        .code(Code::NoMaterial));
     }
     if !no_uvs.is_empty() {
         return Err(GltfToWadError::faces(
@@ -524,7 +525,7 @@ pub(super) fn fit_entries(
             no_uvs,
             "no texture entry and no UVs to fit one from: unwrap them onto their page",
         )
-        .code("no-uvs"));
+        .code(Code::NoUvs));
     }
     if !off.is_empty() {
         return Err(GltfToWadError::faces(
@@ -537,7 +538,7 @@ pub(super) fn fit_entries(
                 FIT_TOLERANCE
             ),
         )
-        .code("uvs-not-rectangle"));
+        .code(Code::UvsNotRectangle));
     }
     Ok(rotation)
 }

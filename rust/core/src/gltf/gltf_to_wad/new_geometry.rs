@@ -6,6 +6,7 @@
 //! the grid; its faces and polygons belong to the nearest cell inside. Entering polygons into the
 //! other cells they cover is the caller's (`game::coverage`).
 
+use crate::codes::Code;
 use std::collections::BTreeMap;
 
 use glam::{Mat4, Vec3};
@@ -169,7 +170,7 @@ pub fn add_new_geometry(
     refused: &mut Vec<GltfToWadError>,
 ) -> Result<(), GltfToWadError> {
     let map = level.map().ok_or_else(|| {
-        GltfToWadError::level("the base level has no MAP chunk").code("base-incomplete")
+        GltfToWadError::level("the base level has no MAP chunk").code(Code::BaseIncomplete)
     })?;
     let (width, height) = (map.width, map.height);
     let mut tiles: BTreeMap<Slot, NewTile> = BTreeMap::new();
@@ -205,7 +206,7 @@ pub fn add_new_geometry(
                         vec![t],
                         "a corner that is not a finite number",
                     )
-                    .code("not-finite"));
+                    .code(Code::NotFinite));
                 }
                 by_cell
                     .entry(nearest_cell(c, width, height))
@@ -384,7 +385,7 @@ pub(super) fn home_collision(
                 polygon.tris.clone(),
                 "a corner that is not a finite number",
             )
-            .code("not-finite"));
+            .code(Code::NotFinite));
         }
         let within = |slot: &Slot| {
             corners

@@ -1,6 +1,7 @@
 //! The nodes of a glTF sorted by what they are to the level: tiles (and their copies), their
 //! collision, the zones, and meshes that belong to no tile (new geometry).
 
+use crate::codes::Code;
 use std::collections::{BTreeMap, HashMap};
 
 use glam::{Mat4, Vec3};
@@ -54,7 +55,7 @@ pub(super) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), Glt
                 "is scaled by {scale}; tiles cannot be scaled: apply the scale to the mesh, then export again"
             ),
         )
-    .code("tile-scaled"));
+    .code(Code::TileScaled));
     }
     let up = rotation * Vec3::Y;
     if (up - Vec3::Y).abs().max_element() > 1e-3 {
@@ -62,7 +63,7 @@ pub(super) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), Glt
             name,
             "is turned about x or z; the game turns tiles about the vertical axis only: clear that rotation",
         )
-    .code("tile-tilted"));
+    .code(Code::TileTilted));
     }
     let x_axis = rotation * Vec3::X;
     let angle = (-x_axis.z).atan2(x_axis.x);
@@ -126,7 +127,7 @@ pub(super) fn sort_nodes<'a>(
                     &node.label(),
                     format!("names a tile the base level does not have ({tile_count} tiles)"),
                 )
-                .code("unknown-tile"));
+                .code(Code::UnknownTile));
             }
             ("collision", tile) => match (node.parent, tile) {
                 (Some(parent), _) => {

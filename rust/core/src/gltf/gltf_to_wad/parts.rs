@@ -4,6 +4,7 @@
 //! later claim (a copy: Shift D, or faces joined from a copy) becomes a new tile. A tile's faces
 //! joined into a new mesh are still that tile's; the new mesh's own faces are new geometry.
 
+use crate::codes::Code;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -75,7 +76,7 @@ fn by_tile(
         unknown,
         format!("_TILE names a tile the base level does not have ({tiles} tiles)"),
     )
-    .code("unknown-tile")
+    .code(Code::UnknownTile)
     .in_source_faces(tris))
 }
 
@@ -92,7 +93,7 @@ fn one_model(scene: &Scene, node: &Node) -> Result<(), GltfToWadError> {
             &node.label(),
             format!("has {triangles} triangles; a tile model can have at most 65,535 faces"),
         )
-        .code("face-limit")),
+        .code(Code::FaceLimit)),
         _ => Ok(()),
     }
 }

@@ -5,6 +5,7 @@
 //! and no deeper than a glTF may nest, indices that name what exists, transforms and attribute
 //! values that are finite numbers, every array as long as its corners need.
 
+use crate::codes::Code;
 use glam::{Mat4, Vec3};
 
 use super::error::GltfToWadError;
@@ -58,7 +59,7 @@ fn unreadable(node: Option<&Node>, message: String) -> GltfToWadError {
         Some(n) => GltfToWadError::node(&n.label(), message),
         None => GltfToWadError::level(message),
     }
-    .code("unreadable")
+    .code(Code::Unreadable)
 }
 
 impl Scene<'static> {

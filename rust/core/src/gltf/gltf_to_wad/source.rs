@@ -3,6 +3,7 @@
 use super::error::GltfToWadError;
 use super::report::{ChangeReport, GltfToWadOptions};
 use super::scene::Scene;
+use crate::codes::Code;
 use crate::gltf::read::number;
 use crate::gltf::wad_to_gltf::Source;
 use crate::level::Level;
@@ -45,6 +46,6 @@ pub(super) fn check_source(
         Err(GltfToWadError::level(format!(
             "{message}: give the level it was made from as the base, or force"
         ))
-        .code("other-level"))
+        .code(Code::OtherLevel))
     }
 }

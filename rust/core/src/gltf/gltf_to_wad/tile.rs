@@ -1,6 +1,7 @@
 //! One tile node against its base tile: placement, geometry, collision and colours; a tile
 //! without a node, and the new models tiles get.
 
+use crate::codes::Code;
 use std::collections::HashMap;
 
 use glam::Mat4;
@@ -140,7 +141,7 @@ impl Conversion<'_> {
                     position[0], -position[2]
                 ),
             )
-    .code("tile-outside-grid"));
+    .code(Code::TileOutsideGrid));
         }
 
         let grid = (base_map.width, base_map.height);

@@ -4,6 +4,7 @@ use super::attributes::per_triangle;
 use super::error::GltfToWadError;
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
+use crate::codes::Code;
 use crate::gltf::read::number;
 use crate::level::map::REGION_COUNT;
 use crate::level::Level;
@@ -42,7 +43,7 @@ pub(super) fn apply_zones(
                 vec![t],
                 format!("zone {zone} is not 0 to 31"),
             )
-            .code("zone-number"));
+            .code(Code::ZoneNumber));
         }
         if *slot != zone as u32 {
             *slot = zone as u32;
@@ -67,7 +68,7 @@ pub(super) fn apply_zone_masks(
     let Some(regions) = ours["regions"].as_array() else {
         return Ok(());
     };
-    let refuse = |message: String| Err(GltfToWadError::level(message).code("zone-mask"));
+    let refuse = |message: String| Err(GltfToWadError::level(message).code(Code::ZoneMask));
     if regions.len() > REGION_COUNT {
         return refuse(format!(
             "the scene's extras list {} zones; the zone table holds at most {REGION_COUNT}",

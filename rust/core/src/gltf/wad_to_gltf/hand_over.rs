@@ -46,7 +46,7 @@ pub struct HandOver {
 #[derive(Debug, Serialize)]
 pub struct HandOverInfo {
     /// The extras of each scene (`null` where it has none).
-    pub scene_extras: Vec<Option<Box<serde_json::value::RawValue>>>,
+    pub scene_extras: Vec<Option<serde_json::Value>>,
     pub images: Vec<String>,
     pub materials: Vec<Material>,
     /// Every node of every scene, parents before children, in document order.
@@ -77,7 +77,7 @@ pub struct Nodes {
     /// `extras.llamawad`, the node's role, where it is a string.
     pub role: Vec<Option<String>>,
     pub mesh: Vec<Option<usize>>,
-    pub extras: Vec<Option<Box<serde_json::value::RawValue>>>,
+    pub extras: Vec<Option<serde_json::Value>>,
 }
 
 /// Meshes handed over together.
@@ -181,7 +181,11 @@ pub fn hand_over(gltf: &Gltf) -> Result<HandOver, HandOverError> {
         .collect();
     Ok(HandOver {
         info: HandOverInfo {
-            scene_extras: root.scenes.iter().map(|s| s.extras.clone()).collect(),
+            scene_extras: root
+                .scenes
+                .iter()
+                .map(|s| extras_value(&s.extras))
+                .collect(),
             images,
             materials,
             nodes,
@@ -226,22 +230,18 @@ fn walk(root: &json::Root) -> Result<(Nodes, Vec<u8>), HandOverError> {
             for v in translation.iter().chain(&rotation).chain(&scale) {
                 transforms.extend_from_slice(&v.to_le_bytes());
             }
-            out.role.push(node.extras.as_ref().and_then(|e| {
-                #[derive(serde::Deserialize)]
-                struct Role<'a> {
-                    #[serde(borrow)]
-                    llamawad: Option<std::borrow::Cow<'a, str>>,
-                }
-                serde_json::from_str::<Role>(e.get())
-                    .ok()
-                    .and_then(|r| r.llamawad.map(|r| r.into_owned()))
-            }));
+            let extras = extras_value(&node.extras);
+            out.role.push(
+                extras
+                    .as_ref()
+                    .and_then(|e| e.get("llamawad")?.as_str().map(str::to_string)),
+            );
             out.scene.push(s);
             out.node.push(index);
             out.parent.push(parent);
             out.name.push(node.name.clone());
             out.mesh.push(node.mesh.map(|m| m.value()));
-            out.extras.push(node.extras.clone());
+            out.extras.push(extras);
             for child in node.children.iter().flatten().rev() {
                 stack.push((child.value(), Some(index)));
             }
@@ -452,4 +452,9 @@ fn batch(
     }
     out.meshes = meshes;
     Ok(out)
+}
+
+/// A node's or scene's extras as plain data (the document's own: always JSON).
+fn extras_value(extras: &json::Extras) -> Option<serde_json::Value> {
+    serde_json::from_str(extras.as_ref()?.get()).ok()
 }
