@@ -1,2 +1,3 @@
-"""The bpy side: ``imp`` builds Blender data from the level's glTF arrays, ``exp`` gathers them
-back into our glTF; ``scene`` finds the level's objects by role."""
+"""The bpy side: ``wad_to_scene`` builds Blender data from the level as llamawad hands it over,
+``scene_to_wad`` gathers the scene back into the arrays llamawad.scene_to_wad writes; ``scene``
+finds the level's objects by role, ``materials`` the pages and materials both directions use."""

@@ -13,7 +13,7 @@ from . import faces as face_tools
 from . import scene as level_scene
 from .collision import ensure_tile_collision
 from .convert import Refusal, convert
-from .exp.level import canonical_tile_name
+from .scene_to_wad.level import canonical_tile_name
 
 
 def scene_index(scene, sources=(), coverage=(), tile_models=None) -> found.SceneIndex:

@@ -1,12 +1,12 @@
 """The tiles' collision objects, made from the base level when collision is first shown or
-edited: the importer leaves them out (blender/imp/collision.py), and until they are made the
+edited: the importer leaves them out (blender/wad_to_scene/collision.py), and until they are made the
 scene leaves tile collision out of what export writes, so each tile keeps its model's."""
 
 from __future__ import annotations
 
 from . import scene as level_scene
 from .convert import read_base
-from .imp.collision import make_tile_collision
+from .wad_to_scene.collision import make_tile_collision
 
 
 def ensure_tile_collision(context) -> int:

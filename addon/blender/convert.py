@@ -1,5 +1,5 @@
 """The scene as a level in memory, the way export writes it: the arrays the add-on gathers
-(exp/level.py) given to ``llamawad.scene_to_wad`` against the base. Export writes the result; the
+(scene_to_wad/level.py) given to ``llamawad.scene_to_wad`` against the base. Export writes the result; the
 level check and the floor probe read it. Whether the level keeps the game's rules is the Rust
 core's to say: its refusal (``llamawad.GltfToWadRefused``) comes back as a ``Refusal`` carrying every
 problem it lists."""
@@ -15,7 +15,7 @@ from ..common import files
 from ..common import problems as found
 from ..common import source
 from . import scene as level_scene
-from .exp.level import Gathered, Note, Unwritable, gather_level
+from .scene_to_wad.level import Gathered, Note, Unwritable, gather_level
 
 
 class Refusal(Exception):

@@ -106,7 +106,7 @@ def select_faces(obj, faces) -> None:
     mesh.vertices.foreach_set("select", vert)
     bogus = mesh.attributes.get(".select_edge")
     if bogus is not None and bogus.data_type != "BOOLEAN":
-        mesh.attributes.remove(bogus)  # see blender/imp/level.py _finish
+        mesh.attributes.remove(bogus)  # see blender/wad_to_scene/level.py _finish
     mesh.edges.foreach_set("select", edge)
     mesh.update()
 

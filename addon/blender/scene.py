@@ -10,7 +10,7 @@ import json
 
 import bpy
 
-from .imp.materials import KEY as MATERIAL_KEY
+from .materials import KEY as MATERIAL_KEY
 
 ROLE = "llamawad"
 # The FACE attribute that says which tile a face is (the tile + 1; 0, Blender's value for faces

@@ -38,7 +38,7 @@ def reload(context, data: bytes, path: str, written_apart=()):
     tile's numbers those of the written level; ``written_apart`` are the objects written from
     outside the level's collections (new meshes elsewhere, their collision), which go with them.
     Returns the import's summary."""
-    from .imp.level import import_level
+    from .wad_to_scene.level import import_level
 
     if context.mode != "OBJECT":
         bpy.ops.object.mode_set(mode="OBJECT")
@@ -61,8 +61,8 @@ def update(context, data: bytes, path: str, report: dict, written_apart=(), read
     the export itself on a full level, and remaking the strats alone a third of it."""
     import llamawad
 
-    from .imp.collision import make_tile_collision
-    from .imp.level import import_level
+    from .wad_to_scene.collision import make_tile_collision
+    from .wad_to_scene.level import import_level
 
     if context.mode != "OBJECT":
         bpy.ops.object.mode_set(mode="OBJECT")

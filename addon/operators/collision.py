@@ -12,8 +12,8 @@ from mathutils import Vector
 from ..blender import scene as level_scene
 from ..blender.collision import ensure_tile_collision, show_collision
 from ..blender.convert import Refusal
-from ..blender.imp import materials as mats
-from ..blender.imp.collision import collision_object_name
+from ..blender import materials as mats
+from ..blender.wad_to_scene.collision import collision_object_name
 from ..blender.modes import object_mode
 from ..common import game
 from . import _edit

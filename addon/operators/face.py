@@ -9,7 +9,7 @@ from bpy.props import EnumProperty, IntProperty
 
 from ..blender import scene as level_scene
 from ..blender.modes import object_mode
-from ..blender.imp import materials as mats
+from ..blender import materials as mats
 from ..common import game
 from . import _edit
 

@@ -25,7 +25,7 @@ class LLAMAWAD_OT_import_level(bpy.types.Operator, ImportHelper):
     def execute(self, context):
         import llamawad
 
-        from ..blender.imp.level import import_level
+        from ..blender.wad_to_scene.level import import_level
 
         path = os.path.abspath(bpy.path.abspath(self.filepath))
         try:

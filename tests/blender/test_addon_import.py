@@ -174,8 +174,8 @@ def test_model_vertices_are_merged_unless_a_face_repeats_one():
     """Hand-built batch, expectations by hand: corners of one model vertex become one Blender
     vertex; a mesh with a face that repeats a vertex (the game keeps such faces), or a corner
     without a vertex, keeps a vertex per corner, as a Blender face needs three different ones."""
-    from addon.blender.imp.building import Batch
-    from addon.blender.imp.level import build_render_meshes
+    from addon.blender.wad_to_scene.building import Batch
+    from addon.blender.wad_to_scene.level import build_render_meshes
 
     addon_support.register_addon()
     bpy.ops.wm.read_homefile(use_empty=True)
@@ -217,7 +217,7 @@ def test_model_vertices_are_merged_unless_a_face_repeats_one():
 def test_placements_set_at_once():
     """Hand-built placements, expectations by hand: at the origin, moved and turned about the
     vertical (a Z angle), turned about another axis and scaled (a quaternion)."""
-    from addon.blender.imp.building import place_all
+    from addon.blender.wad_to_scene.building import place_all
 
     bpy.ops.wm.read_homefile(use_empty=True)
     collection = bpy.data.collections.new("placed")

@@ -39,7 +39,7 @@ import numpy as np
 from ...common import space
 from .. import read_only
 from .. import scene as level_scene
-from ..imp import materials as mats
+from .. import materials as mats
 
 COLOUR = mats.COLOUR_ATTRIBUTE
 # Refusals (GltfToWadRefused.code) of a tile's collision mesh.

@@ -9,7 +9,7 @@ import bpy
 import numpy as np
 
 from ...common import space
-from . import materials as mats
+from .. import materials as mats
 
 
 def int_attribute(mesh, name: str, domain: str, values: np.ndarray, new: bool = True) -> None:

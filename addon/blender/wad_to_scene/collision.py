@@ -10,7 +10,7 @@ import numpy as np
 
 from ...common import game, space
 from .. import scene as level_scene
-from . import materials as mats
+from .. import materials as mats
 from .building import Batch, colour_attribute, finish, int_attribute, new_mesh, per_triangle_ints, place, read_batch, set_properties
 
 

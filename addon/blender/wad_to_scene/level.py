@@ -3,7 +3,7 @@ materials and per role every mesh attribute in one float32 array), → Blender: 
 objects, meshes with per-face and per-corner attributes, materials and page images, built
 directly with foreach_set (no io_scene_gltf2, no glTF parsed in Python).
 
-What a tile mesh carries (the way back needs all of it, see blender/exp/level.py):
+What a tile mesh carries (the way back needs all of it, see blender/scene_to_wad/level.py):
 
 - vertices: the model's vertices (corners merged by ``_VERTEX``), Blender space;
   ``wad_vertex``, ``wad_rgb_k``, ``wad_alpha_k`` (POINT, INT): model vertex index and the raw
@@ -16,7 +16,7 @@ What a tile mesh carries (the way back needs all of it, see blender/exp/level.py
   half of its texture rectangle.
 
 A tile without faces is an empty in the collection Tiles without faces, excluded from the view
-layer. Tile collision is left for later (blender/imp/collision.py). Zones: one face per cell,
+layer. Tile collision is left for later (blender/wad_to_scene/collision.py). Zones: one face per cell,
 ``wad_cell``, ``wad_zone`` (FACE, INT).
 """
 
@@ -32,7 +32,7 @@ from ...common import game, space
 from .. import read_only
 from .. import scene as level_scene
 from . import collision
-from . import materials as mats
+from .. import materials as mats
 from .building import Batch, colour_attribute, creation_order, finish, first_material, int_attribute, new_mesh, per_triangle_ints, place, place_all, read_batch, set_properties
 
 UV_NAME = "UVMap"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import bpy
 
-from ...common import game
+from ..common import game
 
 COLOUR_ATTRIBUTE = "Col"
 KEY = "llamawad_material"
