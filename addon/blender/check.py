@@ -5,6 +5,9 @@ its own: it only finds the culprits in the scene."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import bpy
 import numpy as np
 
@@ -44,7 +47,7 @@ def scene_index(scene, sources=(), coverage=(), tile_models=None) -> found.Scene
     return index
 
 
-def locate_all(problems: list[dict], index: found.SceneIndex) -> list[dict]:
+def locate_all(problems: Sequence[Mapping[str, Any]], index: found.SceneIndex) -> list[dict]:
     """Each problem with its ``target``."""
     out = []
     for p in problems:
@@ -66,7 +69,7 @@ def _note_problems(notes) -> list[dict]:
     return out
 
 
-def make_collision_for(context, problems: list[dict]) -> None:
+def make_collision_for(context, problems: Sequence[Mapping[str, Any]]) -> None:
     """A problem that names a tile's collision polygon points at its faces in the tile's
     collision object: the tiles' collision objects are made for it if they are not yet. Without
     them (the base cannot be read) the problem names the tile."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import bpy
 
@@ -16,6 +17,10 @@ from ..common import problems as found
 from ..common import source
 from . import scene as level_scene
 from .scene_to_wad.level import Gathered, Note, Unwritable, gather_level
+
+if TYPE_CHECKING:
+    from llamawad.answers import ChangeReport
+    from llamawad.answers import Refusal as Refused
 
 
 class Refusal(Exception):
@@ -39,7 +44,7 @@ class Refusal(Exception):
         self.notes = notes or []
 
 
-def _refusal_problem(gathered: Gathered, refusal: dict) -> dict:
+def _refusal_problem(gathered: Gathered, refusal: Refused) -> dict:
     """One refusal as a problem of the Level panel's list, with its object and Blender faces."""
     obj, faces = gathered.culprit(refusal["object"], list(refusal["faces"]), refusal["code"], list(refusal["source_faces"]))
     name = obj.name if obj is not None else (refusal["object"] or "")
@@ -52,7 +57,7 @@ def _refusal_problem(gathered: Gathered, refusal: dict) -> dict:
 @dataclass
 class Converted:
     wad: bytes
-    report: dict
+    report: ChangeReport
     gathered: Gathered
 
 
@@ -74,7 +79,7 @@ def read_base(scene, base_path: str = "", force: bool = False) -> bytes:
     except llamawad.WadError as e:
         raise Refusal(f"Cannot read the base WAD {e}") from None
     made_from = level_scene.level_document(scene).get("source")
-    if not force and not source.same_source(made_from, data):
+    if not force and made_from and not source.same_source(made_from, data):
         raise Refusal(source.other_level_message(os.path.basename(path), made_from, data))
     return data
 

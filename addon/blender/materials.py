@@ -5,6 +5,9 @@ Transparent by the texture's alpha."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import bpy
 
 from ..common import game
@@ -13,7 +16,7 @@ COLOUR_ATTRIBUTE = "Col"
 KEY = "llamawad_material"
 
 
-def build_images(info: dict, pngs: list[bytes]) -> list[bpy.types.Image]:
+def build_images(info: Mapping[str, Any], pngs: list[bytes]) -> list[bpy.types.Image]:
     """The pages, from the hand-over of ``llamawad.wad_to_scene``: names and PNG bytes."""
     images = []
     for name, png in zip(info["images"], pngs):
@@ -119,13 +122,13 @@ def _build_material(name, *, base, image, alpha_mode, double_sided, vertex_colou
     return mat
 
 
-def _key(m: dict) -> str:
+def _key(m: Mapping[str, Any]) -> str:
     # Blender names are unique: the export gives flat colours the same name either way.
     name = m["name"]
     return name + " double-sided" if m["double_sided"] and not name.endswith(" double-sided") else name
 
 
-def _level_material(m: dict, images, templates=None) -> bpy.types.Material:
+def _level_material(m: Mapping[str, Any], images, templates=None) -> bpy.types.Material:
     """The material of the hand-over's material ``m`` (``images``: the pages by index)."""
     image = m["image"]
     return new_material(
@@ -139,24 +142,24 @@ def _level_material(m: dict, images, templates=None) -> bpy.types.Material:
     )
 
 
-def build_materials(info: dict, images) -> list[bpy.types.Material]:
-    templates = {}
+def build_materials(info: Mapping[str, Any], images) -> list[bpy.types.Material]:
+    templates: dict[str, bpy.types.Material] = {}
     return [_level_material(m, images, templates) for m in info["materials"]]
 
 
-def level_images(info: dict, pngs: list[bytes]) -> list[bpy.types.Image]:
+def level_images(info: Mapping[str, Any], pngs: list[bytes]) -> list[bpy.types.Image]:
     """The pages the file has already (by name), each made only where it has none."""
     have = {i.name: i for i in bpy.data.images if i.get("llamawad") == "page"}
     return [have.get(name) or build_images({"images": [name]}, [png])[0] for name, png in zip(info["images"], pngs)]
 
 
-def level_materials(info: dict, images) -> list[bpy.types.Material]:
+def level_materials(info: Mapping[str, Any], images) -> list[bpy.types.Material]:
     """The materials the file has already (by key), each made only where it has none."""
     have = {mat.get(KEY): mat for mat in bpy.data.materials if mat.get(KEY)}
     return [have.get(_key(m)) or _level_material(m, images) for m in info["materials"]]
 
 
-def level_material(m: dict) -> bpy.types.Material:
+def level_material(m: Mapping[str, Any]) -> bpy.types.Material:
     """The material of the hand-over's material ``m`` that the file has (by its key), else a new
     one: a material nothing uses is not saved with the .blend."""
     key = _key(m)

@@ -48,7 +48,8 @@ def probe_points(level: ProbedLevel, points) -> list[dict]:
     beside its candidates, ``objects`` (tile number → object) and ``source``."""
     import llamawad
 
-    results = llamawad.probe(level.wad, [tuple(space.vector_to_file(p)) for p in points])
+    at = [space.vector_to_file(p) for p in points]
+    results: list[dict] = [dict(r) for r in llamawad.probe(level.wad, [(float(x), float(y), float(z)) for x, y, z in at])]
     for r in results:
         pairs = [(c["tile"], c["polygon"]) for c in r["candidates"]]
         r["outlines"] = llamawad.polygon_outlines(level.wad, pairs) if pairs else []

@@ -10,6 +10,8 @@ part of ``edits`` is what gives way to handing them to the conversion."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import hashlib
 import json
 
@@ -62,7 +64,7 @@ def _properties(obj) -> str:
 def remember(scene) -> None:
     """Keeps how import made each strat and object model, by role and index: its name, world
     matrix (import places them without parents: their own), custom properties and mesh."""
-    made = {role: {} for role, *_ in PARTS}
+    made: dict[str, dict[str, Any]] = {role: {} for role, *_ in PARTS}
     for role, coll_role, *_ in PARTS:
         coll = level_scene.level_collections(scene).get(coll_role)
         for obj in coll.objects if coll is not None else ():

@@ -7,6 +7,7 @@ texture rule and the colours the game shows are asked of it (``llamawad.face_uvs
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 # --- face flags (16 bits per face)
 
@@ -145,7 +146,7 @@ def sees(regions: list[dict], a: int, z: int) -> bool:
 
 # --- vertex colours
 
-def srgb_to_linear(c: np.ndarray) -> np.ndarray:
+def srgb_to_linear(c: npt.ArrayLike) -> np.ndarray:
     c = np.asarray(c, np.float64)
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 

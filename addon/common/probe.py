@@ -9,6 +9,8 @@ of each, game space) and ``objects`` naming the scene object of each tile number
 
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass
 
 from . import game, space
@@ -111,7 +113,7 @@ def drawing(result: dict) -> dict:
     tolerance zone, and the outlines of the candidates that lost (each a list of corners)."""
     outlines = result.get("outlines") or []
     won = chosen_index(result)
-    out = {"point": space.vector_to_blender((result["x"], result["y"], result["z"])), "floor": [], "zone": [], "others": []}
+    out: dict[str, Any] = {"point": space.vector_to_blender((result["x"], result["y"], result["z"])), "floor": [], "zone": [], "others": []}
     for i, outline in enumerate(outlines):
         if not outline:
             continue

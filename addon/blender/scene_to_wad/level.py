@@ -94,6 +94,8 @@ class Gathered:
         number = object_name.removeprefix("node ")
         if index is None and number.isdigit():
             index = int(number)
+        if index is None:
+            return None, []
         obj = self.node_objects.get(index)
         if obj is None:
             return None, []
@@ -308,7 +310,7 @@ class _AsSeen:
         self.apply = context.scene.llamawad.apply_modifiers
         self.out = out
         self.depsgraph = None
-        self.made = []
+        self.made: list = []
 
     def mesh(self, obj) -> tuple:
         """The mesh to write for ``obj`` and what tells it apart from other meshes."""

@@ -3,6 +3,9 @@ the meshes and objects made from them with foreach_set."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from dataclasses import dataclass
 
 import bpy
@@ -76,7 +79,7 @@ class Batch:
         return name in self.attributes and i not in self.missing[name]
 
 
-def read_batch(batch: dict, arrays: list[bytes]) -> Batch:
+def read_batch(batch: Mapping[str, Any], arrays: list[bytes]) -> Batch:
     """A batch of the hand-over; its arrays are read in place (np.frombuffer), not copied."""
     attributes, missing = {}, {}
     for a in batch["attributes"]:

@@ -19,7 +19,7 @@ def _polygon_loops(tris_vertices: np.ndarray) -> list[int]:
     in the triangles' own direction."""
     if len(tris_vertices) == 1:
         return list(tris_vertices[0])
-    edges = {}
+    edges: dict[tuple[int, int], bool] = {}
     for a, b, c in tris_vertices:
         for u, v in ((a, b), (b, c), (c, a)):
             if edges.pop((v, u), None) is None:
@@ -176,12 +176,13 @@ def make_tile_collision(scene, data: bytes, collection) -> int:
     if hand_over is None:
         return 0
     nodes = info["nodes"]
-    transforms = np.frombuffer(transforms, "<f4").reshape(-1, 10)
+    frames = np.frombuffer(transforms, "<f4").reshape(-1, 10)
     node_of_tile = {}
     for k, (scene_index, role) in enumerate(zip(nodes["scene"], nodes["role"])):
         # A tile without collision has a collision node without a mesh: no object.
-        if scene_index == 0 and role == "collision" and nodes["mesh"][k] is not None:
-            node_of_tile[int((nodes["extras"][k] or {}).get("tile", -1))] = k
+        mesh_index = nodes["mesh"][k]
+        if scene_index == 0 and role == "collision" and mesh_index is not None:
+            node_of_tile[int((nodes["extras"][k] or {}).get("tile", -1))] = (k, mesh_index)
     # Object.children searches every object of the file: the tiles with collision in one pass.
     has_collision = {o.parent for o in scene.objects if level_scene.role(o) == "collision"}
     tiles = [o for o in scene.objects if level_scene.role(o) == "tile" and level_scene.whole_number(o, "tile") in node_of_tile and o not in has_collision]
@@ -196,11 +197,11 @@ def make_tile_collision(scene, data: bytes, collection) -> int:
     link = collection.objects.link
     for tile in tiles:
         number = level_scene.whole_number(tile, "tile")
-        k = node_of_tile[number]
-        obj = bpy.data.objects.new(collision_object_name(number), meshes[nodes["mesh"][k]])
+        k, mesh = node_of_tile[number]
+        obj = bpy.data.objects.new(collision_object_name(number), meshes[mesh])
         obj.parent = tile
         link(obj)
-        place(obj, transforms[k].tolist())
+        place(obj, frames[k].tolist())
         set_properties(obj, nodes["extras"][k] or {})
     bpy.data.batch_remove([m for m in meshes.values() if m.users == 0])
     return len(tiles)

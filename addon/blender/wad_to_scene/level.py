@@ -83,7 +83,7 @@ def _merge_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse.ravel()
 
 
-def _material_slots(materials: list, primitive_materials: list[int], primitive_triangles: list[int]):
+def _material_slots(materials: list, primitive_materials: list[int | None], primitive_triangles: list[int]):
     slots, slot_of_primitive = [], []
     for m in primitive_materials:
         mat = materials[m] if m is not None and 0 <= m < len(materials) else None
@@ -161,11 +161,11 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool, tiles
     if uv is not None:
         uv = space.uv_to_blender(uv)
 
-    out = [None] * len(batch)
+    out: list = [None] * len(batch)
     corner_start, vertex_start = batch.corner_start.tolist(), vertex_start.tolist()
     # A tile of a model made before copies that tile's mesh: whichever tile comes first in
     # creation order, as any of them differs from the others only in its colours.
-    source = {}
+    source: dict[int, int] = {}
     for i in creation_order(batch.names):
         if wanted is not None and not wanted(i):
             continue
@@ -281,6 +281,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
     import llamawad
 
     partial = only_tiles is not None
+    chosen = only_tiles if only_tiles is not None else set()
     started = time.perf_counter()
     report = progress or (lambda fraction: None)
     info, arrays, transforms, pngs, warnings = llamawad.wad_to_scene(data)
@@ -301,7 +302,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
 
     def tile_meshes(b):
         tiles = [tile_of_mesh[m] for m in b.meshes]
-        wanted = (lambda i: tiles[i] in only_tiles) if partial else None
+        wanted = (lambda i: tiles[i] in chosen) if partial else None
         return build_render_meshes(b, materials, True, tiles, wanted)
 
     render = _build(batches, "tile", tile_meshes)
@@ -332,13 +333,13 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
     polygons = dict(zip(batches["collision"].meshes, collision.polygon_counts(batches["collision"]).tolist())) if "collision" in batches else {}
     names = [name or f"node {node}" for name, node in zip(nodes["name"], nodes["node"])]
     # Per collection, the placements of its objects in the order they are linked.
-    placements = {key: [] for key in colls}
+    placements: dict[str, list] = {key: [] for key in colls}
     for k in creation_order(names):
         scene_index, role, mesh_index, name = nodes["scene"][k], nodes["role"][k], nodes["mesh"][k], names[k]
         if scene_index != 0:
             continue
         node_extras = nodes["extras"][k] or {}
-        if partial and role == "tile" and node_extras.get("tile") not in only_tiles:
+        if partial and role == "tile" and node_extras.get("tile") not in chosen:
             continue
         if role == "tile":
             mesh = render.get(mesh_index)
@@ -351,7 +352,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
                 key = "tiles"
             summary.tiles += 1
         elif role == "collision":
-            summary.collision_polygons += polygons.get(mesh_index, 0)
+            summary.collision_polygons += polygons.get(mesh_index, 0) if mesh_index is not None else 0
             continue
         elif role == "zones":
             mesh = zones.get(mesh_index)

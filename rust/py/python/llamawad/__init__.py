@@ -1,6 +1,9 @@
 """Reads and writes the level WADs of *Ein Königreich für ein Lama* (The Emperor's New Groove, PC).
 
 The work is done in Rust (the ``_native`` extension); this package only re-exports it.
+Every answer is plain Python data made field by field from the core's types (dicts, lists, and
+tuples for fixed pairs and triples); ``llamawad.answers`` types each as a ``TypedDict`` and
+``_native.pyi`` types the functions, for mypy and pyright.
 
 - ``parse_info(data) -> dict``: the summary of a level (what ``llamawad info --json`` prints)
 - ``info_file(path) -> dict``: the same for a file on disk

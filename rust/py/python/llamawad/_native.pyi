@@ -1,0 +1,99 @@
+# The native module's functions as type checkers see them; the dicts they answer are typed in
+# answers.py. tests/python/test_stubs.py checks this file against the module (mypy's stubtest)
+# and the add-on's calls against it (mypy).
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from .answers import (
+    ChangeReport,
+    CheckReport,
+    FloorComparison,
+    HandOverInfo,
+    Info,
+    PolygonOutline,
+    Probe,
+    Problem,
+    Refusal,
+)
+
+__all__ = [
+    "CODES",
+    "GltfToWadRefused",
+    "WadError",
+    "check",
+    "face_uvs",
+    "floors",
+    "generate",
+    "gltf_to_wad",
+    "info_file",
+    "parse_info",
+    "polygon_outlines",
+    "probe",
+    "read_file",
+    "roundtrip",
+    "scene_to_wad",
+    "shown_colours",
+    "tile_models",
+    "wad_to_glb",
+    "wad_to_gltf",
+    "wad_to_scene",
+    "write_file",
+]
+
+# Every problem and refusal code and what it means (llamawad::Code).
+CODES: dict[str, str]
+
+class WadError(ValueError): ...
+
+class GltfToWadRefused(WadError):
+    code: str
+    message: str
+    node: str | None
+    object: str | None
+    faces: list[int]
+    source_faces: list[int]
+    tile: int | None
+    polygon: int | None
+    cell: tuple[int, int] | None
+    problems: list[Problem]
+    sources: list[tuple[int, str]]
+    refusals: list[Refusal]
+
+# --- functions ----------------------------------------------------------------------------------
+
+def parse_info(data: bytes) -> Info: ...
+def info_file(path: str | os.PathLike[str]) -> Info: ...
+def read_file(path: str | os.PathLike[str]) -> bytes: ...
+def write_file(path: str | os.PathLike[str], data: bytes) -> None: ...
+def roundtrip(data: bytes) -> bytes: ...
+def generate(seed: int, size: Literal["tiny", "small", "full"]) -> bytes: ...
+def wad_to_glb(data: bytes) -> tuple[bytes, list[str]]: ...
+def wad_to_gltf(data: bytes) -> tuple[str, bytes, list[str]]: ...
+def wad_to_scene(data: bytes) -> tuple[HandOverInfo, list[bytes], bytes, list[bytes], list[str]]: ...
+def probe(level: bytes, points: list[tuple[float, float, float]]) -> list[Probe]: ...
+def floors(a: bytes, b: bytes, points: int = 2800, seed: int = 1) -> FloorComparison: ...
+def check(level: bytes, base: bytes | None = None) -> CheckReport: ...
+def tile_models(level: bytes) -> list[int]: ...
+def polygon_outlines(level: bytes, polygons: list[tuple[int, int]]) -> list[PolygonOutline | None]: ...
+def face_uvs(
+    entries: Sequence[Mapping[str, int]], textures: list[int], flags: list[int]
+) -> tuple[list[float], list[bool]]: ...
+def shown_colours(raw: list[int], flags: list[int] | None = None) -> list[float]: ...
+def gltf_to_wad(
+    base: bytes,
+    gltf: bytes,
+    force: bool = False,
+    directory: str | os.PathLike[str] | None = None,
+    snap_uvs: bool = False,
+    generate_collision: bool = True,
+) -> tuple[bytes, ChangeReport]: ...
+def scene_to_wad(
+    base: bytes,
+    scene: dict[str, Any],
+    force: bool = False,
+    snap_uvs: bool = False,
+    generate_collision: bool = True,
+    tile_collision_given: bool = True,
+) -> tuple[bytes, ChangeReport]: ...

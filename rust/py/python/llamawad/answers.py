@@ -1,0 +1,199 @@
+"""What the Rust core answers, as the types of the plain dicts it hands Python.
+
+Each answer is made field by field from the core's own types (pythonize), so these TypedDicts
+mirror the core's structs: a Rust fixed-size array or pair arrives as a tuple, a Vec as a list,
+an Option as None or the value. For type checkers and readers; at run time they are dicts.
+"""
+
+from typing import Any, Literal, TypedDict
+
+__all__ = ["Candidate", "Cell", "ChangeReport", "CheckReport", "ChunkInfo", "Convention", "FitReport", "FloorComparison", "HandOverAttribute", "HandOverBatch", "HandOverInfo", "HandOverMaterial", "HandOverNodes", "Info", "PolygonOutline", "Probe", "Problem", "Refusal", "Surface"]
+
+class Refusal(TypedDict):
+    code: str  # one of llamawad.CODES
+    message: str
+    node: str | None
+    object: str | None
+    faces: list[int]
+    source_faces: list[int]
+
+# --- info ---------------------------------------------------------------------------------------
+
+class Convention(TypedDict):
+    total: str
+    size_includes_header: bool
+    alignment: int
+
+class ChunkInfo(TypedDict):
+    tag: str
+    size: int
+    kept_as: str
+
+class Info(TypedDict):
+    file_size: int
+    convention: Convention
+    chunks: list[ChunkInfo]
+    wfpc: int
+    name: str | None
+    models: int
+    model_faces: int
+    model_vertices: int
+    collision_polygons: int
+    tiles: int
+    tile_faces: int
+    grid: tuple[int, int]
+    palettes: int
+    pages: int
+    texture_entries: int
+    object_models: int
+    animation_sets: int
+    stpc_extra_block: str | None
+    lights: int | None
+    strats: int
+    strat_types: dict[str, int]
+    tile_swaps: int
+    warnings: list[str]
+
+# --- check --------------------------------------------------------------------------------------
+
+class Problem(TypedDict):
+    code: str  # one of llamawad.CODES
+    severity: Literal["error", "warning"]
+    message: str
+    tile: int | None
+    model: int | None
+    polygon: int | None
+    face: int | None
+    strat: int | None
+    cell: tuple[int, int] | None
+    pre_existing: bool
+
+class CheckReport(TypedDict):
+    problems: list[Problem]
+    errors: int
+    warnings: int
+
+# --- the floor test -----------------------------------------------------------------------------
+
+class Cell(TypedDict):
+    col: int
+    row: int
+
+class Surface(TypedDict):
+    height: float
+    tile: int
+    polygon: int
+    material: int
+
+class Candidate(TypedDict):
+    tile: int
+    polygon: int
+    material: int
+    dist: float
+    edges: list[int]
+    tolerance: int
+    passed: bool
+    above: bool
+    height: float
+
+class Probe(TypedDict):
+    x: float
+    y: float
+    z: float
+    cell: Cell | None
+    floor: Surface | None
+    no_floor: Surface | None
+    surface_above: Surface | None
+    candidates: list[Candidate]
+
+class FloorComparison(TypedDict):
+    points: int
+    both: int
+    lost: int
+    gained: int
+    within_1mm: int
+    within_5mm: int
+    max_mm: float
+    material_same: int
+
+class PolygonOutline(TypedDict):
+    corners: list[tuple[float, float, float]]
+    zone: list[tuple[float, float, float]]
+    tolerance: float
+
+# --- the way back -------------------------------------------------------------------------------
+
+class FitReport(TypedDict):
+    faces_fitted: int
+    entries_appended: int
+    entries_shared: int
+    max_error: float
+    mean_error: float
+    tolerance: float
+
+class ChangeReport(TypedDict):
+    tiles_moved: list[int]
+    tiles_reshaped: list[int]
+    tile_edits: list[tuple[int, list[Literal["vertices_moved", "faces_added", "faces_removed", "look", "colours_apart", "collision"]]]]
+    tiles_recoloured: list[int]
+    tiles_emptied: list[int]
+    tiles_added: list[int]
+    tiles_retiled: list[int]
+    coverage_tiles: list[int]
+    coverage_freed: list[int]
+    coverage_removed: int
+    models_added: int
+    collision_polygons_changed: int
+    texture_entries_appended: int
+    cells_rezoned: int
+    zone_masks_changed: int
+    fit: FitReport
+    texture_entries_by_object: dict[str, int]
+    tiles_fitted: list[int]
+    faces_fitted: list[tuple[str, int]]
+    uv_snapped: list[tuple[str, int]]
+    collision_followed: list[int]
+    collision_kept: list[int]
+    collision_generated: list[str]
+    sources: list[tuple[int, str]]
+    warnings: list[str]
+
+# --- the hand-over to the add-on (MAPPING.md, "The hand-over to the Blender add-on") -------------
+
+class HandOverMaterial(TypedDict):
+    name: str | None
+    base_colour: tuple[float, float, float, float]
+    image: int | None
+    alpha_mode: str
+    double_sided: bool
+
+class HandOverNodes(TypedDict):
+    scene: list[int]
+    node: list[int]
+    parent: list[int | None]
+    name: list[str | None]
+    role: list[str | None]
+    mesh: list[int | None]
+    extras: list[Any]
+
+class HandOverAttribute(TypedDict):
+    name: str
+    width: int
+    array: int
+    meshes_without: list[int]
+
+class HandOverBatch(TypedDict):
+    meshes: list[int]
+    names: list[str | None]
+    corner_start: list[int]
+    primitive_materials: list[list[int | None]]
+    primitive_triangles: list[list[int]]
+    attributes: list[HandOverAttribute]
+    same_but_colours: list[int | None]
+
+class HandOverInfo(TypedDict):
+    scene_extras: list[Any]
+    images: list[str]
+    materials: list[HandOverMaterial]
+    nodes: HandOverNodes
+    batches: dict[str, HandOverBatch]
