@@ -15,7 +15,7 @@ from ..common import problems as found
 from . import faces as face_tools
 from . import scene as level_scene
 from .collision import ensure_tile_collision
-from .convert import Refusal, convert
+from .convert import Refusal, convert_and_check
 from .scene_to_wad.level import canonical_tile_name
 
 
@@ -83,26 +83,19 @@ def make_collision_for(context, problems: Sequence[Mapping[str, Any]]) -> None:
 def check_level(context, base: bytes) -> list[dict]:
     """Every problem of the scene as a level, in the panel's order, each with ``target`` (a
     problems.Target) and, for a refused glTF, ``faces`` (Blender faces)."""
-    import llamawad
-
     scene = context.scene
     try:
-        converted = convert(context, base)
+        checked = convert_and_check(context, base)
     except Refusal as e:
         make_collision_for(context, e.problems)
         listed = locate_all(e.problems, scene_index(scene, e.sources))
         return found.ordered(listed + _note_problems(e.notes))
-    report = converted.report
-    checked = llamawad.check(converted.wad, base)
-    make_collision_for(context, checked["problems"])
-    index = scene_index(
-        scene,
-        report.get("sources") or [],
-        report.get("coverage_tiles") or [],
-        lambda: llamawad.tile_models(converted.wad),
-    )
-    listed = locate_all(checked["problems"], index)
-    return found.ordered(listed + _note_problems(converted.gathered.notes))
+    problems = checked.check["problems"]
+    make_collision_for(context, problems)
+    report = checked.report
+    index = scene_index(scene, report["sources"], report["coverage_tiles"], lambda: checked.tile_models)
+    listed = locate_all(problems, index)
+    return found.ordered(listed + _note_problems(checked.gathered.notes))
 
 
 def store(props, problems: list[dict]) -> None:

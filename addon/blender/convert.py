@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 import bpy
 
@@ -19,8 +20,10 @@ from . import scene as level_scene
 from .scene_to_wad.level import Gathered, Note, Unwritable, gather_level
 
 if TYPE_CHECKING:
-    from llamawad.answers import ChangeReport
+    from llamawad.answers import ChangeReport, CheckReport
     from llamawad.answers import Refusal as Refused
+
+T = TypeVar("T")
 
 
 class Refusal(Exception):
@@ -90,6 +93,32 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
     export), so that the level check and the floor probe see what export writes."""
     import llamawad
 
+    gathered, (wad, report) = _converted(context, lambda scene, options: llamawad.scene_to_wad(base, scene, force=force, **options))
+    return Converted(wad, report, gathered)
+
+
+@dataclass
+class Checked:
+    report: ChangeReport
+    check: CheckReport
+    tile_models: list[int]
+    gathered: Gathered
+
+
+def convert_and_check(context, base: bytes) -> Checked:
+    """The scene converted as ``convert`` converts it and the Rust check of the result against
+    ``base``, from one conversion (``llamawad.check_scene``). Raises Refusal."""
+    import llamawad
+
+    gathered, (report, check, tile_models) = _converted(context, lambda scene, options: llamawad.check_scene(base, scene, **options))
+    return Checked(report, check, tile_models, gathered)
+
+
+def _converted(context, conversion: Callable[[dict, dict], T]) -> tuple[Gathered, T]:
+    """The scene gathered and given to ``conversion`` (scene arrays, the scene's options as
+    keyword arguments); every refusal of the gathering or of the core as a Refusal."""
+    import llamawad
+
     from .modes import object_mode
 
     # Attribute data cannot be read in edit mode: leave it for the gathering.
@@ -98,16 +127,14 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
             gathered = gather_level(context)
         except Unwritable as e:
             raise Refusal(found.refusal_sentence(e.object, e.faces, e.message), e.object, e.faces) from None
+    props = context.scene.llamawad
+    options = {
+        "snap_uvs": props.snap_uvs,
+        "generate_collision": props.generate_collision,
+        "tile_collision_given": props.tile_collision_made,
+    }
     try:
-        options = context.scene.llamawad
-        wad, report = llamawad.scene_to_wad(
-            base,
-            gathered.scene,
-            force=force,
-            snap_uvs=options.snap_uvs,
-            generate_collision=options.generate_collision,
-            tile_collision_given=options.tile_collision_made,
-        )
+        return gathered, conversion(gathered.scene, options)
     except llamawad.GltfToWadRefused as e:
         obj, faces = gathered.culprit(e.object, list(e.faces), e.code, list(e.source_faces))
         name = obj.name if obj is not None else ""
@@ -127,4 +154,3 @@ def convert(context, base: bytes, force: bool = False) -> Converted:
         raise Refusal(message, name, faces, listed, gathered.notes, list(e.sources)) from None
     except llamawad.WadError as e:
         raise Refusal(str(e), notes=gathered.notes) from None
-    return Converted(wad, report, gathered)

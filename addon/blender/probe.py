@@ -63,14 +63,23 @@ def store(scene, result: dict) -> None:
     scene.llamawad.probe_json = json.dumps(result, separators=(",", ":"))
 
 
+# The last probe's text and what it was read as: the panel and the drawing ask at every redraw,
+# and it is read once for each probe.
+_read: tuple[str, dict | None] = ("", None)
+
+
 def stored(scene) -> dict | None:
-    """The last probe, with ``objects`` keyed by tile number again."""
+    """The last probe, with ``objects`` keyed by tile number again (the same dict until the next
+    probe: read it, don't change it)."""
+    global _read
     text = scene.llamawad.probe_json
     if not text:
         return None
-    result = json.loads(text)
-    result["objects"] = {int(t): name for t, name in result.get("objects", {}).items()}
-    return result
+    if text != _read[0]:
+        result = json.loads(text)
+        result["objects"] = {int(t): name for t, name in result.get("objects", {}).items()}
+        _read = (text, result)
+    return _read[1]
 
 
 def ray_hit(context, origin, direction, steps: int = 16) -> Vector | None:

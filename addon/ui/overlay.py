@@ -18,7 +18,7 @@ POINT = (1.0, 1.0, 1.0, 1.0)
 POINT_SIZE = 0.15
 
 _handle = None
-# The last probe text and what it draws, so that a redraw does not parse it again.
+# The last probe text and what it draws, so that a redraw does not work it out again.
 _cache: tuple[str, dict | None] = ("", None)
 
 

@@ -284,3 +284,21 @@ def test_a_refused_scene_is_probed_as_its_base(level):
     result = probe.stored(scene)
     assert result["source"].startswith("the base level (the scene is refused")
     assert result["floor"] == llamawad.probe(level.data, [_game(llama().location)])[0]["floor"]
+
+
+def test_check_level_converts_and_checks_once(level, monkeypatch):
+    """Check level asks the core once (llamawad.check_scene: one conversion, one check), not a
+    conversion, then the check of the written bytes, then the tiles' models of them again; and
+    lists what llamawad.check says of the level export writes."""
+    calls = []
+    for name in ("check_scene", "scene_to_wad", "check", "tile_models"):
+        real = getattr(llamawad, name)
+        monkeypatch.setattr(llamawad, name, lambda *a, _real=real, _name=name, **k: calls.append(_name) or _real(*a, **k))
+    addon_support.tile_object(3).location.x += 0.25
+    assert bpy.ops.llamawad.check_level() == {"FINISHED"}
+    assert calls == ["check_scene"]
+    monkeypatch.undo()
+    assert bpy.ops.export_scene.llamawad(filepath=str(level.out)) == {"FINISHED"}
+    written = llamawad.check(level.out.read_bytes(), level.data)
+    listed = bpy.context.scene.llamawad.problems
+    assert sorted((p.code, p.pre_existing) for p in listed) == sorted((p["code"], p["pre_existing"]) for p in written["problems"])

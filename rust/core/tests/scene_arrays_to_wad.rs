@@ -3,9 +3,11 @@
 //! naming the node, never a panic. (Every edit of `gltf_to_wad.rs` and `new_geometry.rs` also
 //! goes through both doors: `doors::convert`.)
 
+use llamawad::game::check_bytes;
 use llamawad::generate::{generate, Size};
 use llamawad::gltf::{
-    scene_to_wad, wad_to_gltf, Document, GltfToWadError, GltfToWadOptions, SceneArrays, Source,
+    scene_to_wad, scene_to_wad_checked, wad_to_gltf, Document, GltfToWadError, GltfToWadOptions,
+    SceneArrays, Source,
 };
 use llamawad::Code;
 use llamawad::Level;
@@ -19,7 +21,10 @@ struct Case {
 }
 
 fn case(seed: u64, size: Size) -> Case {
-    let bytes = generate(seed, size).to_bytes().unwrap();
+    case_of(generate(seed, size).to_bytes().unwrap())
+}
+
+fn case_of(bytes: Vec<u8>) -> Case {
     let base = Level::parse(&bytes).unwrap();
     let gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
     let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
@@ -93,6 +98,31 @@ fn edited_full_size_level_converts_alike_through_both_doors() {
     let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
     let (_, report) = doors::convert(&base, &bytes, &doc, GltfToWadOptions::default()).unwrap();
     assert_eq!(report.tiles_moved.len() + report.tiles_reshaped.len(), 2);
+}
+
+#[test]
+fn the_conversions_check_is_the_check_of_the_written_level() {
+    // Check level's one conversion and one check: the same problems as checking the bytes export
+    // writes, for an unchanged scene (whose conversion checks nothing) and an edited one, of a
+    // base with a problem of its own (a strat turned more than a full turn, a warning).
+    let mut base = generate(2, Size::Small);
+    base.map_mut().unwrap().strats[0].rotation[1] = 5000;
+    let c = case_of(base.to_bytes().unwrap());
+    let (k, _) = c.tile();
+    let mut moved = c.arrays.clone();
+    moved.nodes[k].matrix[12] += 0.3; // file-space x of the column-major translation
+    for (what, arrays) in [("unchanged", c.arrays.clone()), ("moved", moved)] {
+        let checked =
+            scene_to_wad_checked(&c.base, &c.bytes, arrays, GltfToWadOptions::default()).unwrap();
+        let written = checked.level.to_bytes().unwrap();
+        let expected = check_bytes(&written, Some(&c.base)).unwrap();
+        assert_eq!(checked.check, expected, "{what}");
+        assert_eq!(checked.report.is_empty(), what == "unchanged");
+        assert!(
+            !checked.check.problems.is_empty(),
+            "the generated level's own problems"
+        );
+    }
 }
 
 #[test]

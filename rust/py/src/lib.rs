@@ -720,13 +720,7 @@ mod _native {
         tile_collision_given: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
         let arrays = super::scene::scene_arrays(py, scene)?;
-        let (nodes, meshes) = (arrays.nodes.len(), arrays.meshes.len());
-        let input = || {
-            format!(
-                "a scene of {nodes} nodes and {meshes} meshes against {}",
-                bytes_input("a base level", &base)
-            )
-        };
+        let input = scene_input(&arrays, &base);
         let options = wad_gltf::GltfToWadOptions {
             force,
             snap_uvs,
@@ -737,34 +731,111 @@ mod _native {
             Ok(wad_gltf::scene_to_wad(level, &base, arrays, options))
         })
     }
+
+    /// check_scene(base: bytes, scene: dict, force: bool = False, snap_uvs: bool = False, generate_collision: bool = True, tile_collision_given: bool = True) -> tuple[dict, dict, list[int]]
+    ///
+    /// The add-on's Check level: the scene converted as `scene_to_wad` converts it, and what
+    /// `check` says of the result against the base, from one conversion and one check. Returns
+    /// the change report, the check's report (problems the base has already marked
+    /// `pre_existing`) and the TRAK model of each tile of the result. Raises like scene_to_wad.
+    #[pyfunction]
+    #[pyo3(signature = (base, scene, force = false, snap_uvs = false, generate_collision = true, tile_collision_given = true))]
+    fn check_scene<'py>(
+        py: Python<'py>,
+        base: Cow<'_, [u8]>,
+        scene: &Bound<'py, PyAny>,
+        force: bool,
+        snap_uvs: bool,
+        generate_collision: bool,
+        tile_collision_given: bool,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Vec<u32>)> {
+        let arrays = super::scene::scene_arrays(py, scene)?;
+        let input = scene_input(&arrays, &base);
+        let options = wad_gltf::GltfToWadOptions {
+            force,
+            snap_uvs,
+            generate_collision,
+            tile_collision_given,
+        };
+        let checked = super::against_base(py, input, &base, options, |level, options| {
+            Ok(wad_gltf::scene_to_wad_checked(
+                level, &base, arrays, options,
+            ))
+        })?;
+        let tile_models = checked
+            .level
+            .map()
+            .map(|m| m.tiles.iter().map(|t| t.model_index).collect())
+            .unwrap_or_default();
+        Ok((
+            to_python(py, &checked.report)?,
+            to_python(py, &checked.check)?,
+            tile_models,
+        ))
+    }
+
+    /// What a conversion of `arrays` against `base` was, for a message about its failure.
+    fn scene_input<'a>(
+        arrays: &wad_gltf::SceneArrays,
+        base: &'a [u8],
+    ) -> impl FnOnce() -> String + Send + 'a {
+        let (nodes, meshes) = (arrays.nodes.len(), arrays.meshes.len());
+        move || {
+            format!(
+                "a scene of {nodes} nodes and {meshes} meshes against {}",
+                bytes_input("a base level", base)
+            )
+        }
+    }
 }
 
 /// Runs one conversion of the way back against the base with the GIL released, with the options
-/// the Python functions take, and hands the written
-/// level's bytes and the change report to Python: a refusal as GltfToWadRefused, the reading of the
-/// base or of what `convert` reads (its `Err`) as WadError.
+/// the Python functions take, and hands the written level's bytes and the change report to
+/// Python: a refusal as GltfToWadRefused, the reading of the base or of what `convert` reads (its
+/// `Err`) as WadError.
 fn written_level<'py>(
     py: Python<'py>,
     input: impl FnOnce() -> String + Send,
     base: &[u8],
     options: wad_gltf::GltfToWadOptions,
-    convert: impl FnOnce(&Level, wad_gltf::GltfToWadOptions) -> Result<Converted, String> + Send,
+    convert: impl FnOnce(
+            &Level,
+            wad_gltf::GltfToWadOptions,
+        ) -> Result<Converted<(Level, wad_gltf::ChangeReport)>, String>
+        + Send,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
+    let (bytes, report) = against_base(py, input, base, options, |level, options| {
+        Ok(convert(level, options)?.map(|(written, report)| {
+            written
+                .to_bytes()
+                .map(|bytes| (bytes, report))
+                .map_err(|e| CoreError::from(e).to_string())
+        }))
+    })?
+    .map_err(WadError::new_err)?;
+    Ok((PyBytes::new(py, &bytes), to_python(py, &report)?))
+}
+
+/// One conversion of the way back against the base, read from its bytes, with the GIL released:
+/// its refusal as GltfToWadRefused, the reading of the base or of what `convert` reads (its
+/// `Err`) as WadError.
+fn against_base<T: Send>(
+    py: Python<'_>,
+    input: impl FnOnce() -> String + Send,
+    base: &[u8],
+    options: wad_gltf::GltfToWadOptions,
+    convert: impl FnOnce(&Level, wad_gltf::GltfToWadOptions) -> Result<Converted<T>, String> + Send,
+) -> PyResult<T> {
     let result = detach(py, input, || {
         let other = |e: String| ImportFailure::Other(e);
         let level =
             Level::parse(base).map_err(|e| other(format!("base: {}", CoreError::from(e))))?;
-        let (written, report) = convert(&level, options)
+        convert(&level, options)
             .map_err(other)?
-            .map_err(ImportFailure::Refused)?;
-        let bytes = written
-            .to_bytes()
-            .map_err(|e| other(CoreError::from(e).to_string()))?;
-        Ok::<_, ImportFailure>((bytes, report))
+            .map_err(ImportFailure::Refused)
     })?;
-    let (bytes, report) = result.map_err(|f| import_failure(py, f))?;
-    Ok((PyBytes::new(py, &bytes), to_python(py, &report)?))
+    result.map_err(|f| import_failure(py, f))
 }
 
-/// A conversion of the way back: the level and its change report, or the refusal.
-type Converted = Result<(Level, wad_gltf::ChangeReport), wad_gltf::GltfToWadError>;
+/// A conversion of the way back, or its refusal.
+type Converted<T> = Result<T, wad_gltf::GltfToWadError>;

@@ -26,6 +26,9 @@ tuples for fixed pairs and triples); ``llamawad.answers`` types each as a ``Type
 - ``scene_to_wad(base, scene, force=False, snap_uvs=False, generate_collision=True) -> (bytes,
   dict)``: the same, with the scene handed over as numpy arrays instead of a glTF (the add-on's
   export; ``help(scene_to_wad)`` says how ``scene`` is made)
+- ``check_scene(base, scene, ...) -> (dict, dict, list[int])``: the scene converted as
+  ``scene_to_wad`` does and checked against the base in one go: the change report, the check's
+  report and each tile's model (the add-on's Check level)
 - ``probe(level, points) -> list[dict]``: the game's floor test at each (x, y, z) point
 - ``floors(a, b, points=2800, seed=1) -> dict``: two levels' floors compared at random points
 - ``check(level, base=None) -> dict``: every rule of the notes, every problem with its culprit
@@ -46,6 +49,7 @@ from ._native import (
     GltfToWadRefused,
     WadError,
     check,
+    check_scene,
     face_uvs,
     floors,
     generate,
@@ -70,6 +74,7 @@ __all__ = [
     "GltfToWadRefused",
     "WadError",
     "check",
+    "check_scene",
     "face_uvs",
     "floors",
     "generate",

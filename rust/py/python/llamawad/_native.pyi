@@ -23,6 +23,7 @@ __all__ = [
     "GltfToWadRefused",
     "WadError",
     "check",
+    "check_scene",
     "face_uvs",
     "floors",
     "generate",
@@ -89,6 +90,14 @@ def gltf_to_wad(
     snap_uvs: bool = False,
     generate_collision: bool = True,
 ) -> tuple[bytes, ChangeReport]: ...
+def check_scene(
+    base: bytes,
+    scene: dict[str, Any],
+    force: bool = False,
+    snap_uvs: bool = False,
+    generate_collision: bool = True,
+    tile_collision_given: bool = True,
+) -> tuple[ChangeReport, CheckReport, list[int]]: ...
 def scene_to_wad(
     base: bytes,
     scene: dict[str, Any],

@@ -32,7 +32,7 @@ pub use scene_arrays::{MeshArrays, NodeArrays, SceneArrays};
 use crate::codes::Code;
 use std::collections::HashMap;
 
-use crate::game::{Problem, Severity};
+use crate::game::{Problem, Report, Severity};
 use crate::gltf::fit::Fitter;
 use crate::gltf::read::Document;
 use crate::level::Level;
@@ -54,6 +54,7 @@ pub fn gltf_to_wad(
     options: GltfToWadOptions,
 ) -> Result<(Level, ChangeReport), GltfToWadError> {
     convert_scene(base, base_bytes, &Scene::of_document(doc), options)
+        .map(|(level, report, _)| (level, report))
 }
 
 /// Converts a scene handed over as arrays back into a level, given the level it was made from:
@@ -66,14 +67,43 @@ pub fn scene_to_wad(
     options: GltfToWadOptions,
 ) -> Result<(Level, ChangeReport), GltfToWadError> {
     convert_scene(base, base_bytes, &Scene::of_arrays(arrays)?, options)
+        .map(|(level, report, _)| (level, report))
 }
 
+/// A scene converted as export writes it, with what `check` says of the result against the base.
+pub struct Checked {
+    pub level: Level,
+    pub report: ChangeReport,
+    /// Every problem of the level, those the base has already marked `pre_existing`.
+    pub check: Report,
+}
+
+/// [`scene_to_wad`] and the check of its result against the base, the conversion's own: the
+/// add-on's Check level, which would otherwise check the level a second time.
+pub fn scene_to_wad_checked(
+    base: &Level,
+    base_bytes: &[u8],
+    arrays: SceneArrays,
+    options: GltfToWadOptions,
+) -> Result<Checked, GltfToWadError> {
+    let (level, report, check) =
+        convert_scene(base, base_bytes, &Scene::of_arrays(arrays)?, options)?;
+    // An unchanged level is the base: the conversion did not check it.
+    let check = check.unwrap_or_else(|| crate::game::check_against(&level, base));
+    Ok(Checked {
+        level,
+        report,
+        check,
+    })
+}
+
+/// The conversion, and the check of its level against the base when the level changed.
 fn convert_scene(
     base: &Level,
     base_bytes: &[u8],
     scene: &Scene,
     options: GltfToWadOptions,
-) -> Result<(Level, ChangeReport), GltfToWadError> {
+) -> Result<(Level, ChangeReport, Option<Report>), GltfToWadError> {
     let mut report = ChangeReport::default();
     check_source(base, base_bytes, scene, options, &mut report)?;
     let base_trak = base.trak().ok_or_else(|| {
@@ -171,15 +201,13 @@ fn convert_scene(
 
     // What the game would do with the level: new errors refuse it, new warnings are reported.
     // An unchanged level is the base, whose problems are all its own.
-    let (errors, warnings): (Vec<Problem>, Vec<Problem>) = if report.is_empty() {
-        Default::default()
-    } else {
-        crate::game::check_against(&level, base)
-            .new_problems()
-            .cloned()
-            .partition(|p| p.severity == Severity::Error)
-    };
+    let check = (!report.is_empty()).then(|| crate::game::check_against(&level, base));
+    let (errors, warnings): (Vec<&Problem>, Vec<&Problem>) = check
+        .iter()
+        .flat_map(Report::new_problems)
+        .partition(|p| p.severity == Severity::Error);
     if !errors.is_empty() {
+        let errors = errors.into_iter().cloned().collect();
         return Err(GltfToWadError::rules(errors, &report.sources));
     }
     for problem in warnings {
@@ -187,7 +215,7 @@ fn convert_scene(
             .warnings
             .push(format!("{} ({})", problem.message, problem.code));
     }
-    Ok((level, report))
+    Ok((level, report, check))
 }
 
 /// A scene that would make more tiles than a level holds is refused before anything is
