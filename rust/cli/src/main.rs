@@ -6,6 +6,7 @@
 //! exit code 101. A round trip that changes the bytes exits with 3. No output is ever an input.
 
 mod rules;
+mod strats;
 mod text;
 
 use std::error::Error;
@@ -168,6 +169,39 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List a level's strats (objects), and with --all every strat type its code names
+    ///
+    /// Every placed strat: its index, type name (from the level's strat code), position in game
+    /// units (x east, y up, z the grid row) and as stored (20.12 fixed point), rotation about x,
+    /// y and z (4096 to the turn; y in degrees too), flags and whether it is created at level
+    /// start (flag bit 1 clear), its parameters (pool entries, as stored) and its waypoint. With
+    /// --all: every type, placed or named in the code, with its code offset, how many strats of
+    /// this level are placed there, and whether another can be placed (its type fields are known
+    /// from a placed strat) or why not.
+    Strats {
+        /// The level WAD to read.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
+        /// List every type too.
+        #[arg(long)]
+        all: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Count strats by type across the levels of a folder (type x level)
+    ///
+    /// Reads every *.wad of DIR (not its subfolders) and prints the instances of each strat type
+    /// in each level, with totals. A file that is no readable level is named with the reason and
+    /// skipped.
+    StratTable {
+        /// The folder of level WADs.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a synthetic level
     ///
     /// The level is the same for the same seed and size on every machine.
@@ -227,6 +261,8 @@ impl Command {
             Command::Check { level, base, .. } => std::iter::once(level.as_path())
                 .chain(base.as_deref())
                 .collect(),
+            Command::Strats { level, .. } => vec![level],
+            Command::StratTable { dir, .. } => vec![dir],
             Command::Generate { .. } => vec![],
         };
         match paths.as_slice() {
@@ -281,6 +317,8 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
         Command::Check { level, base, json } => {
             rules::check_command(&level, base.as_deref(), json, out)
         }
+        Command::Strats { level, all, json } => strats::strats(&level, all, json, out),
+        Command::StratTable { dir, json } => strats::strat_table(&dir, json, out),
         Command::Generate { seed, size, output } => {
             let bytes = generate::generate(seed, size)
                 .to_bytes()
