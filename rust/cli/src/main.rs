@@ -202,6 +202,33 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write note 003's test level: every placeable strat type on a floor plate
+    ///
+    /// Adds a floor plate in new grid rows past the level's far edge, built of copies of its
+    /// most used flat floor tile, with one strat of every type the level can place (parameters
+    /// from its first strat; cameras, cut scenes, forces and triggers left out) every SPACING
+    /// cells, the player's strat moved to the plate's edge, and a parkour of six stepping plates,
+    /// each 0.5 higher, with coins on them, to a goal platform whose LevelDoor stands on the exit
+    /// floor (material 16). The rest of the level is kept at its indices. Nothing is written
+    /// when the result would have an error `check --base SRC` does not find in SRC, or a strat
+    /// without a floor under it.
+    Testlevel {
+        /// The level to build the test level from.
+        #[arg(value_name = "SRC.wad")]
+        source: PathBuf,
+        /// Where to write it (replaced atomically; must not be SRC).
+        #[arg(value_name = "OUT.wad")]
+        output: PathBuf,
+        /// The level's new name (NAME chunk).
+        #[arg(long)]
+        name: Option<String>,
+        /// Cells from one strat to the next on the plate (1 to 16).
+        #[arg(long, default_value_t = 3)]
+        spacing: u32,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a synthetic level
     ///
     /// The level is the same for the same seed and size on every machine.
@@ -263,6 +290,7 @@ impl Command {
                 .collect(),
             Command::Strats { level, .. } => vec![level],
             Command::StratTable { dir, .. } => vec![dir],
+            Command::Testlevel { source, .. } => vec![source],
             Command::Generate { .. } => vec![],
         };
         match paths.as_slice() {
@@ -319,6 +347,17 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
         }
         Command::Strats { level, all, json } => strats::strats(&level, all, json, out),
         Command::StratTable { dir, json } => strats::strat_table(&dir, json, out),
+        Command::Testlevel {
+            source,
+            output,
+            name,
+            spacing,
+            json,
+        } => {
+            refuse_overwriting(&output, &[(&source, "the source level")])?;
+            let options = llamawad::game::testlevel::TestLevelOptions { name, spacing };
+            strats::testlevel(&source, &output, &options, json, out)
+        }
         Command::Generate { seed, size, output } => {
             let bytes = generate::generate(seed, size)
                 .to_bytes()

@@ -1,11 +1,13 @@
-//! `strats` and `strat-table`: the core's `game::strats` laid out as tables. The JSON forms are
-//! the core's structs themselves.
+//! `strats`, `strat-table` and `testlevel`: the core's `game::strats` and `game::testlevel` laid
+//! out as text. The JSON forms are the core's structs themselves.
 
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
 use llamawad::game::strats::{OffsetSource, PlacedStrat, StratTable, StratType, Strats, UNNAMED};
+use llamawad::game::testlevel::{test_level, TestLevelOptions};
+use llamawad::WadError;
 
 use crate::{parse, Result};
 
@@ -189,6 +191,77 @@ pub fn strat_table(dir: &Path, json: bool, out: &mut impl Write) -> Result<ExitC
         for s in &table.skipped {
             writeln!(out, "  {}: {}", s.file, s.reason)?;
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn testlevel(
+    source: &Path,
+    output: &Path,
+    options: &TestLevelOptions,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<ExitCode> {
+    let level = parse(source, &llamawad::read_bytes(source)?)?;
+    let (made, report) =
+        test_level(&level, options).map_err(|e| format!("{}: {e}", source.display()))?;
+    let bytes = made.to_bytes().map_err(WadError::from)?;
+    llamawad::write_atomically(output, &bytes)?;
+    if json {
+        let json = serde_json::to_string_pretty(&report)?;
+        writeln!(out, "{json}")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let [w0, h0] = report.grid_before;
+    let [w, h] = report.grid;
+    let [col, row, width, depth] = report.area;
+    writeln!(
+        out,
+        "{} -> {}: {} bytes",
+        source.display(),
+        output.display(),
+        bytes.len()
+    )?;
+    writeln!(
+        out,
+        "grid {w0} x {h0} -> {w} x {h}; test area {width} x {depth} cells from column {col}, row {row}"
+    )?;
+    writeln!(
+        out,
+        "{} plates of model {} (the level's flat floor {}; exit floor model {}), {}",
+        report.tiles_added,
+        report.plate_model,
+        report.floor_model,
+        report.exit_model,
+        counted(report.coverage_tiles, "collision-only tile")
+    )?;
+    let [x, y, z] = report.player.position;
+    writeln!(
+        out,
+        "player: strat {} ({}) moved to {x:.3}, {y:.3}, {z:.3}",
+        report.player.strat, report.player.name
+    )?;
+    writeln!(
+        out,
+        "{} placed (poolExtra {} -> {}):",
+        counted(report.placed.len(), "strat"),
+        report.pool_extra[0],
+        report.pool_extra[1]
+    )?;
+    let mut rows = vec![["strat", "type", "x", "y", "z"].map(String::from).to_vec()];
+    rows.extend(report.placed.iter().map(|p| {
+        let [x, y, z] = p.position.map(|v| format!("{v:.3}"));
+        vec![p.strat.to_string(), p.name.clone(), x, y, z]
+    }));
+    write_table(out, &rows, "rlrrr")?;
+    if !report.left_out.is_empty() {
+        writeln!(out, "left out")?;
+        for l in &report.left_out {
+            writeln!(out, "  {}: {}", l.name, l.reason)?;
+        }
+    }
+    for w in &report.new_warnings {
+        writeln!(out, "warning: {w}")?;
     }
     Ok(ExitCode::SUCCESS)
 }

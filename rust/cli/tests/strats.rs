@@ -274,3 +274,89 @@ fn strat_table_counts_types_by_level_and_skips_what_it_cannot_read() {
     let file = dir.0.join("one.wad");
     refused(&llamawad(&["strat-table"], &file), &file, "");
 }
+
+#[test]
+fn testlevel_writes_a_level_check_and_strats_agree_with() {
+    let dir = Dir::new("testlevel");
+    let source = generate(2, Size::Small);
+    let src = dir.write("src.wad", &source.to_bytes().unwrap());
+    let out_path = dir.0.join("out.wad");
+    let out = Command::new(env!("CARGO_BIN_EXE_llamawad"))
+        .arg("testlevel")
+        .arg(&src)
+        .arg(&out_path)
+        .args(["--name", "test", "--spacing", "4"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(text.starts_with(&format!("{} -> {}: ", src.display(), out_path.display())));
+    assert!(text.contains("player: strat "), "{text}");
+    assert!(text.contains("LevelDoor"), "{text}");
+    assert!(text.contains("CameraSide: cameras, cut scenes"), "{text}");
+
+    // check against the source: nothing new; strats: one more LevelDoor, six more coins.
+    let checked = Command::new(env!("CARGO_BIN_EXE_llamawad"))
+        .arg("check")
+        .arg(&out_path)
+        .arg("--base")
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stdout)
+    );
+    let table = |path: &Path| -> serde_json::Value {
+        serde_json::from_str(&stdout(&llamawad(&["info", "--json"], path))).unwrap()
+    };
+    let (before, after) = (table(&src), table(&out_path));
+    let count = |v: &serde_json::Value, name: &str| v["strat_types"][name].as_u64().unwrap();
+    assert_eq!(count(&after, "LevelDoor"), count(&before, "LevelDoor") + 1);
+    assert_eq!(count(&after, "Coin"), count(&before, "Coin") + 7);
+    assert_eq!(count(&after, "Wompy"), count(&before, "Wompy") + 1);
+    assert_eq!(count(&after, "CameraSide"), count(&before, "CameraSide"));
+    assert_eq!(after["name"], "test");
+
+    // --json is the report; the source is never the output.
+    let again = dir.0.join("again.wad");
+    let out = Command::new(env!("CARGO_BIN_EXE_llamawad"))
+        .arg("testlevel")
+        .arg(&src)
+        .arg(&again)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["player"]["name"], "Llama");
+    assert_eq!(report["placed"].as_array().unwrap().len(), 14);
+    let before = std::fs::read(&src).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_llamawad"))
+        .arg("testlevel")
+        .arg(&src)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("never overwritten"));
+    assert_eq!(std::fs::read(&src).unwrap(), before);
+
+    let garbage = dir.write("garbage.wad", b"\x20\0\0\0not a level at all, just text");
+    let out = Command::new(env!("CARGO_BIN_EXE_llamawad"))
+        .arg("testlevel")
+        .arg(&garbage)
+        .arg(dir.0.join("x.wad"))
+        .output()
+        .unwrap();
+    refused(&out, &garbage, "not a level WAD");
+    assert!(!dir.0.join("x.wad").exists());
+    let out = Command::new(env!("CARGO_BIN_EXE_llamawad"))
+        .arg("testlevel")
+        .arg(&src)
+        .arg(dir.0.join("y.wad"))
+        .args(["--spacing", "0"])
+        .output()
+        .unwrap();
+    refused(&out, &src, "spacing 0");
+    assert!(!dir.0.join("y.wad").exists());
+}

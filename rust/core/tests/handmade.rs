@@ -9,6 +9,7 @@ mod support {
 }
 
 use llamawad::game::strats::{OffsetSource, Strats};
+use llamawad::game::testlevel::{test_level, TestLevelOptions};
 use llamawad::game::{check, Severity};
 use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, GltfToWadOptions, Source};
 use llamawad::Level;
@@ -550,4 +551,14 @@ fn strat_types_placed_by_hand_say_which_can_be_placed() {
     let why = sparkle.why_not.as_deref().unwrap();
     assert!(why.contains("never placed in this level"), "{why}");
     assert!(why.contains("spawn stub at 0x3c"), "{why}");
+}
+
+#[test]
+fn a_test_level_of_a_level_without_a_flat_floor_is_refused() {
+    // Model 1 is a fan of triangles without collision: nothing to build plates of.
+    let level = Level::parse(&handmade_strats()).unwrap();
+    let err = test_level(&level, &TestLevelOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no flat floor tile"), "{err}");
 }

@@ -6,7 +6,8 @@
 //! the engine's integers, [`floors`] two levels' floors compared; [`coverage`] which cells a
 //! collision polygon must be entered into, and the collision-only tiles that enter it there;
 //! [`strats`] the placed strats and the types the code names, in units and degrees;
-//! [`check`](mod@check) every rule, with the culprit named.
+//! [`testlevel`] note 003's test level of every placeable type; [`check`](mod@check) every
+//! rule, with the culprit named.
 
 pub mod cells;
 pub mod check;
@@ -15,5 +16,6 @@ pub mod floor;
 pub mod floors;
 pub mod space;
 pub mod strats;
+pub mod testlevel;
 
 pub use check::{check, check_against, check_bytes, Problem, Report, Severity};

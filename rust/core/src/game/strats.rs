@@ -16,6 +16,13 @@ use crate::level::stpc::{StratCode, NAME_OPCODE, SPAWN_OPCODE};
 use crate::level::{Level, Map};
 use crate::raw::StratRecord;
 
+/// The strats that are the player at the level's start (FORMAT.md §6).
+pub const PLAYER_STRATS: [&str; 4] = [
+    "Llama",
+    "KuscoAndPachaTogetherOnATree",
+    "RollerCoaster",
+    "LlamaChase",
+];
 /// The type name counted for strats whose name is not found (as `info` counts them).
 pub const UNNAMED: &str = "?";
 /// At most this many named strats are read from one level's code: the originals name about 500

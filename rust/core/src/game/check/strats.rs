@@ -10,17 +10,10 @@ use crate::game::floor::{
     edge_tolerance, test_polygon, World, FLAG_ALTERNATIVE_MATERIAL, MATERIAL_IGNORED,
 };
 use crate::game::space::{from_fixed, to_fixed, TURN};
-use crate::game::strats::not_a_strat_start;
+use crate::game::strats::{not_a_strat_start, PLAYER_STRATS};
 use crate::level::{Level, Map, Model};
 use crate::limits::STRAT_POOL_BASE;
 
-/// The strats that are the player at the level's start (FORMAT.md §6).
-pub const PLAYER_STRATS: [&str; 4] = [
-    "Llama",
-    "KuscoAndPachaTogetherOnATree",
-    "RollerCoaster",
-    "LlamaChase",
-];
 /// A start this far (units) above the floor the test finds: the llama drops at the start.
 const START_DROP: f64 = 0.1;
 /// Needle spikes (FORMAT.md §4, floor test step 5): a tolerance zone reaching this far (units)
