@@ -6,6 +6,7 @@
 //! exit code 101. A round trip that changes the bytes exits with 3. No output is ever an input.
 
 mod rules;
+mod strats;
 mod text;
 
 use std::error::Error;
@@ -168,6 +169,66 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List a level's strats (objects), and with --all every strat type its code names
+    ///
+    /// Every placed strat: its index, type name (from the level's strat code), position in game
+    /// units (x east, y up, z the grid row) and as stored (20.12 fixed point), rotation about x,
+    /// y and z (4096 to the turn; y in degrees too), flags and whether it is created at level
+    /// start (flag bit 1 clear), its parameters (pool entries, as stored) and its waypoint. With
+    /// --all: every type, placed or named in the code, with its code offset, how many strats of
+    /// this level are placed there, and whether another can be placed (its type fields are known
+    /// from a placed strat) or why not.
+    Strats {
+        /// The level WAD to read.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
+        /// List every type too.
+        #[arg(long)]
+        all: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Count strats by type across the levels of a folder (type x level)
+    ///
+    /// Reads every *.wad of DIR (not its subfolders) and prints the instances of each strat type
+    /// in each level, with totals. A file that is no readable level is named with the reason and
+    /// skipped.
+    StratTable {
+        /// The folder of level WADs.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write note 003's test level: every placeable strat type on a floor plate
+    ///
+    /// Adds a floor plate in new grid rows past the level's far edge, built of copies of its
+    /// most used flat floor tile, with one strat of every type the level can place (parameters
+    /// from its first strat; cameras, cut scenes, forces and triggers left out) every SPACING
+    /// cells, the player's strat moved to the plate's edge, and a parkour of six stepping plates,
+    /// each 0.5 higher, with coins on them, to a goal platform whose LevelDoor stands on the exit
+    /// floor (material 16). The rest of the level is kept at its indices. Nothing is written
+    /// when the result would have an error `check --base SRC` does not find in SRC, or a strat
+    /// without a floor under it.
+    Testlevel {
+        /// The level to build the test level from.
+        #[arg(value_name = "SRC.wad")]
+        source: PathBuf,
+        /// Where to write it (replaced atomically; must not be SRC).
+        #[arg(value_name = "OUT.wad")]
+        output: PathBuf,
+        /// The level's new name (NAME chunk).
+        #[arg(long)]
+        name: Option<String>,
+        /// Cells from one strat to the next on the plate (1 to 16).
+        #[arg(long, default_value_t = 3)]
+        spacing: u32,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a synthetic level
     ///
     /// The level is the same for the same seed and size on every machine.
@@ -227,6 +288,9 @@ impl Command {
             Command::Check { level, base, .. } => std::iter::once(level.as_path())
                 .chain(base.as_deref())
                 .collect(),
+            Command::Strats { level, .. } => vec![level],
+            Command::StratTable { dir, .. } => vec![dir],
+            Command::Testlevel { source, .. } => vec![source],
             Command::Generate { .. } => vec![],
         };
         match paths.as_slice() {
@@ -280,6 +344,19 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
         } => rules::floors(&level, &compare, points, seed, json, out),
         Command::Check { level, base, json } => {
             rules::check_command(&level, base.as_deref(), json, out)
+        }
+        Command::Strats { level, all, json } => strats::strats(&level, all, json, out),
+        Command::StratTable { dir, json } => strats::strat_table(&dir, json, out),
+        Command::Testlevel {
+            source,
+            output,
+            name,
+            spacing,
+            json,
+        } => {
+            refuse_overwriting(&output, &[(&source, "the source level")])?;
+            let options = llamawad::game::testlevel::TestLevelOptions { name, spacing };
+            strats::testlevel(&source, &output, &options, json, out)
         }
         Command::Generate { seed, size, output } => {
             let bytes = generate::generate(seed, size)

@@ -53,15 +53,7 @@ impl Info {
         let text = level.text();
         let stpc = level.stpc();
         let models = trak.map_or(&[][..], |t| &t.models[..]);
-        let mut strat_types = BTreeMap::new();
-        if let Some(map) = map {
-            for s in &map.strats {
-                let name = stpc
-                    .and_then(|st| st.strat_name(s.code_offset))
-                    .unwrap_or_else(|| "?".to_string());
-                *strat_types.entry(name).or_insert(0) += 1;
-            }
-        }
+        let strat_types = crate::game::strats::counts_by_name(level);
         // Sizes of the payloads as the writer produces them: for an unedited level, the sizes in
         // the file.
         let payloads = level.payloads().unwrap_or_default();

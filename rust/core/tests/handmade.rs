@@ -1,12 +1,15 @@
 //! Levels written byte by byte here from the notes' layouts, not by the project's writer or
 //! generator: what the generator never makes (an empty model, a model without collision, no
 //! object models, no strats, no lights, a 2 × 2 grid, the largest model the engine transforms)
-//! reads, writes back byte for byte, converts to glTF and back, and passes the check.
+//! reads, writes back byte for byte, converts to glTF and back, and passes the check. And strats
+//! placed by hand, with their code, parameters and waypoints, read in the game's terms.
 
 mod support {
     pub mod arrays;
 }
 
+use llamawad::game::strats::{OffsetSource, Strats};
+use llamawad::game::testlevel::{test_level, TestLevelOptions};
 use llamawad::game::{check, Severity};
 use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, GltfToWadOptions, Source};
 use llamawad::Code;
@@ -86,10 +89,40 @@ fn wad(chunks: &[(&[u8; 4], Vec<u8>)]) -> Vec<u8> {
     out
 }
 
+/// What a level places besides its tiles: the STPC payload, MAP's parameter pool (block 3),
+/// waypoints (block 5, 34 bytes each) and strats (block 12: poolExtra, 58 bytes each).
+struct Objects {
+    stpc: Vec<u8>,
+    parameters: Vec<u32>,
+    waypoints: Vec<Vec<u8>>,
+    pool_extra: u32,
+    strats: Vec<Vec<u8>>,
+}
+
+impl Default for Objects {
+    /// No object models, no animations, 16 bytes of code; nothing placed.
+    fn default() -> Objects {
+        let mut stpc = Bytes::default();
+        stpc.u32(0).u32(0).raw(&[0; 16]);
+        Objects {
+            stpc: stpc.0,
+            parameters: Vec::new(),
+            waypoints: Vec::new(),
+            pool_extra: 0,
+            strats: Vec::new(),
+        }
+    }
+}
+
 /// A 2 × 2 level: model 0 empty (no vertices, faces or collision), model 1 a triangle without
 /// collision on the one page; one tile of model 1; no object models, no animations, no strats.
 /// `big` makes model 1 the largest a model may be (8,000 vertices, in batches of 256 faces).
 fn handmade(big: bool) -> Vec<u8> {
+    handmade_with(big, Objects::default())
+}
+
+/// The level of [`handmade`] with these objects.
+fn handmade_with(big: bool, objects: Objects) -> Vec<u8> {
     let wfpc = Bytes::default().u32(0).0.clone();
 
     let mut text = Bytes::default();
@@ -153,14 +186,20 @@ fn handmade(big: bool) -> Vec<u8> {
     }
     let trak = trak.0;
 
-    let mut stpc = Bytes::default();
-    stpc.u32(0).u32(0).raw(&[0; 16]); // no models, no animations, 16 bytes of code
-    let stpc = stpc.0;
+    let stpc = objects.stpc;
 
     let mut map = Bytes::default();
     map.u32(1).u32(2).u32(2); // one tile, 2 × 2 grid
     map.f32(0.5).f32(0.0).f32(-0.5).u32(0).u32(1).u32(0); // at the centre of cell 0, model 1
-    map.u32(0).u32(0).u32(0); // parameters, zones, waypoints
+    map.u32(objects.parameters.len() as u32);
+    for &p in &objects.parameters {
+        map.u32(p);
+    }
+    map.u32(0); // zones
+    map.u32(objects.waypoints.len() as u32);
+    for w in &objects.waypoints {
+        map.raw(w);
+    }
     for z in 0..32 {
         map.u32(if z == 0 { 1 } else { 0 }).i32(0); // zone 0 sees zone 0
     }
@@ -170,7 +209,10 @@ fn handmade(big: bool) -> Vec<u8> {
     for _ in 0..vertices {
         map.raw(&[0x80, 0x80, 0x80, 0]); // one colour per vertex
     }
-    map.u32(0).u32(0); // no strats, poolExtra 0
+    map.u32(objects.strats.len() as u32).u32(objects.pool_extra);
+    for s in &objects.strats {
+        map.raw(s);
+    }
     map.u16(0);
     let map = map.0;
 
@@ -258,4 +300,265 @@ fn one_vertex_more_than_the_engine_transforms_is_an_error() {
     assert!(report.problems.iter().any(|p| p.code == Code::VertexLimit
         && p.severity == Severity::Error
         && p.model == Some(1)));
+}
+
+/// A strat record (58 bytes, note 003): rotation x/y/z, position 20.12, code offset, parameter
+/// count and index, variables, slots, type flags, extra memory, waypoint, 0, flags, 0.
+struct Record {
+    rotation: [u16; 3],
+    position: [i32; 3],
+    code: u32,
+    parameters: (u32, i32),
+    fields: [u32; 4],
+    waypoint: i32,
+    flags: u16,
+}
+
+impl Record {
+    fn bytes(&self) -> Vec<u8> {
+        let mut b = Bytes::default();
+        for r in self.rotation {
+            b.u16(r);
+        }
+        for p in self.position {
+            b.i32(p);
+        }
+        b.u32(self.code)
+            .u32(self.parameters.0)
+            .i32(self.parameters.1);
+        for f in self.fields {
+            b.u32(f);
+        }
+        b.i32(self.waypoint).u32(0).u16(self.flags).u16(0);
+        assert_eq!(b.0.len(), 58);
+        b.0
+    }
+}
+
+/// A waypoint (34 bytes, note 003 block 5): next, u32, rotation, position 20.12, u32, u32.
+fn waypoint(next: u32, position: [i32; 3]) -> Vec<u8> {
+    let mut b = Bytes::default();
+    b.u32(next).u32(0).u16(0).u16(0).u16(0);
+    for p in position {
+        b.i32(p);
+    }
+    b.u32(0).u32(0);
+    assert_eq!(b.0.len(), 34);
+    b.0
+}
+
+/// STPC without models or animations (code from payload offset 8): `Llama` at 8, `Coin` at 28,
+/// `CoinSparkle` at 44 (placed by no strat), a spawn stub at 60 spawning `CoinSparkle`, then the
+/// names at 80. A name instruction is `0xd4, 0xea, rel`, the name at (offset after rel) + rel.
+fn strat_code() -> Vec<u8> {
+    let mut stpc = Bytes::default();
+    stpc.u32(0).u32(0);
+    let names = b"Llama\0Coin\0CoinSparkle\0";
+    let rel = |after_rel: i32, name_at: i32| name_at - after_rel;
+    // 8: Llama; rel after 20, name at 80.
+    stpc.u32(0xd4)
+        .u32(0xea)
+        .i32(rel(20, 80))
+        .u32(0x12)
+        .u32(0xe0);
+    // 28: Coin; rel after 40, name at 86.
+    stpc.u32(0xd4).u32(0xea).i32(rel(40, 86)).u32(0xe0);
+    // 44: CoinSparkle; rel after 56, name at 91.
+    stpc.u32(0xd4).u32(0xea).i32(rel(56, 91)).u32(0xe0);
+    // 60: push 2; spawn 44; end.
+    stpc.u32(0x9c).u32(2).u32(0xb2).u32(44).u32(0xe0);
+    assert_eq!(stpc.0.len(), 80);
+    stpc.raw(names).raw(&[0; 3]);
+    stpc.0
+}
+
+/// The handmade level with four strats: a Coin at (1.5, 0, −2.25) turned by 1024, not created at
+/// start, with three parameters and a chain of two waypoints; the Llama; the spawn stub; and a
+/// strat pointing into the Coin's name instruction, its parameters and waypoint outside the pool.
+fn handmade_strats() -> Vec<u8> {
+    let llama_fields = [78, 4, 0x24_8000, 1];
+    let coin_fields = [9, 0, 0x4_0000, 0];
+    let strats = [
+        Record {
+            rotation: [0, 1024, 0],
+            position: [6144, 0, -9216],
+            code: 28,
+            parameters: (3, 1),
+            fields: coin_fields,
+            waypoint: 1,
+            flags: 2,
+        },
+        Record {
+            rotation: [0, 0, 0],
+            position: [2048, 1024, 2048],
+            code: 8,
+            parameters: (0, -1),
+            fields: llama_fields,
+            waypoint: -1,
+            flags: 0,
+        },
+        Record {
+            rotation: [0, 2048, 0],
+            position: [4096, 1024, 4096],
+            code: 60,
+            parameters: (1, 0),
+            fields: [17, 1, 0x8_0000, 0],
+            waypoint: -1,
+            flags: 0,
+        },
+        Record {
+            rotation: [0, 3072, 0],
+            position: [0, 0, 0],
+            code: 32,
+            parameters: (3, 2),
+            fields: coin_fields,
+            waypoint: 5,
+            flags: 0,
+        },
+    ];
+    handmade_with(
+        false,
+        Objects {
+            stpc: strat_code(),
+            parameters: vec![5, 7, 0x1800, u32::MAX],
+            waypoints: vec![
+                waypoint(0, [0, 0, 0]),
+                waypoint(1, [6144, 2048, 9216]),
+                waypoint(0, [8192, 2048, 9216]),
+            ],
+            pool_extra: 4,
+            strats: strats.iter().map(Record::bytes).collect(),
+        },
+    )
+}
+
+#[test]
+fn strats_placed_by_hand_read_in_units_degrees_and_names() {
+    let bytes = handmade_strats();
+    let level = Level::parse(&bytes).unwrap();
+    assert!(level.warnings.is_empty(), "{:?}", level.warnings);
+    assert_eq!(level.to_bytes().unwrap(), bytes);
+    let strats = Strats::of(&level, false).unwrap();
+    assert_eq!(strats.types, None);
+    assert_eq!(
+        (strats.pool_extra, strats.parameter_pool, strats.waypoints),
+        (4, 4, 3)
+    );
+    assert_eq!(strats.strats.len(), 4);
+
+    let coin = &strats.strats[0];
+    assert_eq!(coin.index, 0);
+    assert_eq!(coin.type_name.as_deref(), Some("Coin"));
+    assert_eq!(coin.code_offset, 28);
+    assert_eq!(coin.position, [1.5, 0.0, -2.25]);
+    assert_eq!(coin.position_fixed, [6144, 0, -9216]);
+    assert_eq!(coin.rotation, [0, 1024, 0]);
+    assert_eq!(coin.rotation_y_degrees, 90.0);
+    assert_eq!(coin.flags, 2);
+    assert!(coin.not_created_at_start);
+    assert_eq!(coin.parameters, Some(vec![7, 0x1800, u32::MAX]));
+    assert_eq!((coin.parameter_index, coin.parameter_count), (1, 3));
+    assert_eq!(coin.waypoint, 1);
+    assert_eq!(coin.waypoint_chain, [1, 2]);
+    assert_eq!(coin.type_fields.variables, 9);
+    assert_eq!(coin.type_fields.type_flags, 0x4_0000);
+
+    let llama = &strats.strats[1];
+    assert_eq!(llama.type_name.as_deref(), Some("Llama"));
+    assert_eq!(llama.position, [0.5, 0.25, 0.5]);
+    assert_eq!(llama.rotation_y_degrees, 0.0);
+    assert!(!llama.not_created_at_start);
+    assert_eq!(llama.parameters, Some(vec![]));
+    assert!(llama.waypoint_chain.is_empty());
+
+    let stub = &strats.strats[2];
+    assert_eq!(stub.type_name.as_deref(), Some("CoinSparkle(spawn)"));
+    assert_eq!(stub.rotation_y_degrees, 180.0);
+    assert_eq!(stub.parameters, Some(vec![5]));
+
+    // Into the Coin's name instruction: the code names the next strat (CoinSparkle) within 16
+    // words, as `info` has it; its parameters 2..5 and waypoint 5 lie outside.
+    let astray = &strats.strats[3];
+    assert_eq!(astray.rotation_y_degrees, 270.0);
+    assert_eq!(astray.parameters, None);
+    assert!(astray.waypoint_chain.is_empty());
+
+    // The check agrees: the last strat's offset, parameters and waypoint are its errors.
+    let report = check(&level);
+    let strat_problems: Vec<_> = report
+        .problems
+        .iter()
+        .filter(|p| p.code.as_str().starts_with("strat"))
+        .map(|p| (p.code, p.strat))
+        .collect();
+    assert_eq!(
+        strat_problems,
+        [
+            (Code::StratCode, Some(3)),
+            (Code::StratParameters, Some(3)),
+            (Code::StratWaypoint, Some(3)),
+        ],
+        "{:#?}",
+        report.problems
+    );
+}
+
+#[test]
+fn strat_types_placed_by_hand_say_which_can_be_placed() {
+    let level = Level::parse(&handmade_strats()).unwrap();
+    let strats = Strats::of(&level, true).unwrap();
+    assert!(strats.notes.is_empty(), "{:?}", strats.notes);
+    let types = strats.types.unwrap();
+    let listed: Vec<_> = types
+        .iter()
+        .map(|t| {
+            (
+                t.code_offset,
+                t.name.as_deref().unwrap_or("?"),
+                t.offset_source,
+                t.instances,
+                t.placeable,
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (8, "Llama", OffsetSource::Placed, 1, true),
+            (28, "Coin", OffsetSource::Placed, 1, true),
+            (32, "CoinSparkle", OffsetSource::Placed, 1, false),
+            (44, "CoinSparkle", OffsetSource::NameInstruction, 0, false),
+            (60, "CoinSparkle(spawn)", OffsetSource::Placed, 1, true),
+        ]
+    );
+    let llama = &types[0];
+    assert_eq!(llama.why_not, None);
+    let fields = llama.type_fields.unwrap();
+    assert_eq!(
+        (
+            fields.variables,
+            fields.slots,
+            fields.type_flags,
+            fields.extra_memory
+        ),
+        (78, 4, 0x24_8000, 1)
+    );
+    assert_eq!(llama.first_instance, Some(1));
+    let why = types[2].why_not.as_deref().unwrap();
+    assert!(why.contains("inside a strat's name instruction"), "{why}");
+    let sparkle = &types[3];
+    assert_eq!(sparkle.type_fields, None);
+    let why = sparkle.why_not.as_deref().unwrap();
+    assert!(why.contains("never placed in this level"), "{why}");
+    assert!(why.contains("spawn stub at 0x3c"), "{why}");
+}
+
+#[test]
+fn a_test_level_of_a_level_without_a_flat_floor_is_refused() {
+    // Model 1 is a fan of triangles without collision: nothing to build plates of.
+    let level = Level::parse(&handmade_strats()).unwrap();
+    let err = test_level(&level, &TestLevelOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no flat floor tile"), "{err}");
 }

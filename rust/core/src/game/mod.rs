@@ -5,7 +5,9 @@
 //! [`cells`] the cell lists the MAP loader builds; [`floor`] the floor test (`FUN_004036d0`) in
 //! the engine's integers, [`floors`] two levels' floors compared; [`coverage`] which cells a
 //! collision polygon must be entered into, and the collision-only tiles that enter it there;
-//! [`check`](mod@check) every rule, with the culprit named.
+//! [`strats`] the placed strats and the types the code names, in units and degrees;
+//! [`testlevel`] note 003's test level of every placeable type; [`check`](mod@check) every
+//! rule, with the culprit named.
 
 pub mod cells;
 pub mod check;
@@ -13,5 +15,7 @@ pub mod coverage;
 pub mod floor;
 pub mod floors;
 pub mod space;
+pub mod strats;
+pub mod testlevel;
 
 pub use check::{check, check_against, check_bytes, Problem, Report, Severity};

@@ -19,6 +19,11 @@ pub fn from_fixed(v: i64) -> f64 {
     v as f64 / ONE as f64
 }
 
+/// A MAP angle (4096 steps to the turn) in degrees: 1024 is 90°. Not wrapped: 4096 is 360°.
+pub fn degrees(angle: u32) -> f64 {
+    angle as f64 * 360.0 / TURN as f64
+}
+
 /// The engine's static sine table (`DAT_00574318`, 4096 entries; cos = sin[i + 0x400]).
 ///
 /// The notes give the table's size and use, not its values: taken as round(4096·sin(2πi/4096)),

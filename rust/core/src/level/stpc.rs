@@ -13,6 +13,8 @@ use crate::raw::stream::read_chunk;
 pub const NAME_OPCODE: [u32; 2] = [0xd4, 0xea];
 /// A spawn: this word, then the absolute STPC offset of the strat spawned (note 003).
 pub const SPAWN_OPCODE: u32 = 0xb2;
+/// A strat start names its strat, or spawns one, within this many words (FORMAT.md §11).
+const NAME_WINDOW_WORDS: u32 = 16;
 
 impl Stpc {
     /// Parses STPC. When WFPC & 0x100 is set, the block after the animations is read with its
@@ -41,55 +43,115 @@ impl Stpc {
         Ok((stpc, Some(warning)))
     }
 
+    /// The strat type name at a code offset (counted from the start of the STPC payload); see
+    /// [`StratCode::strat_name`].
+    pub fn strat_name(&self, code_offset: u32) -> Option<String> {
+        self.strat_code().strat_name(code_offset)
+    }
+
+    /// The code word at an offset (counted from the start of the STPC payload), if the code
+    /// holds four bytes there.
+    pub fn word_at(&self, offset: u32) -> Option<u32> {
+        self.strat_code().word_at(offset)
+    }
+
+    /// The strat code with where it starts, for looking up many offsets: the start is summed
+    /// over the models and animations once.
+    pub fn strat_code(&self) -> StratCode<'_> {
+        StratCode {
+            start: self.code_start(),
+            code: &self.code,
+        }
+    }
+}
+
+/// The strat code of an STPC chunk and the offset of its first byte from the start of the
+/// payload, which MAP strat records and the code itself count from (FORMAT.md §7).
+#[derive(Debug, Clone, Copy)]
+pub struct StratCode<'a> {
+    start: usize,
+    code: &'a [u8],
+}
+
+impl StratCode<'_> {
+    /// Whether the code holds the byte at this offset.
+    pub fn contains(&self, offset: u32) -> bool {
+        (offset as usize)
+            .checked_sub(self.start)
+            .is_some_and(|k| k < self.code.len())
+    }
+
     /// The strat type name at a code offset (counted from the start of the STPC payload).
     ///
     /// Note 003: the name opcode is the words `0xd4, 0xea, s32 rel`, the name the C string at
     /// (offset after rel) + rel. Spawn stubs (`0xb2 <absolute offset>`) name the strat they
     /// spawn, reported as `Name(spawn)`.
     pub fn strat_name(&self, code_offset: u32) -> Option<String> {
-        self.strat_name_in(code_offset, true)
+        if let Some(at) = self.name_instruction(code_offset) {
+            return self.name_of_instruction(at);
+        }
+        let target = self.spawn_target(code_offset)?;
+        let at = self.name_instruction(target)?;
+        self.name_of_instruction(at)
+            .map(|name| format!("{name}(spawn)"))
     }
 
-    fn strat_name_in(&self, code_offset: u32, follow_spawn: bool) -> Option<String> {
-        const WINDOW_WORDS: usize = 16;
-        let start = (code_offset as usize).checked_sub(self.code_start())?;
-        let words: Vec<u32> = self
-            .code
-            .get(start..)?
-            .chunks_exact(4)
-            .take(WINDOW_WORDS + 2)
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
-            .collect();
-        for i in 0..words.len().min(WINDOW_WORDS) {
-            if words[i..].starts_with(&NAME_OPCODE) {
-                let rel = *words.get(i + 2)? as i32 as i64;
-                let after_rel = code_offset as i64 + (i as i64 + 3) * 4;
-                return self.c_string_at(u32::try_from(after_rel + rel).ok()?);
-            }
+    /// The offset of the name instruction (`0xd4, 0xea, rel`) of the strat starting at
+    /// `code_offset`: the first within its first 16 words (FORMAT.md §11), if any.
+    pub fn name_instruction(&self, code_offset: u32) -> Option<u32> {
+        if !self.contains(code_offset) {
+            return None;
         }
-        if follow_spawn {
-            for i in 0..words.len().min(WINDOW_WORDS) {
-                if words[i] == SPAWN_OPCODE {
-                    let target = *words.get(i + 1)?;
-                    return self
-                        .strat_name_in(target, false)
-                        .map(|name| format!("{name}(spawn)"));
-                }
-            }
+        (0..NAME_WINDOW_WORDS)
+            .map_while(|i| code_offset.checked_add(4 * i))
+            .find(|&at| self.is_name_instruction(at))
+    }
+
+    /// The absolute STPC offset a spawn stub at `code_offset` spawns: the operand of the first
+    /// spawn word `0xb2` within its first 16 words (note 003: `push X; spawn(abs target, …)`).
+    pub fn spawn_target(&self, code_offset: u32) -> Option<u32> {
+        if !self.contains(code_offset) {
+            return None;
         }
-        None
+        let word = |i: u32| self.word_at(code_offset.checked_add(4 * i)?);
+        let i = (0..NAME_WINDOW_WORDS).find(|&i| word(i) == Some(SPAWN_OPCODE))?;
+        word(i + 1)
+    }
+
+    /// Every name instruction of the code whose name reads, in code order: its offset and the
+    /// name. The code is read as words from its first byte. Lazy: take as many as wanted.
+    pub fn named_strats(&self) -> impl Iterator<Item = (u32, String)> + '_ {
+        (0..self.code.len() / 4)
+            .map_while(|k| u32::try_from(self.start + 4 * k).ok())
+            .filter(|&at| self.is_name_instruction(at))
+            .filter_map(|at| Some((at, self.name_of_instruction(at)?)))
     }
 
     /// The code word at an offset (counted from the start of the STPC payload), if the code
     /// holds four bytes there.
     pub fn word_at(&self, offset: u32) -> Option<u32> {
-        let start = (offset as usize).checked_sub(self.code_start())?;
+        let start = (offset as usize).checked_sub(self.start)?;
         let bytes = self.code.get(start..start.checked_add(4)?)?;
         Some(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
     }
 
+    fn is_name_instruction(&self, at: u32) -> bool {
+        [
+            self.word_at(at),
+            at.checked_add(4).and_then(|o| self.word_at(o)),
+        ] == NAME_OPCODE.map(Some)
+    }
+
+    /// The name a name instruction at `at` names: `rel` follows the two opcode words, and the
+    /// name is the C string at (offset after rel) + rel.
+    fn name_of_instruction(&self, at: u32) -> Option<String> {
+        let rel = self.word_at(at.checked_add(8)?)? as i32 as i64;
+        let after_rel = at as i64 + 12;
+        self.c_string_at(u32::try_from(after_rel + rel).ok()?)
+    }
+
     fn c_string_at(&self, offset: u32) -> Option<String> {
-        let start = (offset as usize).checked_sub(self.code_start())?;
+        let start = (offset as usize).checked_sub(self.start)?;
         let bytes = self.code.get(start..)?;
         let end = bytes.iter().take(256).position(|&b| b == 0)?;
         let name = &bytes[..end];

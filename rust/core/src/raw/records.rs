@@ -272,6 +272,26 @@ pub struct StratRecord {
     pub reserved_38: u16,
 }
 
+/// Strat record flag bit 1 (note 003, offset 54): the strat is not created at level start.
+pub const STRAT_NOT_CREATED_AT_START: u16 = 0x2;
+
+impl StratRecord {
+    /// Its parameters: `parameter_count` entries of the pool from `parameter_index` (none when
+    /// the count is 0, whatever the index). None when they do not lie inside the pool.
+    pub fn parameters<'a>(&self, pool: &'a [u32]) -> Option<&'a [u32]> {
+        if self.parameter_count == 0 {
+            return Some(&[]);
+        }
+        let start = usize::try_from(self.parameter_index).ok()?;
+        pool.get(start..start.checked_add(self.parameter_count as usize)?)
+    }
+
+    /// Whether the game creates the strat when the level starts (flag bit 1 clear).
+    pub fn created_at_start(&self) -> bool {
+        self.flags & STRAT_NOT_CREATED_AT_START == 0
+    }
+}
+
 /// STPC animation set header, 32 bytes.
 #[binrw]
 #[brw(little)]

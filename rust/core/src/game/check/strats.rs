@@ -11,17 +11,10 @@ use crate::game::floor::{
     edge_tolerance, test_polygon, World, FLAG_ALTERNATIVE_MATERIAL, MATERIAL_IGNORED,
 };
 use crate::game::space::{from_fixed, to_fixed, TURN};
-use crate::level::stpc::{NAME_OPCODE, SPAWN_OPCODE};
-use crate::level::{Level, Map, Model, Stpc};
+use crate::game::strats::{not_a_strat_start, PLAYER_STRATS};
+use crate::level::{Level, Map, Model};
 use crate::limits::STRAT_POOL_BASE;
 
-/// The strats that are the player at the level's start (FORMAT.md §6).
-pub const PLAYER_STRATS: [&str; 4] = [
-    "Llama",
-    "KuscoAndPachaTogetherOnATree",
-    "RollerCoaster",
-    "LlamaChase",
-];
 /// A start this far (units) above the floor the test finds: the llama drops at the start.
 const START_DROP: f64 = 0.1;
 /// Needle spikes (FORMAT.md §4, floor test step 5): a tolerance zone reaching this far (units)
@@ -31,31 +24,22 @@ const NEEDLE_REACH: f64 = 0.08;
 const NEEDLE_DROP: f64 = 0.05;
 
 pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Problem>) {
-    let stpc = level.stpc();
-    let code = stpc.map(|s| (s.code_start(), s.code.len()));
+    let code = level.stpc().map(|s| s.strat_code());
     for (i, s) in map.strats.iter().enumerate() {
-        if let Some((start, len)) = code {
-            let offset = s.code_offset as usize;
-            let wrong = if offset < start || offset >= start + len {
-                Some("outside this level's strat code".to_string())
-            } else {
-                stpc.and_then(|stpc| no_strat_start(stpc, s.code_offset))
-                    .map(|why| {
-                        format!("inside this level's strat code but at no strat start: {why}")
-                    })
-            };
-            if let Some(why) = wrong {
-                out.push(
-                    Problem::error(
-                        Code::StratCode,
-                        format!(
-                            "strat {i}: code offset {:#x} is {why}; point it at its type's start (note 003: the type is the code address)",
-                            s.code_offset
-                        ),
-                    )
-                    .strat(i),
-                );
-            }
+        if let Some(why) = code
+            .as_ref()
+            .and_then(|c| not_a_strat_start(c, s.code_offset))
+        {
+            out.push(
+                Problem::error(
+                    Code::StratCode,
+                    format!(
+                        "strat {i}: code offset {:#x} is {why}; point it at its type's start (note 003: the type is the code address)",
+                        s.code_offset
+                    ),
+                )
+                .strat(i),
+            );
         }
         if let Some(r) = s.rotation.iter().find(|&&r| u32::from(r) >= TURN) {
             out.push(
@@ -70,10 +54,7 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
                 .strat(i),
             );
         }
-        let params_ok = s.parameter_count == 0
-            || (s.parameter_index >= 0
-                && s.parameter_index as u64 + s.parameter_count as u64
-                    <= map.parameters.len() as u64);
+        let params_ok = s.parameters(&map.parameters).is_some();
         if !params_ok {
             out.push(
                 Problem::error(
@@ -140,24 +121,6 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
     }
     player_start(level, map, models, out);
     needles(map, models, &World::new(map, models), out);
-}
-
-/// Why an offset inside the code is no strat start (note 003 rule 4), as far as the code shows
-/// without a decoder of its instructions: it splits the name instruction `0xd4, 0xea, rel` or
-/// is a spawn's operand, or no strat is named there (FORMAT.md §11: a strat start names its
-/// strat within its first 16 words, or is a spawn stub).
-fn no_strat_start(stpc: &Stpc, offset: u32) -> Option<String> {
-    let word = |back: u32| offset.checked_sub(back).and_then(|o| stpc.word_at(o));
-    let name_at = |back: u32| [word(back), word(back - 4)] == NAME_OPCODE.map(Some);
-    if name_at(4) || name_at(8) {
-        Some("it lies inside a strat's name instruction (0xd4, 0xea, rel)".into())
-    } else if word(4) == Some(SPAWN_OPCODE) {
-        Some("it is the offset a spawn (0xb2) names, not an instruction".into())
-    } else if stpc.strat_name(offset).is_none() {
-        Some("no strat is named there (no 0xd4, 0xea in its first 16 words, no spawn 0xb2)".into())
-    } else {
-        None
-    }
 }
 
 /// The player's start stands on a floor the floor test finds, not on the material that test
