@@ -131,12 +131,14 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
 /// is reported as a fall, and a start over a map floor under such an object as standing on the
 /// map's.
 fn player_start(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Problem>) {
-    let Some(stpc) = level.stpc() else { return };
+    let Some(code) = level.stpc().map(|s| s.strat_code()) else {
+        return;
+    };
     let starts: Vec<(usize, String)> = map
         .strats
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| stpc.strat_name(s.code_offset).map(|n| (i, n)))
+        .filter_map(|(i, s)| code.strat_name(s.code_offset).map(|n| (i, n)))
         .filter(|(_, n)| PLAYER_STRATS.contains(&n.as_str()))
         .collect();
     if starts.is_empty() {

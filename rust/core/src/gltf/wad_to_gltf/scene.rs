@@ -59,10 +59,11 @@ impl Exporter<'_> {
     }
 
     pub(super) fn strats(&mut self, map: &Map) -> Index<json::Node> {
-        let stpc = self.level.stpc();
+        // Where the code starts is summed over the models once, not for each strat.
+        let code = self.level.stpc().map(|s| s.strat_code());
         let mut nodes = Vec::with_capacity(map.strats.len());
         for (i, s) in map.strats.iter().enumerate() {
-            let type_name = stpc.and_then(|st| st.strat_name(s.code_offset));
+            let type_name = code.and_then(|c| c.strat_name(s.code_offset));
             let position = s.position.map(|v| v as f32 / 4096.0);
             let mut record = serde_json::to_value(s).expect("serialises");
             record["llamawad"] = json!("strat");
