@@ -15,8 +15,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use llamawad::game::check;
-use llamawad::game::floor::World;
-use llamawad::game::floors::{compare_floors, random_points, FloorComparison};
+use llamawad::game::floors::{compare_levels, FloorComparison};
 use llamawad::generate::{self, Size};
 use llamawad::geometry::encode_collision_polygon;
 use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, GltfToWadOptions, Source};
@@ -130,17 +129,12 @@ fn retiling(seed: u64, size: Size) -> Result<Retiling, String> {
     let (written, _) = gltf_to_wad(&level, &bytes, &doc, options).map_err(|e| e.to_string())?;
     let written =
         Level::parse(&written.to_bytes().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
-    let map = level.map().ok_or("no MAP")?;
-    let points = random_points(map.width, map.height, 2800, seed).map_err(|e| e.to_string())?;
-    let (a, b) = (
-        World::of(&level).ok_or("no MAP")?,
-        World::of(&written).ok_or("no MAP")?,
-    );
+    let tiles = |l: &Level| l.map().map_or(0, |m| m.tiles.len());
     Ok(Retiling {
         seed,
         size: size.to_string(),
-        tiles: [map.tiles.len(), written.map().map_or(0, |m| m.tiles.len())],
-        floors: compare_floors(&a, &b, &points),
+        tiles: [tiles(&level), tiles(&written)],
+        floors: compare_levels(&level, &written, 2800, seed).map_err(|e| e.to_string())?,
     })
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use llamawad::game::floor::{Probe, World};
-use llamawad::game::floors::{compare_floors, random_points};
+use llamawad::game::floors::{compare_levels, FloorsError};
 use llamawad::game::{check_bytes, Report, Severity};
 use llamawad::Level;
 
@@ -130,10 +130,13 @@ pub fn floors(
     out: &mut impl Write,
 ) -> Result<ExitCode> {
     let (a, b) = (read_level(a_path)?, read_level(b_path)?);
-    let (wa, wb) = (world(&a, a_path)?, world(&b, b_path)?);
-    let map = a.map().expect("World::of found MAP");
-    let points = random_points(map.width, map.height, count, seed)?;
-    let c = compare_floors(&wa, &wb, &points);
+    let c = compare_levels(&a, &b, count, seed).map_err(|e| match e {
+        FloorsError::NothingToStandOn { level } => format!(
+            "{}: the level has no MAP or TRAK chunk: nothing to stand on",
+            [a_path, b_path][level].display()
+        ),
+        e => e.to_string(),
+    })?;
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
     } else {

@@ -12,10 +12,8 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-use llamawad::game::coverage::world_polygon;
-use llamawad::game::floor::{edge_tolerance, tolerance_zone, World};
-use llamawad::game::floors::{compare_floors, random_points};
-use llamawad::game::space::from_fixed;
+use llamawad::game::floor::World;
+use llamawad::game::floors::compare_levels;
 use llamawad::generate::Size;
 use llamawad::gltf::wad_to_gltf::{displayed_colour, hand_over::hand_over, srgb_to_linear_table};
 use llamawad::gltf::{self as wad_gltf, uv, Gltf, Source};
@@ -175,34 +173,6 @@ impl EntryItem {
             ..TextureEntry::default()
         }
     }
-}
-
-/// A tile's collision polygon in world game space, and where the floor test's edge tolerance
-/// still lets it pass (`game::floor::tolerance_zone`).
-fn polygon_outline(level: &Level, tile: usize, polygon: usize) -> Option<PolygonOutline> {
-    let tile = level.map()?.tiles.get(tile)?;
-    let model = level.trak()?.models.get(tile.model_index as usize)?;
-    let poly = model.collision_polygons().nth(polygon)?;
-    let tolerance = edge_tolerance(poly.planes[0].normal[1]);
-    let zone = tolerance_zone(poly);
-    let points = |p| -> Vec<[f64; 3]> {
-        world_polygon(tile, p)
-            .into_iter()
-            .map(|c| c.to_array())
-            .collect()
-    };
-    Some(PolygonOutline {
-        corners: points(poly),
-        zone: points(&zone),
-        tolerance: from_fixed(-tolerance),
-    })
-}
-
-#[derive(Serialize)]
-struct PolygonOutline {
-    corners: Vec<[f64; 3]>,
-    zone: Vec<[f64; 3]>,
-    tolerance: f64,
 }
 
 #[pymodule]
@@ -476,13 +446,7 @@ mod _native {
             || {
                 let parse = |d: &[u8]| Level::parse(d).map_err(|e| CoreError::from(e).to_string());
                 let (a, b) = (parse(&a)?, parse(&b)?);
-                let (Some(wa), Some(wb)) = (World::of(&a), World::of(&b)) else {
-                    return Err("a level has no MAP or TRAK chunk".to_string());
-                };
-                let map = a.map().expect("World::of found MAP");
-                let points = random_points(map.width, map.height, points, seed)
-                    .map_err(|e| e.to_string())?;
-                Ok(compare_floors(&wa, &wb, &points))
+                compare_levels(&a, &b, points, seed).map_err(|e| e.to_string())
             },
         )?
         .map_err(WadError::new_err)?;
@@ -552,10 +516,11 @@ mod _native {
             || bytes_input("a level", &level),
             || {
                 let level = Level::parse(&level)?;
+                let world = World::of(&level);
                 Ok::<_, CoreError>(
                     polygons
                         .iter()
-                        .map(|&(t, p)| polygon_outline(&level, t, p))
+                        .map(|&(t, p)| world.as_ref()?.polygon_outline(t, p))
                         .collect::<Vec<_>>(),
                 )
             },

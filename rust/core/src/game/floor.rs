@@ -97,6 +97,15 @@ pub struct Surface {
 }
 
 /// What the floor test finds at a point.
+/// A collision polygon as drawn over the level: its corners and its tolerance zone in world game
+/// space, and the tolerance (units).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolygonOutline {
+    pub corners: Vec<[f64; 3]>,
+    pub zone: Vec<[f64; 3]>,
+    pub tolerance: f64,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Probe {
     pub x: f64,
@@ -191,6 +200,27 @@ impl<'a> World<'a> {
 
     pub fn models(&self) -> &'a [Model] {
         self.models
+    }
+
+    /// A tile's collision polygon in world game space, and where the floor test's edge tolerance
+    /// still lets it pass ([`tolerance_zone`]): what the add-on draws of a probe. `polygon`
+    /// counts over the model's groups A, B and C, as [`Candidate::polygon`] does.
+    pub fn polygon_outline(&self, tile: usize, polygon: usize) -> Option<PolygonOutline> {
+        let tile = self.map.tiles.get(tile)?;
+        let model = self.models.get(tile.model_index as usize)?;
+        let poly = model.collision_polygons().nth(polygon)?;
+        let tolerance = edge_tolerance(poly.planes[0].normal[1]);
+        let points = |p| -> Vec<[f64; 3]> {
+            crate::game::coverage::world_polygon(tile, p)
+                .into_iter()
+                .map(|c| c.to_array())
+                .collect()
+        };
+        Some(PolygonOutline {
+            corners: points(poly),
+            zone: points(&tolerance_zone(poly)),
+            tolerance: from_fixed(-tolerance),
+        })
     }
 
     /// [`World::probe`] at a point given from outside (a command line, a file, Python), refused

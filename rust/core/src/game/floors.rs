@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::game::floor::World;
+use crate::level::Level;
 use crate::rng::Rng;
 
 /// Height the probes drop from.
@@ -63,6 +64,31 @@ pub fn random_points(
         .collect())
 }
 
+/// Why two levels' floors cannot be compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum FloorsError {
+    /// `level` is 0 for the first, 1 for the second.
+    #[error("the {} level has no MAP or TRAK chunk: nothing to stand on", if *.level == 0 { "first" } else { "second" })]
+    NothingToStandOn { level: usize },
+    #[error(transparent)]
+    TooManyPoints(#[from] TooManyPoints),
+}
+
+/// The floor tests of two levels at `count` random points of the first one's grid (the same for
+/// the same seed): what `llamawad floors` prints.
+pub fn compare_levels(
+    a: &Level,
+    b: &Level,
+    count: usize,
+    seed: u64,
+) -> Result<FloorComparison, FloorsError> {
+    let world = |level, k| World::of(level).ok_or(FloorsError::NothingToStandOn { level: k });
+    let (wa, wb) = (world(a, 0)?, world(b, 1)?);
+    let map = a.map().expect("World::of found MAP");
+    let points = random_points(map.width, map.height, count, seed)?;
+    Ok(compare_floors(&wa, &wb, &points))
+}
+
 /// The floor tests of `a` and `b` at `points`.
 pub fn compare_floors(a: &World, b: &World, points: &[[f64; 3]]) -> FloorComparison {
     let mut out = FloorComparison {
@@ -102,5 +128,26 @@ mod tests {
         for asked in [MAX_POINTS + 1, 1_000_000_000_000, usize::MAX] {
             assert_eq!(random_points(4, 4, asked, 1), Err(TooManyPoints { asked }));
         }
+    }
+
+    #[test]
+    fn a_level_compared_with_itself_keeps_every_floor_and_one_without_map_is_named() {
+        let level = crate::generate::generate(2, crate::generate::Size::Tiny);
+        let same = compare_levels(&level, &level, 500, 7).unwrap();
+        assert_eq!((same.points, same.lost, same.gained), (500, 0, 0));
+        assert_eq!((same.within_1mm, same.max_mm), (same.both, 0.0));
+        assert!(same.both > 0);
+        let mut without = level.clone();
+        without.chunks.retain(|c| c.tag != crate::container::Tag::MAP);
+        assert_eq!(
+            compare_levels(&level, &without, 10, 1),
+            Err(FloorsError::NothingToStandOn { level: 1 })
+        );
+        assert_eq!(
+            compare_levels(&level, &level, MAX_POINTS + 1, 1),
+            Err(FloorsError::TooManyPoints(TooManyPoints {
+                asked: MAX_POINTS + 1
+            }))
+        );
     }
 }
