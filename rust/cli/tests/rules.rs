@@ -1,33 +1,14 @@
 //! `probe`, `floors` and `check` from the command line: what they print and how they exit.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use llamawad::game::floor::World;
 use llamawad::generate::{generate, Size};
 use llamawad::Level;
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(what: &str) -> Dir {
-        let dir = std::env::temp_dir().join(format!("llamawad-{what}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Dir(dir)
-    }
-
-    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod support;
+use support::Dir;
 
 fn llamawad(args: &[&str], paths: &[&Path]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_llamawad"));

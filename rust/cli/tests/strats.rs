@@ -1,33 +1,14 @@
 //! `strats` and `strat-table` from the command line: what they print, as text and JSON, and how
 //! they refuse what is no level.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use llamawad::container::Tag;
 use llamawad::generate::{generate, Size};
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(what: &str) -> Dir {
-        let dir = std::env::temp_dir().join(format!("llamawad-{what}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Dir(dir)
-    }
-
-    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod support;
+use support::Dir;
 
 fn llamawad(args: &[&str], path: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_llamawad"))

@@ -348,6 +348,36 @@ pub fn copies_of(map: &Map, models: &[Model], owners: &[usize]) -> Vec<usize> {
     found
 }
 
+/// The collision-only models of a level by their collision, so that coverage tiles whose copy
+/// model has the collision of one already there share it.
+pub struct SharedModels(HashMap<Vec<CollisionPolygon>, u32>);
+
+impl SharedModels {
+    pub fn of(models: &[Model]) -> SharedModels {
+        let mut shared = HashMap::new();
+        for (i, m) in models.iter().enumerate() {
+            if is_collision_only(m) {
+                shared
+                    .entry(m.collision_polygons().copied().collect())
+                    .or_insert(i as u32);
+            }
+        }
+        SharedModels(shared)
+    }
+
+    /// Gives `tile` the model with `model`'s collision: one already in `models`, or `model`
+    /// appended to them.
+    pub fn give(&mut self, tile: &mut Tile, model: Model, models: &mut Vec<Model>) {
+        let key: Vec<CollisionPolygon> = model.collision_polygons().copied().collect();
+        let index = *self.0.entry(key).or_insert_with(|| {
+            models.push(model);
+            (models.len() - 1) as u32
+        });
+        tile.model_index = index;
+        tile.float.model = index;
+    }
+}
+
 /// Rebuilds the coverage of `owners` in `map`: the tiles `stale` (earlier copies of them) are
 /// emptied, then every owner gets its copies, in emptied slots first and then appended; emptied
 /// slots left at the end of the tile list are removed. Copy models equal to an existing
@@ -359,14 +389,7 @@ pub fn rebuild(
     stale: &[usize],
 ) -> Result<CoverageChange, CoverageError> {
     let mut change = CoverageChange::default();
-    let mut shared: HashMap<Vec<CollisionPolygon>, u32> = HashMap::new();
-    for (i, m) in models.iter().enumerate() {
-        if is_collision_only(m) {
-            shared
-                .entry(m.collision_polygons().copied().collect())
-                .or_insert(i as u32);
-        }
-    }
+    let mut shared = SharedModels::of(models);
     let mut free: std::collections::VecDeque<usize> = stale.iter().copied().collect();
     if !stale.is_empty() {
         let empty = empty_model(models);
@@ -385,13 +408,7 @@ pub fn rebuild(
             continue;
         };
         for (mut tile, copy_model) in copies(o, &owner, model, map.width, map.height)? {
-            let key: Vec<CollisionPolygon> = copy_model.collision_polygons().copied().collect();
-            let index = *shared.entry(key).or_insert_with(|| {
-                models.push(copy_model);
-                (models.len() - 1) as u32
-            });
-            tile.model_index = index;
-            tile.float.model = index;
+            shared.give(&mut tile, copy_model, models);
             placed.push((tile, o));
         }
     }

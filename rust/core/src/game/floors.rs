@@ -138,7 +138,9 @@ mod tests {
         assert_eq!((same.within_1mm, same.max_mm), (same.both, 0.0));
         assert!(same.both > 0);
         let mut without = level.clone();
-        without.chunks.retain(|c| c.tag != crate::container::Tag::MAP);
+        without
+            .chunks
+            .retain(|c| c.tag != crate::container::Tag::MAP);
         assert_eq!(
             compare_levels(&level, &without, 10, 1),
             Err(FloorsError::NothingToStandOn { level: 1 })

@@ -14,20 +14,18 @@
 //! against the source: a new error, or a placed strat the floor test finds no floor under,
 //! refuses it.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use crate::game::cells::Cell;
 use crate::game::check::{check_against, Severity};
-use crate::game::coverage::{copies, is_collision_only, reaches, Reach};
+use crate::game::coverage::{copies, reaches, Reach, SharedModels};
 use crate::game::floor::World;
 use crate::game::space::to_fixed;
 use crate::game::strats::{Strats, PLAYER_STRATS};
 use crate::geometry::decode_collision_polygon;
 use crate::level::{Level, Model, Tile};
 use crate::limits::{MAX_GRID_CELLS, MAX_MODELS, MAX_TILES};
-use crate::raw::{CollisionPolygon, StratRecord, STRAT_NOT_CREATED_AT_START};
+use crate::raw::{StratRecord, STRAT_NOT_CREATED_AT_START};
 
 /// Collision material of the exit floor: the LevelDoor ends the level only over it.
 pub const MATERIAL_EXIT: u8 = 16;
@@ -266,14 +264,7 @@ pub fn test_level(
         let [x, _, z] = c.fixed.position.map(i64::from);
         x >= old_w as i64 * 4096 || z >= old_h as i64 * 4096
     };
-    let mut shared: HashMap<Vec<CollisionPolygon>, u32> = HashMap::new();
-    for (i, m) in models.iter().enumerate() {
-        if is_collision_only(m) {
-            shared
-                .entry(m.collision_polygons().copied().collect())
-                .or_insert(i as u32);
-        }
-    }
+    let mut shared = SharedModels::of(models);
     let mut coverage = Vec::new();
     for (i, tile) in map.tiles.iter().enumerate() {
         let Some(model) = models.get(tile.model_index as usize) else {
@@ -289,13 +280,7 @@ pub fn test_level(
             if i < first_new && !is_new(&copy) {
                 continue; // an old cell: its coverage is the source's
             }
-            let key: Vec<CollisionPolygon> = copy_model.collision_polygons().copied().collect();
-            let index = *shared.entry(key).or_insert_with(|| {
-                models.push(copy_model);
-                (models.len() - 1) as u32
-            });
-            copy.model_index = index;
-            copy.float.model = index;
+            shared.give(&mut copy, copy_model, models);
             coverage.push(copy);
         }
     }
