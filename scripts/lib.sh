@@ -18,9 +18,12 @@ if ! command -v cargo >/dev/null && [ -x "$HOME/.cargo/bin/cargo" ]; then
     PATH="$HOME/.cargo/bin:$PATH"
 fi
 
-# The Blender LTS releases the add-on is tested in besides the newest one (.venv's bpy): each
-# has a venv of its own with its bpy (scripts/setup), where scripts/test runs tests/blender.
+# The Blender releases the add-on is tested in: the newest in .venv (its bpy is pinned in
+# tests/requirements.txt), and the LTS releases, each in a venv of its own with its bpy
+# (.venv-blender-VERSION, made by scripts/setup). scripts/test runs tests/blender in each.
+BLENDER_NEWEST=5.0.1
 BLENDER_LTS=(4.2.23 4.5.15)
+BLENDER_VERSIONS=("$BLENDER_NEWEST" "${BLENDER_LTS[@]}")
 
 lts_venv_bin() {  # lts_venv_bin VERSION: the programs folder of that release's venv
     local venv="$ROOT/.venv-blender-$1"
@@ -28,6 +31,14 @@ lts_venv_bin() {  # lts_venv_bin VERSION: the programs folder of that release's 
         MINGW* | MSYS* | CYGWIN*) echo "$venv/Scripts" ;;
         *) echo "$venv/bin" ;;
     esac
+}
+
+blender_venv_bin() {  # blender_venv_bin VERSION: the programs folder of the venv with that bpy
+    if [ "$1" = "$BLENDER_NEWEST" ]; then
+        echo "$VENV_BIN"
+    else
+        lts_venv_bin "$1"
+    fi
 }
 
 require_venv() {

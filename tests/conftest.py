@@ -3,7 +3,6 @@
 Nothing here skips a test: a test that cannot run fails or errors with the reason.
 """
 
-import os
 import shutil
 import subprocess
 import sys
@@ -15,10 +14,6 @@ REPO = Path(__file__).resolve().parent.parent
 # The add-on's pure-Python modules (addon.common) serve the tests' glTF helpers too.
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-
-# The release checks (tests/release) read what scripts/release builds and run only from it, which
-# names the folder in LLAMAWAD_RELEASE; the plain test run builds no release to check.
-collect_ignore = [] if os.environ.get("LLAMAWAD_RELEASE") else ["release"]
 
 
 @pytest.fixture(scope="session")

@@ -80,13 +80,35 @@ def test_panels_live_in_the_wad_tab(level):
         assert (cls.bl_space_type, cls.bl_region_type, cls.bl_category) == ("VIEW_3D", "UI", "WAD")
 
 
+def registered(idname: str) -> bool:
+    """Whether an operator of that idname (``module.name``) is registered. ``bpy.ops`` makes an
+    attribute of any name, so hasattr is always true; the operator's RNA type exists only once
+    its class is registered (looked up, it raises KeyError otherwise)."""
+    module, name = idname.split(".")
+    try:
+        getattr(getattr(bpy.ops, module), name).get_rna_type()
+    except KeyError:
+        return False
+    return True
+
+
+def test_registered_tells_a_made_up_operator_from_a_registered_one(level):
+    assert registered("llamawad.check_level") and registered("export_scene.llamawad")
+    assert registered("object.select_all")
+    for made_up in ("llamawad.no_such_operator", "llamawad.check_levels", "no_such_module.check_level"):
+        # What the test asked before, true of any name.
+        assert hasattr(getattr(bpy.ops, made_up.split(".")[0]), made_up.split(".")[1])
+        assert not registered(made_up), made_up
+
+
 def test_every_button_is_a_registered_operator(level):
     tile = addon_support.mesh_tiles()[0]
     addon_support.select_faces(tile, [0, 1])
+    idnames = set()
     for name in PANELS:
-        for b in buttons(draw(name)):
-            module, op = b.idname.split(".")
-            assert hasattr(getattr(bpy.ops, module), op), b.idname
+        idnames |= {b.idname for b in buttons(draw(name))}
+    assert {"llamawad.check_level", "llamawad.floor_probe", "llamawad.face_flag_set"} <= idnames
+    assert [i for i in sorted(idnames) if not registered(i)] == []
 
 
 def test_face_panel_shows_mixed_flags_in_edit_mode(level):

@@ -1,6 +1,13 @@
-"""The release's platforms, shared by its checks."""
+"""The release's platforms, shared by its checks, and whether they check scripts/release's
+build (conftest.py)."""
 
+import os
 import re
+
+import pytest
+
+# The folder scripts/release built the release in; unset in a plain test run.
+RELEASE = os.environ.get("LLAMAWAD_RELEASE")
 
 # The platforms of Blender's extension manifest the release has a wheel and a zip for, each with
 # the wheel platform tag that names it.
@@ -17,3 +24,17 @@ WINDOWS_SYSTEM_DLLS = re.compile(
     r"|shell32|ole32|oleaut32|user32|secur32|synchronization|api-ms-win-[a-z0-9-]+)\.dll",
     re.IGNORECASE,
 )
+
+# How scripts/release makes each platform's wheel, for the reason a plain run skips its checks.
+BUILT_BY_RELEASE = {
+    "windows-x64": "cross-built by scripts/release, linked by MinGW-w64",
+    "linux-x64": "built by scripts/release as manylinux_2_28, linked by zig against that glibc",
+    "macos-arm64": "cross-built by scripts/release, linked by zig",
+    "macos-x64": "cross-built by scripts/release, linked by zig",
+}
+
+
+def needs_release(what: str):
+    """Skips (in a plain test run; a release check fails instead) a check of what only
+    scripts/release builds."""
+    pytest.skip(f"needs {what}")

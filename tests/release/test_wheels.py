@@ -1,7 +1,9 @@
 """The native module's wheels, one per platform, read as the platform's loader would read them:
 the Windows DLL's exports and imports (pefile), the macOS bundles' CPU and load commands
 (macholib), the Linux library's symbol versions (auditwheel), and every wheel's own metadata.
-The Linux wheel is also installed into a fresh venv and used."""
+The Linux wheel is also installed into a fresh venv and used. A plain test run has only this
+machine's own wheel: its metadata is checked, and on Linux it is installed and used; how the
+release links each wheel is checked only on the release's (conftest.py)."""
 
 import base64
 import hashlib
@@ -16,20 +18,25 @@ from release_platforms import PLATFORMS, WINDOWS_SYSTEM_DLLS
 REPO = Path(__file__).resolve().parent.parent.parent
 MODULE = "_native"
 
+def binaries(names: list[str]) -> list[str]:
+    """The native module's binaries among a wheel's files (its type stubs, _native.pyi, are none)."""
+    return [n for n in names if n.startswith(f"llamawad/{MODULE}.") and not n.endswith(".pyi")]
+
+
 def native_binary(wheel: Path, out: Path) -> Path:
     """Extracts the wheel's one native module into out and returns its path."""
     with zipfile.ZipFile(wheel) as z:
-        (name,) = [n for n in z.namelist() if n.startswith(f"llamawad/{MODULE}.")]
+        (name,) = binaries(z.namelist())
         path = out / Path(name).name
         path.write_bytes(z.read(name))
     return path
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
-def test_wheel_metadata_and_records(wheels, platform):
-    wheel = wheels[platform]
+def test_wheel_metadata_and_records(wheel_of, tags, platform):
+    wheel = wheel_of(platform)
     name, version, python, abi, tag = wheel.stem.split("-")
-    assert (name, python, abi, tag) == ("llamawad", "cp311", "abi3", PLATFORMS[platform])
+    assert (name, python, abi, tag) == ("llamawad", "cp311", "abi3", tags[platform])
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         info = f"llamawad-{version}.dist-info"
@@ -45,18 +52,24 @@ def test_wheel_metadata_and_records(wheels, platform):
             raw = hashlib.new(algorithm, z.read(path)).digest()
             assert base64.urlsafe_b64encode(raw).rstrip(b"=").decode() == value, path
         assert sorted(l.rsplit(",", 2)[0] for l in record) == sorted(names)
-    assert f"Tag: cp311-abi3-{PLATFORMS[platform]}" in fields
+    assert f"Tag: cp311-abi3-{tags[platform]}" in fields
     assert "Root-Is-Purelib: false" in fields
     assert "Requires-Python: >=3.11" in metadata
-    assert "llamawad/__init__.py" in names
+    # The package and its types (stubs of the native module, the answers, the py.typed marker).
+    assert {"llamawad/__init__.py", "llamawad/answers.py", f"llamawad/{MODULE}.pyi", "llamawad/py.typed"} <= set(names)
     suffix = ".pyd" if platform.startswith("windows") else ".abi3.so"
-    assert [n for n in names if n.startswith(f"llamawad/{MODULE}.")] == [f"llamawad/{MODULE}{suffix}"]
+    assert binaries(names) == [f"llamawad/{MODULE}{suffix}"]
 
 
-def test_windows_pyd_is_an_x64_dll_linked_only_to_python3_and_the_system(wheels, tmp_path):
-    import pefile
+def pefile_module():
+    return pytest.importorskip("pefile", reason="needs pefile (scripts/release installs it into .venv)")
 
-    pe = pefile.PE(str(native_binary(wheels["windows-x64"], tmp_path)))
+
+def test_windows_pyd_is_an_x64_dll_linked_only_to_python3_and_the_system(wheel_of, as_released, tmp_path):
+    wheel = wheel_of("windows-x64")
+    as_released("windows-x64")
+    pefile = pefile_module()
+    pe = pefile.PE(str(native_binary(wheel, tmp_path)))
     assert pe.FILE_HEADER.Machine == pefile.MACHINE_TYPE["IMAGE_FILE_MACHINE_AMD64"]
     assert pe.OPTIONAL_HEADER.Magic == pefile.OPTIONAL_HEADER_MAGIC_PE_PLUS
     assert pe.FILE_HEADER.Characteristics & pefile.IMAGE_CHARACTERISTICS["IMAGE_FILE_DLL"]
@@ -72,12 +85,15 @@ def test_windows_pyd_is_an_x64_dll_linked_only_to_python3_and_the_system(wheels,
 
 
 @pytest.mark.parametrize(("platform", "cpu"), [("macos-arm64", "ARM64"), ("macos-x64", "x86_64")])
-def test_macos_module_has_the_cpu_and_no_libpython(wheels, tmp_path, platform, cpu):
+def test_macos_module_has_the_cpu_and_no_libpython(wheel_of, as_released, tmp_path, platform, cpu):
+    wheel = wheel_of(platform)
+    as_released(platform)
+    pytest.importorskip("macholib", reason="needs macholib (scripts/release installs it into .venv)")
     from macholib import mach_o
     from macholib.MachO import MachO
     from macholib.SymbolTable import SymbolTable
 
-    path = native_binary(wheels[platform], tmp_path)
+    path = native_binary(wheel, tmp_path)
     macho = MachO(str(path))
     assert len(macho.headers) == 1, "one architecture, not a fat binary"
     header = macho.headers[0]
@@ -162,9 +178,14 @@ def dyld_binds(opcodes: bytes) -> list[tuple[bytes, int]]:
     return binds
 
 
-def test_linux_wheel_is_consistent_with_its_manylinux_tag(wheels):
+def test_linux_wheel_is_consistent_with_its_manylinux_tag(wheel_of, as_released):
+    wheel = wheel_of("linux-x64")
+    as_released("linux-x64")
+    auditwheel = Path(sys.executable).parent / "auditwheel"
+    if not auditwheel.is_file():
+        pytest.skip("needs auditwheel (scripts/release installs it into .venv)")
     done = subprocess.run(
-        [Path(sys.executable).parent / "auditwheel", "show", wheels["linux-x64"]],
+        [auditwheel, "show", wheel],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
@@ -178,13 +199,14 @@ def test_linux_wheel_is_consistent_with_its_manylinux_tag(wheels):
     assert "libpython" not in text, text
 
 
-def test_linux_wheel_installs_and_reads_a_level(wheels, tmp_path):
+def test_linux_wheel_installs_and_reads_a_level(wheel_of, tmp_path):
+    wheel = wheel_of("linux-x64")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
     python = venv / "bin" / "python"
     install = subprocess.run(
         [sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-deps", "--no-index",
-         wheels["linux-x64"]],
+         wheel],
         capture_output=True,
         text=True,
     )

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use llamawad::container::{Convention, TotalLength};
 use llamawad::info::Info;
-use llamawad::level::stpc::ExtraReading;
+use llamawad::level::stpc::WFPC_STPC_EXTRA_BLOCK;
 
 pub fn write_info(out: &mut impl Write, file: &str, info: &Info) -> io::Result<()> {
     writeln!(out, "{file}: {} bytes", info.file_size)?;
@@ -34,9 +34,9 @@ pub fn write_info(out: &mut impl Write, file: &str, info: &Info) -> io::Result<(
         .map_or_else(|| "(no LGHT chunk)".to_string(), |n| n.to_string());
     let [width, height] = info.grid;
     let extra_block = match info.stpc_extra_block {
+        Some(_) => "heads, items and models",
+        None if info.wfpc & WFPC_STPC_EXTRA_BLOCK != 0 => "(kept with the strat code)",
         None => "(none)",
-        Some(ExtraReading::WithModels) => "heads, items and models",
-        Some(ExtraReading::ItemsOnly) => "heads and items, no models",
     };
     let rows: [(&str, String); 15] = [
         ("models", info.models.to_string()),

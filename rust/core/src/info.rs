@@ -4,7 +4,6 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use crate::container::{Convention, Tag};
-use crate::level::stpc::ExtraReading;
 use crate::level::{ChunkBody, Level};
 
 #[derive(Debug, Clone, Serialize)]
@@ -15,6 +14,9 @@ pub struct ChunkInfo {
     /// `typed` when the project models the chunk, `verbatim` when it keeps it as bytes.
     pub kept_as: &'static str,
 }
+
+/// [`Info::stpc_extra_block`] of a level whose WFPC 0x100 block was read.
+pub const EXTRA_BLOCK_WITH_MODELS: &str = "with_models";
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Info {
@@ -36,8 +38,10 @@ pub struct Info {
     pub texture_entries: usize,
     pub object_models: usize,
     pub animation_sets: usize,
-    /// How the WFPC 0x100 block of STPC was read (None: no such block, or kept with the code).
-    pub stpc_extra_block: Option<ExtraReading>,
+    /// `with_models` when STPC's WFPC 0x100 block was read (heads, items and a model per item,
+    /// the one layout the notes give); None when there is no such block, or when it did not
+    /// read so and is kept with the strat code (`warnings` then says so).
+    pub stpc_extra_block: Option<&'static str>,
     pub lights: Option<usize>,
     pub strats: usize,
     /// Strat instances per type name; `?` for strats whose type name was not found.
@@ -95,7 +99,9 @@ impl Info {
             texture_entries: text.map_or(0, |t| t.entries.len()),
             object_models: stpc.map_or(0, |s| s.models.len()),
             animation_sets: stpc.map_or(0, |s| s.animations.len()),
-            stpc_extra_block: stpc.and_then(|s| s.extra_block.as_ref()).map(|b| b.reading),
+            stpc_extra_block: stpc
+                .and_then(|s| s.extra_block.as_ref())
+                .map(|_| EXTRA_BLOCK_WITH_MODELS),
             lights: level.lights().map(|l| l.lights.len()),
             strats: map.map_or(0, |m| m.strats.len()),
             strat_types,

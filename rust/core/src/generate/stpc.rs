@@ -7,8 +7,7 @@ use super::plan::Plan;
 use super::textures::{Surface, Textures};
 use super::world::fixed;
 use crate::level::stpc::{
-    Animation, ExtraBlock, ExtraEntry, ExtraReading, NAME_OPCODE, SPAWN_OPCODE,
-    WFPC_STPC_EXTRA_BLOCK,
+    Animation, ExtraBlock, ExtraEntry, NAME_OPCODE, SPAWN_OPCODE, WFPC_STPC_EXTRA_BLOCK,
 };
 use crate::level::{ObjectModel, Stpc};
 use crate::raw::AnimationHeader;
@@ -403,8 +402,5 @@ fn extra_block(rng: &mut Rng, plan: &Plan, t: &Textures) -> ExtraBlock {
             }
         })
         .collect();
-    ExtraBlock {
-        entries,
-        reading: ExtraReading::WithModels,
-    }
+    ExtraBlock { entries }
 }

@@ -3,9 +3,7 @@
 //! strat names the code holds.
 
 use crate::error::ParseError;
-pub use crate::raw::stpc::{
-    Animation, ExtraBlock, ExtraEntry, ExtraReading, Stpc, WFPC_STPC_EXTRA_BLOCK,
-};
+pub use crate::raw::stpc::{Animation, ExtraBlock, ExtraEntry, Stpc, WFPC_STPC_EXTRA_BLOCK};
 use crate::raw::stream::read_chunk;
 
 /// The strat name instruction (note 003): these two words, then `s32 rel`; the name is the C
@@ -17,9 +15,10 @@ pub const SPAWN_OPCODE: u32 = 0xb2;
 const NAME_WINDOW_WORDS: u32 = 16;
 
 impl Stpc {
-    /// Parses STPC. When WFPC & 0x100 is set, the block after the animations is read with its
-    /// models if it can be, else without; when neither reads, everything after the animations
-    /// is kept as code and a warning is returned.
+    /// Parses STPC. When WFPC & 0x100 is set, the block after the animations is read as the
+    /// notes lay it out (heads, items and a model per item); when it does not read so,
+    /// everything after the animations is kept as code, written back byte for byte, and a
+    /// warning is returned (FORMAT.md §11).
     pub fn parse(
         payload: &[u8],
         base: u64,
@@ -27,18 +26,15 @@ impl Stpc {
     ) -> Result<(Stpc, Option<String>), ParseError> {
         let read = |extra| read_chunk::<Stpc>(payload, base, (extra,));
         if wfpc & WFPC_STPC_EXTRA_BLOCK == 0 {
-            return Ok((read(None)?, None));
+            return Ok((read(false)?, None));
         }
-        let preferred = match read(Some(ExtraReading::WithModels)) {
+        let error = match read(true) {
             Ok(stpc) => return Ok((stpc, None)),
             Err(e) => e,
         };
-        if let Ok(stpc) = read(Some(ExtraReading::ItemsOnly)) {
-            return Ok((stpc, None));
-        }
-        let stpc = read(None)?;
+        let stpc = read(false)?;
         let warning = format!(
-            "STPC: the WFPC 0x100 block did not read ({preferred}); it is kept with the strat code"
+            "STPC: the WFPC 0x100 block did not read ({error}); it is kept with the strat code"
         );
         Ok((stpc, Some(warning)))
     }
@@ -190,17 +186,13 @@ mod tests {
         }
     }
 
-    fn entry(k: u32, count: u32, models: bool) -> ExtraEntry {
+    fn entry(k: u32, count: u32) -> ExtraEntry {
         ExtraEntry {
             unknown_00: k,
             item_pointer: 0,
             unknown_0c: 3,
             items: (0..count).map(|i| [i as u8; 8]).collect(),
-            models: if models {
-                (0..count).map(|_| object_model()).collect()
-            } else {
-                Vec::new()
-            },
+            models: (0..count).map(|_| object_model()).collect(),
         }
     }
 
@@ -224,10 +216,9 @@ mod tests {
     }
 
     #[test]
-    fn the_block_with_its_models_is_the_preferred_reading() {
+    fn the_block_is_read_with_its_models() {
         let written = stpc(ExtraBlock {
-            entries: vec![entry(0, 2, true), entry(1, 1, true)],
-            reading: ExtraReading::WithModels,
+            entries: vec![entry(0, 2), entry(1, 1)],
         });
         let bytes = write(&written);
         let (read, warning) = parse(&bytes);
@@ -236,16 +227,26 @@ mod tests {
         assert_eq!(read.code_start(), bytes.len() - CODE.len() * 4);
     }
 
+    /// Heads and items without models: the layout this project's generator once wrote, which
+    /// the notes do not give. Kept with the code, byte for byte, with a warning.
     #[test]
-    fn a_block_without_models_is_read_the_other_way_and_written_back_as_it_was() {
-        // What follows the items is the next head or the strat code, no object model.
-        let written = stpc(ExtraBlock {
-            entries: vec![entry(0, 3, false), entry(1, 1, false)],
-            reading: ExtraReading::ItemsOnly,
-        });
-        let bytes = write(&written);
+    fn a_block_without_models_is_kept_with_the_code() {
+        let mut bytes = write(&Stpc::default());
+        bytes.extend(2u32.to_le_bytes());
+        for (k, count) in [(0u32, 3u32), (1, 1)] {
+            for word in [k, count, 0, 3] {
+                bytes.extend(word.to_le_bytes());
+            }
+            bytes.extend((0..count).flat_map(|i| [i as u8; 8]));
+        }
+        bytes.extend(CODE.iter().flat_map(|w| w.to_le_bytes()));
         let (read, warning) = parse(&bytes);
-        assert_eq!((read.clone(), warning), (written, None));
+        assert!(read.extra_block.is_none());
+        assert!(
+            warning.unwrap().contains("kept with the strat code"),
+            "a warning"
+        );
+        assert_eq!(read.code_start(), 8);
         assert_eq!(write(&read), bytes);
     }
 
@@ -261,17 +262,13 @@ mod tests {
         assert!(plausible(&object_model()) && plausible(&skinned));
         assert!(!plausible(&pointer) && !plausible(&counts));
         for model in [pointer, counts] {
-            let mut e = entry(0, 1, true);
+            let mut e = entry(0, 1);
             e.models = vec![model];
-            let bytes = write(&stpc(ExtraBlock {
-                entries: vec![e],
-                reading: ExtraReading::WithModels,
-            }));
-            // Read as items only, the model's bytes become strat code: the same bytes back.
+            let bytes = write(&stpc(ExtraBlock { entries: vec![e] }));
+            // No model there: the block is kept with the code, the same bytes back.
             let (read, warning) = parse(&bytes);
-            assert_eq!(warning, None);
-            let block = read.extra_block.as_ref().unwrap();
-            assert_eq!(block.reading, ExtraReading::ItemsOnly);
+            assert!(warning.unwrap().contains("kept with the strat code"));
+            assert!(read.extra_block.is_none());
             assert_eq!(write(&read), bytes);
         }
     }

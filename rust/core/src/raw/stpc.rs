@@ -5,7 +5,6 @@
 
 use binrw::io::{Read, Seek};
 use binrw::{binrw, BinRead, BinResult, Endian};
-use serde::Serialize;
 
 use crate::container::Tag;
 use crate::error::BuildError;
@@ -18,11 +17,11 @@ use crate::raw::AnimationHeader;
 
 pub const WFPC_STPC_EXTRA_BLOCK: u32 = 0x100;
 
-/// The STPC chunk. Read with the reading of the WFPC & 0x100 block to try (none when the flag
-/// is not set, or when the block is kept with the code).
+/// The STPC chunk. Read with the WFPC & 0x100 block or without it (when the flag is not set,
+/// or when the block is kept with the code).
 #[binrw]
 #[brw(little)]
-#[br(import(extra: Option<ExtraReading>))]
+#[br(import(extra: bool))]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Stpc {
     #[br(temp)]
@@ -38,7 +37,7 @@ pub struct Stpc {
     #[bw(write_with = write_elements("animation set"))]
     pub animations: Vec<Animation>,
     /// Present when WFPC & 0x100 is set and the block could be read.
-    #[br(if(extra.is_some()), args(extra.unwrap_or_default()))]
+    #[br(if(extra))]
     pub extra_block: Option<ExtraBlock>,
     /// Strat code and data up to the end of the chunk, verbatim.
     #[br(parse_with = rest)]
@@ -130,40 +129,26 @@ fn animation_data<R: Read + Seek>(
     }
 }
 
-/// How the WFPC & 0x100 block was read (FORMAT.md §11: the preferred reading first).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExtraReading {
-    /// Note 001 §6: each entry's head, its items, and one object model per item.
-    #[default]
-    WithModels,
-    /// Heads and items only: taken when what follows an entry's items is no object model
-    /// (the layout this project's generator wrote before it wrote the models).
-    ItemsOnly,
-}
-
-/// The WFPC & 0x100 block: `u32 n`, n entries.
+/// The WFPC & 0x100 block: `u32 n`, n entries. Read in the one layout the notes give (note 001
+/// §6), with an object model per item; a block that does not read so is kept with the strat
+/// code (FORMAT.md §11).
 #[binrw]
 #[brw(little)]
-#[br(import(reading: ExtraReading))]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExtraBlock {
     #[br(temp)]
     #[bw(try_calc = u32_count(entries.len(), "WFPC 0x100 entries"))]
     entry_count: u32,
-    #[br(parse_with = elements(entry_count, 16, "WFPC 0x100 entry"), args(reading))]
-    #[bw(write_with = write_elements("WFPC 0x100 entry"), args(*reading))]
+    #[br(parse_with = elements(entry_count, 16, "WFPC 0x100 entry"))]
+    #[bw(write_with = write_elements("WFPC 0x100 entry"))]
     pub entries: Vec<ExtraEntry>,
-    #[br(calc = reading)]
-    #[bw(ignore)]
-    pub reading: ExtraReading,
 }
 
 /// An entry of the WFPC & 0x100 block (FORMAT.md §7: `16-byte head (+4 count, +8 → n×8 bytes),
 /// models`; meaning unknown): the head, whose u32 at +4 counts the 8-byte items that follow, and
 /// the object models after them, one per item.
 #[binrw]
-#[brw(little, import(reading: ExtraReading))]
+#[brw(little)]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExtraEntry {
     pub unknown_00: u32,
@@ -175,17 +160,13 @@ pub struct ExtraEntry {
     pub unknown_0c: u32,
     #[br(parse_with = records(item_count, "items"))]
     pub items: Vec<[u8; 8]>,
-    /// One per item, or none when the block was read [`ExtraReading::ItemsOnly`].
-    #[br(parse_with = models_per_item(item_count, reading))]
+    /// One per item.
+    #[br(parse_with = models_per_item(item_count))]
     #[bw(assert(
-        models.len() == if reading == ExtraReading::WithModels { items.len() } else { 0 },
+        models.len() == items.len(),
         BuildError::Inconsistent {
             what: "models".into(),
-            problem: format!(
-                "{} items and {} models, read {reading:?}",
-                items.len(),
-                models.len()
-            ),
+            problem: format!("{} items and {} models", items.len(), models.len()),
         }
     ))]
     pub models: Vec<ObjectModel>,
@@ -193,12 +174,8 @@ pub struct ExtraEntry {
 
 fn models_per_item<R: Read + Seek>(
     count: u32,
-    reading: ExtraReading,
 ) -> impl FnOnce(&mut R, Endian, ()) -> BinResult<Vec<ObjectModel>> {
     move |r, endian, ()| {
-        if reading == ExtraReading::ItemsOnly {
-            return Ok(Vec::new());
-        }
         // At least a header per model must be left before any is allocated.
         let n = check_count(r, count.into(), OBJECT_HEADER_SIZE as u64, "models")?;
         let mut models = Vec::with_capacity(n);
@@ -224,7 +201,7 @@ fn models_per_item<R: Read + Seek>(
 /// are 0 as in every model of every known file (FORMAT.md §3), its vertex counts agree (nVerts
 /// for a rigid model, per-bone counts adding up to nVerts for a skinned one), its faces use its
 /// vertices and its header's floats are finite. Strat code or an entry head read as a model
-/// fails this at once; the block is then read the other way.
+/// fails this at once; the block is then kept with the code.
 pub(crate) fn plausible(m: &ObjectModel) -> bool {
     let model = &m.model;
     let slots = model.slots;

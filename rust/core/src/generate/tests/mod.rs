@@ -11,7 +11,6 @@ use super::{generate, Size};
 use crate::container::{Convention, TotalLength};
 use crate::game::space::sin_cos;
 use crate::geometry::decode_collision_polygon;
-use crate::level::stpc::ExtraReading;
 use crate::level::Level;
 use crate::raw::Vertex;
 use crate::rng::{series_sin_cos, sin_cos_turns, Rng};
@@ -101,7 +100,6 @@ fn seeds_1_to_5_set_and_clear_every_layout_flag_and_use_every_convention() {
             assert_eq!(stpc.extra_block.is_some(), wfpc & 0x100 != 0);
             if let Some(block) = &stpc.extra_block {
                 // FORMAT.md §7's layout, an object model after each item.
-                assert_eq!(block.reading, ExtraReading::WithModels);
                 assert!(block.entries.iter().all(|e| !e.models.is_empty()));
             }
             let swaps = map.tiles.iter().filter(|t| t.swap.is_some()).count();

@@ -1,0 +1,115 @@
+"""Generated output is the same across runs and machines: the SHA-256 of generated levels (seeds
+1-3 tiny and small, seed 1 full) and of their glTF (llamawad.wad_to_glb, and wad_to_gltf's JSON
+and binary buffer) are stored in tests/fixtures/digests.json, which every run on every system
+compares against. A change in what the generator or the conversion writes fails here, naming
+each level and output that changed, until it is made on purpose: then
+
+    LLAMAWAD_UPDATE_DIGESTS=1 .venv/bin/pytest tests/python/test_digests.py
+
+rewrites digests.json and the level fixtures (tests/fixtures/tiny-N.wad, the generator's tiny
+levels, held to it here too), to be committed with the change."""
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import llamawad
+import pytest
+
+pytestmark = pytest.mark.generator
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+DIGESTS = FIXTURES / "digests.json"
+UPDATE = os.environ.get("LLAMAWAD_UPDATE_DIGESTS") == "1"
+
+LEVELS = [("tiny", 1), ("tiny", 2), ("tiny", 3), ("small", 1), ("small", 2), ("small", 3), ("full", 1)]
+FIXTURE_SEEDS = range(1, 6)
+ABOUT = (
+    "SHA-256 of generated levels and their glTF (wad_to_glb; wad_to_gltf's JSON and buffer): "
+    "tests/python/test_digests.py compares, LLAMAWAD_UPDATE_DIGESTS=1 rewrites"
+)
+
+
+def outputs(wad: bytes) -> dict[str, bytes]:
+    """What the project writes of a level: the level, its GLB, its .gltf JSON and .bin."""
+    glb, _warnings = llamawad.wad_to_glb(wad)
+    text, buffer, _warnings = llamawad.wad_to_gltf(wad)
+    return {"wad": wad, "glb": glb, "gltf": text.encode(), "bin": buffer}
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def digests_of(wad: bytes) -> dict[str, str]:
+    return {kind: sha256(data) for kind, data in outputs(wad).items()}
+
+
+def differences(stored: dict, computed: dict) -> list[str]:
+    """Each level and output whose digest is not the stored one, or that is stored and no
+    longer made, or made and not stored."""
+    found = []
+    for name in sorted(stored.keys() | computed.keys()):
+        if name not in computed:
+            found.append(f"{name}: stored, no longer made")
+        elif name not in stored:
+            found.append(f"{name}: made, not stored")
+        else:
+            found += [
+                f"{name} {kind}: {stored[name].get(kind)} stored, {computed[name].get(kind)} made"
+                for kind in sorted(stored[name].keys() | computed[name].keys())
+                if stored[name].get(kind) != computed[name].get(kind)
+            ]
+    return found
+
+
+@pytest.fixture(scope="module")
+def computed() -> dict[str, dict[str, str]]:
+    return {f"{size}-{seed}": digests_of(llamawad.generate(seed, size)) for size, seed in LEVELS}
+
+
+def stored_digests() -> dict:
+    if not DIGESTS.is_file():
+        pytest.fail(f"{DIGESTS} is missing: LLAMAWAD_UPDATE_DIGESTS=1 writes it", pytrace=False)
+    return json.loads(DIGESTS.read_text())["levels"]
+
+
+def test_generated_levels_and_their_gltf_have_the_stored_digests(computed):
+    if UPDATE:
+        DIGESTS.write_text(json.dumps({"about": ABOUT, "levels": computed}, indent=2, sort_keys=True) + "\n")
+    changed = differences(stored_digests(), computed)
+    assert changed == [], (
+        "generated output changed; if on purpose, rerun with LLAMAWAD_UPDATE_DIGESTS=1 and commit "
+        "tests/fixtures/digests.json:\n" + "\n".join(changed)
+    )
+
+
+@pytest.mark.parametrize("seed", FIXTURE_SEEDS)
+def test_the_level_fixtures_are_the_generators(seed):
+    path = FIXTURES / f"tiny-{seed}.wad"
+    made = llamawad.generate(seed, "tiny")
+    if UPDATE:
+        path.write_bytes(made)
+    assert path.read_bytes() == made, (
+        f"{path.name} is not what `scripts/llamawad generate --seed {seed} --size tiny` makes: "
+        "LLAMAWAD_UPDATE_DIGESTS=1 remakes it"
+    )
+
+
+def test_a_changed_output_fails_the_comparison():
+    """What the comparison must catch, whatever the generator makes today: one byte more or
+    changed in a level, its GLB, its glTF JSON or its buffer, another level in a level's place,
+    a level left out, a level added."""
+    stored = stored_digests()
+    made = outputs(llamawad.generate(1, "tiny"))
+    for kind, data in made.items():
+        for changed in (data + b"\0", bytes([data[0] ^ 1]) + data[1:]):
+            altered = dict(stored, **{"tiny-1": dict(stored["tiny-1"], **{kind: sha256(changed)})})
+            assert [d.split(":")[0] for d in differences(stored, altered)] == [f"tiny-1 {kind}"]
+    altered = dict(stored, **{"tiny-1": stored["tiny-2"]})
+    assert [d.split(":")[0] for d in differences(stored, altered)] == [f"tiny-1 {k}" for k in ("bin", "glb", "gltf", "wad")]
+    without = {k: v for k, v in stored.items() if k != "full-1"}
+    assert differences(stored, without) == ["full-1: stored, no longer made"]
+    assert differences(stored, dict(stored, **{"tiny-9": {}})) == ["tiny-9: made, not stored"]
+    assert differences(stored, stored) == []
