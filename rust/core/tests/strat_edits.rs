@@ -453,6 +453,14 @@ fn strat_edits_the_record_cannot_hold_are_refused_by_name() {
         n["extras"]["parameters"] = json!(v);
     });
     assert_eq!(code, Code::StratField);
+    // A waypoint that does not exist: the check's error, naming the node it came from.
+    let (code, object, message) =
+        refused(&|j| strat_node(j, i)["extras"]["waypoint"] = json!(99_999));
+    assert_eq!((code, object.as_deref()), (Code::GameRules, Some(&*name)));
+    assert!(
+        message.contains("waypoint 99999 does not exist"),
+        "{message}"
+    );
     // A strat the base does not have.
     let (code, object, _) = refused(&|j| strat_node(j, i)["extras"]["strat"] = json!(99_999));
     assert_eq!(
