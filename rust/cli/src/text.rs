@@ -116,12 +116,17 @@ pub fn write_change_report(
         };
         format!("{} ({}{more})", list.len(), shown.join(", "))
     };
-    let rows: [(&str, &[usize]); 5] = [
+    let rows: [(&str, &[usize]); 10] = [
         ("tiles moved or turned", &report.tiles_moved),
         ("tiles with new geometry", &report.tiles_reshaped),
         ("tiles recoloured", &report.tiles_recoloured),
         ("tiles emptied", &report.tiles_emptied),
         ("tiles added", &report.tiles_added),
+        ("strats moved or turned", &report.strats_moved),
+        ("strats tuned", &report.strats_tuned),
+        ("strats added", &report.strats_added),
+        ("strats removed (bit 1)", &report.strats_removed),
+        ("strats restored", &report.strats_restored),
     ];
     for (label, list) in rows {
         if !list.is_empty() {
@@ -137,6 +142,7 @@ pub fn write_change_report(
         ("texture entries appended", report.texture_entries_appended),
         ("cells given another zone", report.cells_rezoned),
         ("zone masks changed", report.zone_masks_changed),
+        ("parameters appended", report.parameters_appended),
     ];
     for (label, n) in counts {
         if n > 0 {

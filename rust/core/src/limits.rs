@@ -21,6 +21,9 @@ pub const STRAT_POOL_BASE: u64 = 30;
 
 /// At most this many tiles in a level: about twenty times the originals' few thousand.
 pub const MAX_TILES: usize = 1 << 16;
+/// At most this many strats in a level written back: a hundred times the originals' few hundred
+/// (the engine allocates poolExtra + 30 slots of 0x154 bytes).
+pub const MAX_STRATS: usize = 1 << 16;
 /// At most this many TRAK models: twenty-five times the originals' 650 at most.
 pub const MAX_MODELS: usize = 1 << 14;
 /// At most this many grid cells (W × H): 512 × 512, six times 200 × 200.

@@ -562,3 +562,92 @@ fn a_test_level_of_a_level_without_a_flat_floor_is_refused() {
         .to_string();
     assert!(err.contains("no flat floor tile"), "{err}");
 }
+
+#[test]
+fn strats_placed_by_hand_copied_removed_and_moved_through_gltf() {
+    let bytes = handmade_strats();
+    let base = Level::parse(&bytes).unwrap();
+    let gltf = wad_to_gltf(&base, Source::of(&bytes)).unwrap();
+    let dir = std::env::temp_dir().join(format!("llamawad-handmade-strats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("level.bin"), &gltf.bin).unwrap();
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&gltf.to_gltf_json("level.bin")).unwrap();
+    let number = |json: &serde_json::Value, i: usize| {
+        json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|n| n["extras"]["llamawad"] == "strat" && n["extras"]["strat"] == i)
+            .unwrap()
+    };
+    let group = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n["extras"]["llamawad"] == "strats")
+        .unwrap();
+    // The Coin duplicated (Blender's name), the spawn stub's node deleted, the Llama moved 0.25
+    // in x.
+    let coin = number(&json, 0);
+    let mut copy = json["nodes"][coin].clone();
+    copy["name"] = serde_json::json!("Coin · strat 000.001");
+    let nodes = json["nodes"].as_array_mut().unwrap();
+    nodes.push(copy);
+    let copy = nodes.len() - 1;
+    let stub = number(&json, 2);
+    let children = json["nodes"][group]["children"].as_array_mut().unwrap();
+    children.retain(|c| c.as_u64() != Some(stub as u64));
+    children.push(serde_json::json!(copy));
+    let llama = number(&json, 1);
+    json["nodes"][llama]["translation"] = serde_json::json!([0.75, 0.25, 0.5]);
+
+    let doc = Document::from_slice(&serde_json::to_vec(&json).unwrap(), Some(&dir)).unwrap();
+    let (level, report) = gltf_to_wad(&base, &bytes, &doc, GltfToWadOptions::default()).unwrap();
+    assert_eq!(report.strats_added, [4]);
+    assert_eq!(report.strats_removed, [2]);
+    assert_eq!(report.strats_moved, [1]);
+    assert_eq!(report.parameters_appended, 3);
+    let out = level.to_bytes().unwrap();
+    let read = Level::parse(&out).unwrap();
+    let (map, old) = (read.map().unwrap(), base.map().unwrap());
+    assert_eq!(map.strat_pool_extra, 5);
+    assert_eq!(
+        map.parameters,
+        [5, 7, 0x1800, u32::MAX, 7, 0x1800, u32::MAX]
+    );
+    assert_eq!(map.waypoints, old.waypoints);
+    assert_eq!(map.strats.len(), 5);
+    assert_eq!(map.strats[0], old.strats[0]);
+    assert_eq!(map.strats[3], old.strats[3]);
+    assert_eq!(map.strats[1].position, [3072, 1024, 2048]);
+    assert_eq!(map.strats[2].flags, 2);
+    let new = map.strats[4];
+    assert_eq!(
+        (new.code_offset, new.parameter_count, new.parameter_index),
+        (28, 3, 4)
+    );
+    assert_eq!(
+        (
+            new.variable_count,
+            new.slot_count,
+            new.type_flags,
+            new.extra_memory
+        ),
+        (9, 0, 0x4_0000, 0)
+    );
+    assert_eq!((new.waypoint, new.flags), (1, 2));
+    assert_eq!(
+        (new.position, new.rotation),
+        (old.strats[0].position, old.strats[0].rotation)
+    );
+    // The check finds no new error: the last strat's errors and the start over no floor are
+    // the base's.
+    let check = llamawad::game::check_against(&read, &base);
+    let new_errors: Vec<_> = check
+        .new_problems()
+        .filter(|p| p.severity == Severity::Error)
+        .collect();
+    assert!(new_errors.is_empty(), "{new_errors:#?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

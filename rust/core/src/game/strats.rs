@@ -51,6 +51,41 @@ impl TypeFields {
             extra_memory: record.extra_memory,
         }
     }
+
+    /// The type fields of the first strat of `map` with this code offset (the type's, note 003
+    /// rule 4), None when no strat of the type is placed.
+    pub fn of_type(map: &Map, code_offset: u32) -> Option<TypeFields> {
+        map.strats
+            .iter()
+            .find(|s| s.code_offset == code_offset)
+            .map(TypeFields::of)
+    }
+
+    /// Gives `record` these type fields.
+    pub fn set(&self, record: &mut StratRecord) {
+        record.variable_count = self.variables;
+        record.slot_count = self.slots;
+        record.type_flags = self.type_flags;
+        record.extra_memory = self.extra_memory;
+    }
+}
+
+/// Appends a strat as note 003's "Rules for writing a new MAP" 4–5 say: `record` carries its
+/// type (a code offset of this level's code and the type fields copied from a placed strat of
+/// the type), its place, turn, flags and waypoint; its parameters become new pool entries of its
+/// own (count and index set, −1 without any); poolExtra grows by one, so that the slots the
+/// level had for strats spawned while playing stay. No other strat changes its index. Returns
+/// the new strat's index.
+pub fn append_strat(map: &mut Map, mut record: StratRecord, parameters: &[u32]) -> usize {
+    record.parameter_count = parameters.len() as u32;
+    record.parameter_index = match parameters.len() {
+        0 => -1,
+        _ => map.parameters.len() as i32,
+    };
+    map.parameters.extend_from_slice(parameters);
+    map.strats.push(record);
+    map.strat_pool_extra = map.strat_pool_extra.saturating_add(1);
+    map.strats.len() - 1
 }
 
 /// One placed strat: a MAP strat record read in the game's terms.

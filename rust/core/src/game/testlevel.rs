@@ -21,7 +21,7 @@ use crate::game::check::{check_against, Severity};
 use crate::game::coverage::{copies, reaches, Reach, SharedModels};
 use crate::game::floor::World;
 use crate::game::space::to_fixed;
-use crate::game::strats::{Strats, PLAYER_STRATS};
+use crate::game::strats::{append_strat, Strats, PLAYER_STRATS};
 use crate::geometry::decode_collision_polygon;
 use crate::level::{Level, Model, Tile};
 use crate::limits::{MAX_GRID_CELLS, MAX_MODELS, MAX_TILES};
@@ -309,22 +309,17 @@ pub fn test_level(
         position: start,
     };
     let mut placed = Vec::new();
+    let pool_extra = map.strat_pool_extra;
     let mut put = |new: &NewStrat, at: [f64; 3]| {
         let mut record = new.record;
         record.position = at.map(to_fixed);
         record.rotation[1] = 0;
         record.flags &= !STRAT_NOT_CREATED_AT_START;
-        record.parameter_index = match new.parameters.len() {
-            0 => -1,
-            _ => map.parameters.len() as i32,
-        };
-        map.parameters.extend(&new.parameters);
         if record.waypoint < -1 || record.waypoint >= map.waypoints.len() as i32 {
             record.waypoint = -1;
         }
-        map.strats.push(record);
         placed.push(PlacedType {
-            strat: map.strats.len() - 1,
+            strat: append_strat(map, record, &new.parameters),
             name: new.name.clone(),
             position: at,
         });
@@ -348,8 +343,6 @@ pub fn test_level(
             reason: "the level places no LevelDoor: the goal has no exit".into(),
         });
     }
-    let pool_extra = map.strat_pool_extra;
-    map.strat_pool_extra = pool_extra.saturating_add(placed.len() as u32);
     let pool_extra = [pool_extra, map.strat_pool_extra];
 
     if let Some(name) = &options.name {

@@ -128,11 +128,17 @@ impl GltfToWadError {
 
     /// The level breaks the game's rules: the errors, the first naming the node its tile came
     /// from.
-    pub(super) fn rules(errors: Vec<Problem>, sources: &[(usize, String)]) -> GltfToWadError {
+    pub(super) fn rules(
+        errors: Vec<Problem>,
+        sources: &[(usize, String)],
+        strat_sources: &[(usize, String)],
+    ) -> GltfToWadError {
         let first = &errors[0];
-        let node = first
-            .tile
-            .and_then(|t| sources.iter().find(|(s, _)| *s == t))
+        let of = |at: Option<usize>, sources: &[(usize, String)]| {
+            at.and_then(|t| sources.iter().find(|(s, _)| *s == t).cloned())
+        };
+        let node = of(first.tile, sources)
+            .or_else(|| of(first.strat, strat_sources))
             .map(|(_, name)| format!("node '{name}'"));
         let more = match errors.len() {
             1 => String::new(),

@@ -22,6 +22,7 @@ mod report;
 mod scene;
 mod scene_arrays;
 mod source;
+mod strats;
 mod tile;
 mod zones;
 
@@ -43,6 +44,7 @@ use nodes::sort_nodes;
 use parts::claim_parts;
 use scene::Scene;
 use source::check_source;
+use strats::apply_strats;
 use tile::Conversion;
 use zones::{apply_zone_masks, apply_zones};
 
@@ -154,6 +156,7 @@ fn convert_scene(
         &mut c.report,
         &mut refused,
     )?;
+    apply_strats(scene, base, &mut c.level, &mut c.report, &mut refused)?;
     if let Some(e) = GltfToWadError::all(refused) {
         return Err(e);
     }
@@ -198,6 +201,7 @@ fn convert_scene(
     report.tile_edits.sort_unstable();
     report.collision_followed.sort_unstable();
     report.collision_kept.sort_unstable();
+    report.strats_removed.sort_unstable();
 
     // What the game would do with the level: new errors refuse it, new warnings are reported.
     // An unchanged level is the base, whose problems are all its own.
@@ -208,7 +212,11 @@ fn convert_scene(
         .partition(|p| p.severity == Severity::Error);
     if !errors.is_empty() {
         let errors = errors.into_iter().cloned().collect();
-        return Err(GltfToWadError::rules(errors, &report.sources));
+        return Err(GltfToWadError::rules(
+            errors,
+            &report.sources,
+            &report.strat_sources,
+        ));
     }
     for problem in warnings {
         report

@@ -19,8 +19,8 @@ pub struct NewMesh<'a> {
 
 /// Our role and index in a node's extras, however a tool spelled the numbers.
 pub(super) struct Role {
-    kind: String,
-    index: Option<usize>,
+    pub(super) kind: String,
+    pub(super) index: Option<usize>,
 }
 
 pub(super) fn role(node: &Node) -> Option<Role> {

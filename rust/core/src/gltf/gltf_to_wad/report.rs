@@ -102,6 +102,25 @@ pub struct ChangeReport {
     pub collision_kept: Vec<usize>,
     /// New meshes (their nodes' own names) whose collision was made from their faces.
     pub collision_generated: Vec<String>,
+    /// Strats whose position or turn about y changed (their node moved or turned, or the
+    /// `position` or `rotation` of its extras edited).
+    pub strats_moved: Vec<usize>,
+    /// Strats whose other fields or parameters changed (extras edited): the record's fields as
+    /// given, changed parameters written into the pool.
+    pub strats_tuned: Vec<usize>,
+    /// New strats, appended (copies of a strat: a second node naming it).
+    pub strats_added: Vec<usize>,
+    /// Strats of the base now not created at level start (flag bit 1 set): their node is gone,
+    /// or its extras set the bit. They keep their record and index.
+    pub strats_removed: Vec<usize>,
+    /// Strats of the base not created at start that now are (their node's extras clear bit 1).
+    pub strats_restored: Vec<usize>,
+    /// Parameter-pool entries appended for new strats and for tuned parameters that another
+    /// strat shares or that changed their count.
+    pub parameters_appended: usize,
+    /// (strat, glTF node name) for every strat this conversion changed or added: where a
+    /// problem of a strat comes from.
+    pub strat_sources: Vec<(usize, String)>,
     /// (tile, glTF node name) for every tile this conversion placed, changed or added, and for
     /// each coverage tile the node of the tile it serves: where a problem of a tile comes from.
     pub sources: Vec<(usize, String)>,
@@ -121,5 +140,10 @@ impl ChangeReport {
             && self.models_added == 0
             && self.cells_rezoned == 0
             && self.zone_masks_changed == 0
+            && self.strats_moved.is_empty()
+            && self.strats_tuned.is_empty()
+            && self.strats_added.is_empty()
+            && self.strats_removed.is_empty()
+            && self.strats_restored.is_empty()
     }
 }

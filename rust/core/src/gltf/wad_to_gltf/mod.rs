@@ -139,6 +139,7 @@ mod scene;
 
 pub use colours::{collision_material_colour, displayed_colour, srgb_to_linear_table, zone_colour};
 use materials::MaterialKey;
+pub(crate) use scene::strat_node_name;
 
 fn extras(value: serde_json::Value) -> json::Extras {
     Some(serde_json::value::to_raw_value(&value).expect("JSON values serialise"))

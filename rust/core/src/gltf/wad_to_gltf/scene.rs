@@ -69,11 +69,11 @@ impl Exporter<'_> {
             record["llamawad"] = json!("strat");
             record["strat"] = json!(i);
             record["type_name"] = json!(type_name);
+            // The pool entries it is given (null when they lie outside the pool): the way back
+            // writes a changed value into the pool.
+            record["parameters"] = json!(s.parameters(&map.parameters));
             nodes.push(self.node(json::Node {
-                name: Some(format!(
-                    "{} · strat {i:03}",
-                    type_name.as_deref().unwrap_or("?")
-                )),
+                name: Some(strat_node_name(type_name.as_deref(), i)),
                 translation: Some(position),
                 rotation: y_rotation(game_angle(s.rotation[1] as u32)),
                 extras: extras(record),
@@ -120,4 +120,10 @@ impl Exporter<'_> {
         }
         self.group("Object models", nodes, "object_models")
     }
+}
+
+/// The name a strat's node is written with: its type name (`?` when unresolved) and index. On the
+/// way back, of several nodes naming one strat, the one with this name keeps the strat.
+pub(crate) fn strat_node_name(type_name: Option<&str>, index: usize) -> String {
+    format!("{} · strat {index:03}", type_name.unwrap_or("?"))
 }
