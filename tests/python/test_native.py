@@ -232,3 +232,20 @@ class TestGenerated:
         assert done.returncode == 0, done.stderr
         assert "byte-identical" in done.stdout
         assert out.read_bytes() == tiny_wad
+
+
+def test_strats_is_what_the_cli_prints(run_cli, tiny_wad, tmp_path):
+    """``llamawad.strats`` answers what ``llamawad strats --all --json`` prints: every placed
+    strat and every type, with whether it can be placed."""
+    path = tmp_path / "tiny.wad"
+    path.write_bytes(tiny_wad)
+    done = run_cli("strats", "--all", "--json", path)
+    assert done.returncode == 0, done.stderr
+    strats = llamawad.strats(tiny_wad)
+    assert json.loads(done.stdout) == json.loads(json.dumps(strats))
+    assert strats["types"] and any(not t["placeable"] and t["why_not"] for t in strats["types"])
+
+
+def test_strats_of_a_level_without_map_is_a_wad_error():
+    with pytest.raises(llamawad.WadError, match="MAP"):
+        llamawad.strats(MINIMAL)

@@ -47,7 +47,8 @@ pyo3::create_exception!(
      triangles at fault, in the order the node's mesh lists them) and `source_faces` (the same \
      as the faces of the tool that wrote the glTF, where its triangles carry `_SOURCE_FACE`: \
      Blender's faces); for the game's rules (`game-rules`) `problems` (dicts as `check` gives \
-     them), `sources` (the (tile, glTF node name) pairs of the conversion) and the first \
+     them), `sources` (the (tile, glTF node name) pairs of the conversion), `strat_sources` (the \
+     (strat, glTF node name) pairs of the strats it changed or added) and the first \
      problem's `tile`, `polygon` and `cell` [x, z]; `refusals`: every refusal of the \
      conversion, this one first, as dicts with `code`, `message`, `node`, `object`, `faces` and \
      `source_faces` (every node is tried, so that each culprit is named)."
@@ -81,9 +82,9 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
                     Ok(d)
                 })
                 .collect::<PyResult<Vec<_>>>();
-            let (problems, sources) = e
+            let (problems, sources, strat_sources) = e
                 .broken
-                .map(|b| (b.problems, b.sources))
+                .map(|b| (b.problems, b.sources, b.strat_sources))
                 .unwrap_or_default();
             // Where the first broken rule is, in the game's terms.
             let first = problems.first();
@@ -104,6 +105,7 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
                 .and_then(|()| value.setattr("cell", cell))
                 .and_then(|()| value.setattr("problems", to_python(py, &problems)?))
                 .and_then(|()| value.setattr("sources", sources))
+                .and_then(|()| value.setattr("strat_sources", strat_sources))
                 .and_then(|()| value.setattr("refusals", refusals?));
             match culprit {
                 Ok(()) => err,
@@ -479,6 +481,25 @@ mod _native {
         )?
         .map_err(wad_error)?;
         to_python(py, &report)
+    }
+
+    /// strats(level: bytes) -> dict
+    ///
+    /// The level's placed strats and every strat type its code names, with whether a new strat
+    /// of it can be placed and why not (what `llamawad strats --all --json` prints). Raises
+    /// WadError if the level cannot be read or has no MAP chunk.
+    #[pyfunction]
+    fn strats<'py>(py: Python<'py>, level: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyAny>> {
+        let strats = detach(
+            py,
+            || bytes_input("a level", &level),
+            || {
+                let level = Level::parse(&level)?;
+                Ok::<_, CoreError>(llamawad::game::strats::Strats::of(&level, true)?)
+            },
+        )?
+        .map_err(wad_error)?;
+        to_python(py, &strats)
     }
 
     /// tile_models(level: bytes) -> list[int]

@@ -34,6 +34,8 @@ tuples for fixed pairs and triples); ``llamawad.answers`` types each as a ``Type
 - ``check(level, base=None) -> dict``: every rule of the notes, every problem with its culprit
 - ``polygon_outlines(level, [(tile, polygon), ...]) -> list[dict | None]``: collision polygons
   in world game space with the zone the floor test's edge tolerance lets pass
+- ``strats(level) -> dict``: the placed strats and every type the code names, with whether a
+  new strat of it can be placed (what ``llamawad strats --all --json`` prints)
 - ``tile_models(level) -> list[int]``: the model of each tile
 - ``face_uvs(entries, textures, flags) -> (list[float], list[bool])``: the texture rule's UVs
 - ``shown_colours(raw) -> list[float]``: what the game shows for raw vertex colours
@@ -62,6 +64,7 @@ from ._native import (
     roundtrip,
     scene_to_wad,
     shown_colours,
+    strats,
     tile_models,
     wad_to_scene,
     wad_to_glb,
@@ -87,6 +90,7 @@ __all__ = [
     "roundtrip",
     "scene_to_wad",
     "shown_colours",
+    "strats",
     "tile_models",
     "wad_to_scene",
     "wad_to_glb",

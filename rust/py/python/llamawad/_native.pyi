@@ -16,6 +16,7 @@ from .answers import (
     Probe,
     Problem,
     Refusal,
+    Strats,
 )
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "roundtrip",
     "scene_to_wad",
     "shown_colours",
+    "strats",
     "tile_models",
     "wad_to_glb",
     "wad_to_gltf",
@@ -60,6 +62,7 @@ class GltfToWadRefused(WadError):
     cell: tuple[int, int] | None
     problems: list[Problem]
     sources: list[tuple[int, str]]
+    strat_sources: list[tuple[int, str]]
     refusals: list[Refusal]
 
 # --- functions ----------------------------------------------------------------------------------
@@ -76,6 +79,7 @@ def wad_to_scene(data: bytes) -> tuple[HandOverInfo, list[bytes], bytes, list[by
 def probe(level: bytes, points: list[tuple[float, float, float]]) -> list[Probe]: ...
 def floors(a: bytes, b: bytes, points: int = 2800, seed: int = 1) -> FloorComparison: ...
 def check(level: bytes, base: bytes | None = None) -> CheckReport: ...
+def strats(level: bytes) -> Strats: ...
 def tile_models(level: bytes) -> list[int]: ...
 def polygon_outlines(level: bytes, polygons: list[tuple[int, int]]) -> list[PolygonOutline | None]: ...
 def face_uvs(

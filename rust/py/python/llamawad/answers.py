@@ -5,7 +5,7 @@ mirror the core's structs: a Rust fixed-size array or pair arrives as a tuple, a
 an Option as None or the value. For type checkers and readers; at run time they are dicts.
 """
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 __all__ = ["Candidate", "Cell", "ChangeReport", "CheckReport", "ChunkInfo", "Convention", "FitReport", "FloorComparison", "HandOverAttribute", "HandOverBatch", "HandOverInfo", "HandOverMaterial", "HandOverNodes", "Info", "PolygonOutline", "Probe", "Problem", "Refusal", "Surface"]
 
@@ -121,6 +121,50 @@ class PolygonOutline(TypedDict):
     zone: list[tuple[float, float, float]]
     tolerance: float
 
+# --- strats (note 003) ----------------------------------------------------------------------------
+
+class TypeFields(TypedDict):
+    variables: int
+    slots: int
+    type_flags: int
+    extra_memory: int
+
+class PlacedStrat(TypedDict):
+    index: int
+    type_name: str | None
+    code_offset: int
+    position: tuple[float, float, float]
+    position_fixed: tuple[int, int, int]
+    rotation: tuple[int, int, int]
+    rotation_y_degrees: float
+    flags: int
+    not_created_at_start: bool
+    parameters: list[int] | None
+    parameter_index: int
+    parameter_count: int
+    waypoint: int
+    waypoint_chain: list[int]
+    type_fields: TypeFields
+
+class StratType(TypedDict):
+    name: str | None
+    code_offset: int
+    offset_source: Literal["placed", "name_instruction"]
+    instances: int
+    placeable: bool
+    why_not: str | None
+    type_fields: TypeFields | None
+    first_instance: int | None
+    differing_instances: list[int]
+
+class Strats(TypedDict):
+    pool_extra: int
+    parameter_pool: int
+    waypoints: int
+    strats: list[PlacedStrat]
+    types: list[StratType]
+    notes: NotRequired[list[str]]
+
 # --- the way back -------------------------------------------------------------------------------
 
 class FitReport(TypedDict):
@@ -156,6 +200,13 @@ class ChangeReport(TypedDict):
     collision_kept: list[int]
     collision_generated: list[str]
     sources: list[tuple[int, str]]
+    strats_moved: list[int]
+    strats_tuned: list[int]
+    strats_added: list[int]
+    strats_removed: list[int]
+    strats_restored: list[int]
+    parameters_appended: int
+    strat_sources: list[tuple[int, str]]
     warnings: list[str]
 
 # --- the hand-over to the add-on (MAPPING.md, "The hand-over to the Blender add-on") -------------

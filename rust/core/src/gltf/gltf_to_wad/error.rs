@@ -34,6 +34,8 @@ pub struct BrokenRules {
     /// The report's (tile, glTF node) pairs, so that each problem's tile can be traced to the
     /// node it came from.
     pub sources: Vec<(usize, String)>,
+    /// The report's (strat, glTF node) pairs: the node each changed or added strat came from.
+    pub strat_sources: Vec<(usize, String)>,
 }
 
 fn more_refusals(next: Option<&GltfToWadError>) -> String {
@@ -153,6 +155,7 @@ impl GltfToWadError {
             broken: Some(Box::new(BrokenRules {
                 problems: errors,
                 sources: sources.to_vec(),
+                strat_sources: strat_sources.to_vec(),
             })),
             next: None,
         }
