@@ -98,8 +98,14 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
     import_warnings: StringProperty(name="Import warnings", options={"HIDDEN"})
     read_only_json: StringProperty(
         name="Read-only parts as imported",
-        description="How import made each strat and object model (placement, custom properties, mesh), as JSON: "
+        description="How import made each object model (placement, custom properties, mesh), as JSON: "
         "what export compares with to name edits it cannot write",
+        options={"HIDDEN"},
+    )
+    strat_types_json: StringProperty(
+        name="Strat types",
+        description="Every strat type the level's code names (llamawad.strats): whether a new strat of it can be "
+        "placed and why not, as JSON: what Add strat offers",
         options={"HIDDEN"},
     )
     last_export: StringProperty(name="Last export", description="What the last export changed")

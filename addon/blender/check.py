@@ -19,10 +19,11 @@ from .convert import Refusal, convert_and_check
 from .scene_to_wad.level import canonical_tile_name
 
 
-def scene_index(scene, sources=(), coverage=(), tile_models=None) -> found.SceneIndex:
-    """The scene's level objects by number. ``sources`` ([tile, node name] pairs of the change
-    report) name the tiles the conversion placed, changed or added; other tiles keep the number
-    they were imported with (the object with the imported name first, before its copies)."""
+def scene_index(scene, sources=(), coverage=(), tile_models=None, strat_sources=()) -> found.SceneIndex:
+    """The scene's level objects by number. ``sources`` and ``strat_sources`` ([tile, node name]
+    and [strat, node name] pairs of the change report) name the tiles and strats the conversion
+    placed, changed or added; other tiles and strats keep the number they were imported with
+    (the object with the imported name first, before its copies)."""
     index = found.SceneIndex(coverage=set(coverage), tile_models=tile_models)
     canonical: dict[int, bool] = {}
     names = set()
@@ -37,12 +38,18 @@ def scene_index(scene, sources=(), coverage=(), tile_models=None) -> found.Scene
         elif role == "collision" and obj.parent is not None:
             index.collision[obj.parent.name] = obj.name
         elif role == "strat":
-            index.strats[level_scene.whole_number(obj, "strat")] = obj.name
+            # Blender names a copy by adding a number: the first name is the original's.
+            s = level_scene.whole_number(obj, "strat")
+            if s not in index.strats or obj.name < index.strats[s]:
+                index.strats[s] = obj.name
         elif role == "zones" and obj.type == "MESH":
             index.zones = obj.name
     for tile, name in sources:
         if name in names:
             index.tiles[int(tile)] = name
+    for strat, name in strat_sources:
+        if name in names:
+            index.strats[int(strat)] = name
     index.grid_width = int(level_scene.level_document(scene).get("grid", [0, 0])[0])
     return index
 
@@ -88,12 +95,12 @@ def check_level(context, base: bytes) -> list[dict]:
         checked = convert_and_check(context, base)
     except Refusal as e:
         make_collision_for(context, e.problems)
-        listed = locate_all(e.problems, scene_index(scene, e.sources))
+        listed = locate_all(e.problems, scene_index(scene, e.sources, strat_sources=e.strat_sources))
         return found.ordered(listed + _note_problems(e.notes))
     problems = checked.check["problems"]
     make_collision_for(context, problems)
     report = checked.report
-    index = scene_index(scene, report["sources"], report["coverage_tiles"], lambda: checked.tile_models)
+    index = scene_index(scene, report["sources"], report["coverage_tiles"], lambda: checked.tile_models, report["strat_sources"])
     listed = locate_all(problems, index)
     return found.ordered(listed + _note_problems(checked.gathered.notes))
 

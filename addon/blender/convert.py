@@ -31,12 +31,23 @@ class Refusal(Exception):
     may be empty); ``problems`` lists every problem of the refusal (dicts as the Rust check gives
     them), at least this one; ``notes`` what the gathering noticed (objects export leaves out)."""
 
-    def __init__(self, message: str, object_name: str = "", faces: list[int] | None = None, problems: list[dict] | None = None, notes: list[Note] | None = None, sources: list | None = None):
+    def __init__(
+        self,
+        message: str,
+        object_name: str = "",
+        faces: list[int] | None = None,
+        problems: list[dict] | None = None,
+        notes: list[Note] | None = None,
+        sources: list | None = None,
+        strat_sources: list | None = None,
+    ):
         super().__init__(message)
         self.object_name = object_name
         self.faces = faces or []
-        # [tile, node name] pairs: where the problems' tiles came from.
+        # [tile, node name] and [strat, node name] pairs: where the problems' tiles and strats
+        # came from.
         self.sources = sources or []
+        self.strat_sources = strat_sources or []
         if not problems:
             # The scene or the base itself is at fault: one problem, its faces already Blender's.
             only = found.problem("refused", "error", message)
@@ -151,6 +162,6 @@ def _converted(context, conversion: Callable[[dict, dict], T]) -> tuple[Gathered
             listed = [_refusal_problem(gathered, r) for r in e.refusals]
             if len(listed) > 1:
                 message += f" (and {len(listed) - 1} more: see the Level panel)"
-        raise Refusal(message, name, faces, listed, gathered.notes, list(e.sources)) from None
+        raise Refusal(message, name, faces, listed, gathered.notes, list(e.sources), list(e.strat_sources)) from None
     except llamawad.WadError as e:
         raise Refusal(str(e), notes=gathered.notes) from None

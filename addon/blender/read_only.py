@@ -1,12 +1,11 @@
-"""The parts of the level export cannot write yet, and the one place that says so: strats (the
-markers in the Strats collection), object models (the Object models collection) and the level's
-lights, which are no objects in Blender (a Blender light stands for none of them).
+"""The parts of the level export cannot write yet, and the one place that says so: object models
+(the Object models collection) and the level's lights, which are no objects in Blender (a Blender
+light stands for none of them). Strats are written (scene_to_wad/level.py hands them over).
 
-Import remembers how it made each strat and object model (``remember``: placement, custom
-properties, mesh); ``edits`` compares the scene with that and names every one moved, turned,
-reshaped, given other custom properties, deleted, copied or added, and every Blender light, as
-not written: the level keeps them as they are in the base. When strats become writable, their
-part of ``edits`` is what gives way to handing them to the conversion."""
+Import remembers how it made each object model (``remember``: placement, custom properties,
+mesh); ``edits`` compares the scene with that and names every one moved, turned, reshaped, given
+other custom properties, deleted, copied or added, and every Blender light, as not written: the
+level keeps them as they are in the base."""
 
 from __future__ import annotations
 
@@ -20,10 +19,7 @@ import numpy as np
 from . import scene as level_scene
 
 # (role, collection role, collection name, what the part is called in a message).
-PARTS = (
-    ("strat", "strats", "Strats", "strats"),
-    ("object_model", "object_models", "Object models", "object models"),
-)
+PARTS = (("object_model", "object_models", "Object models", "object models"),)
 ROLES = tuple(role for role, *_ in PARTS)
 # A placement within this of the one import made is the same (Blender keeps float32).
 SAME_PLACE = 1e-5
@@ -62,7 +58,7 @@ def _properties(obj) -> str:
 
 
 def remember(scene) -> None:
-    """Keeps how import made each strat and object model, by role and index: its name, world
+    """Keeps how import made each object model, by role and index: its name, world
     matrix (import places them without parents: their own), custom properties and mesh."""
     made: dict[str, dict[str, Any]] = {role: {} for role, *_ in PARTS}
     for role, coll_role, *_ in PARTS:

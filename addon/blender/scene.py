@@ -2,7 +2,7 @@
 object the importer makes carries the custom property ``llamawad`` with the role the glTF
 mapping gives it (``tile``, ``collision``, ``zones``, ``strat``...; collections ``tiles``,
 ``tiles_without_faces`` (inside ``tiles``), ``collision``, ``zones``, ``strats``,
-``object_models``)."""
+``strats_not_created`` (inside ``strats``), ``object_models``)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,11 @@ COLLECTIONS = (
 # view layer after import. The game shows nothing of them, and 471 empties on a full level cost a
 # quarter of the view layer's update; ticking it in the Outliner shows them.
 TILES_WITHOUT_FACES = ("tiles_without_faces", "Tiles without faces")
+
+# Strats the game does not create at level start (flag bit 1: removed ones, and those the level
+# spawns itself): a collection inside Strats, hidden after import; its eye in the Outliner shows
+# them.
+STRATS_NOT_CREATED = ("strats_not_created", "Not created at start")
 
 
 def role(idblock) -> str | None:
@@ -117,9 +122,9 @@ def collision_of(tile: bpy.types.Object) -> bpy.types.Object | None:
     return next((c for c in tile.children if role(c) == "collision"), None)
 
 
-# Collections of parts export cannot write yet (blender/read_only.py names what changed in
-# them): what is added there is not new geometry.
-READ_ONLY_COLLECTIONS = ("strats", "object_models")
+# Collections of the level's objects (strats, object models): a mesh added there is no new
+# geometry.
+OBJECT_COLLECTIONS = ("strats", "object_models")
 
 
 def in_collections(obj: bpy.types.Object, collections) -> bool:
@@ -128,9 +133,9 @@ def in_collections(obj: bpy.types.Object, collections) -> bool:
     return any(c in inside for c in obj.users_collection)
 
 
-def read_only_collections(scene: bpy.types.Scene) -> list[bpy.types.Collection]:
+def object_collections(scene: bpy.types.Scene) -> list[bpy.types.Collection]:
     colls = level_collections(scene)
-    return [colls[r] for r in READ_ONLY_COLLECTIONS if r in colls]
+    return [colls[r] for r in OBJECT_COLLECTIONS if r in colls]
 
 
 def in_view_layer(view_layer, obj: bpy.types.Object) -> bool:
@@ -155,17 +160,17 @@ def is_given_collision(obj: bpy.types.Object) -> bool:
     )
 
 
-def is_new_mesh(context, obj: bpy.types.Object, read_only=None) -> bool:
+def is_new_mesh(context, obj: bpy.types.Object, objects=None) -> bool:
     """A mesh without a role in the view layer, wherever it is (Tiles, the Scene Collection, a
-    collection of the artist's), but a new mesh's collision and the read-only collections
-    (``read_only``, found when not given): new geometry, which export cuts into new tiles. A mesh
-    only in collections excluded from the view layer is left out."""
+    collection of the artist's), but a new mesh's collision and the collections of the level's
+    objects (``objects``, found when not given): new geometry, which export cuts into new tiles.
+    A mesh only in collections excluded from the view layer is left out."""
     return (
         obj.type == "MESH"
         and role(obj) is None
         and not is_given_collision(obj)
         and in_view_layer(context.view_layer, obj)
-        and not in_collections(obj, read_only_collections(context.scene) if read_only is None else read_only)
+        and not in_collections(obj, object_collections(context.scene) if objects is None else objects)
     )
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import bpy
 
 from ..common import changes as words
-from . import read_only
 from . import scene as level_scene
 from .check import scene_index
 
@@ -46,19 +45,24 @@ def reload(context, data: bytes, path: str, written_apart=()):
     return import_level(context, data, path)
 
 
+# The roles of the level's objects, which the import makes together.
+LEVEL_OBJECTS = ("strat", "object_model")
+
 # Report lists of the tiles an export placed, changed, added or emptied.
 _TILE_LISTS = ("tiles_moved", "tiles_reshaped", "tiles_recoloured", "tiles_emptied", "tiles_added", "tiles_retiled", "coverage_tiles", "coverage_freed")
 
 
-def update(context, data: bytes, path: str, report: dict, written_apart=(), read_only_edited: bool = True):
+def update(context, data: bytes, path: str, report: dict, written_apart=(), level_objects: bool = True):
     """After an export over the base: the scene made the level as written (``data``, now the
     base at ``path``) by remaking only what the export changed. The objects of the tiles the
     report names, of the objects they came from (copies, new meshes: ``written_apart`` and the
-    report's sources) and the Zones mesh go, and with ``read_only_edited`` (an edit export named
-    as not written) the strats and the object models; the written level's objects for them come
-    in their place. Every other object is the written level's already: a tile its number, model
-    and mesh, a strat or object model as the base has it. A full import takes about as long as
-    the export itself on a full level, and remaking the strats alone a third of it."""
+    report's sources) and the Zones mesh go, and with ``level_objects`` (strats written other than
+    the base had them, or an object model edit named as not written) the strats and the object
+    models, so that a copied strat becomes the strat it was written as; the written level's
+    objects for them come in their place. Every other object is the written level's already: a
+    tile its number, model and mesh, a strat or object model as the base has it. A full import
+    takes about as long as the export itself on a full level, and remaking the strats alone a
+    third of it."""
     import llamawad
 
     from .wad_to_scene.collision import make_tile_collision
@@ -77,14 +81,14 @@ def update(context, data: bytes, path: str, report: dict, written_apart=(), read
         if r in ("tile", "collision"):
             tile = level_scene.whole_number(obj, "tile")
             return tile in changed or tile >= count or obj.name in sources or (obj.parent is not None and goes(obj.parent))
-        # The zone grid follows the tiles' heights; edited read-only parts come back as the
-        # level has them (export named them as not written).
-        return r == "zones" or (read_only_edited and r in read_only.ROLES) or obj.name in sources
+        # The zone grid follows the tiles' heights; strats and object models come back as the
+        # level has them.
+        return r == "zones" or (level_objects and r in LEVEL_OBJECTS) or obj.name in sources
     gone = [o for o in scene.objects if goes(o)] + [o for o in written_apart if o.name in scene.objects]
     meshes = {o.data for o in gone if o.type == "MESH"}
     bpy.data.batch_remove(list(set(gone)))
     bpy.data.batch_remove([m for m in meshes if m.users == 0])
-    summary = import_level(context, data, path, only_tiles={t for t in changed if t < count}, read_only_parts=read_only_edited)
+    summary = import_level(context, data, path, only_tiles={t for t in changed if t < count}, level_objects=level_objects)
     if scene.llamawad.tile_collision_made:
         # The new tile objects get the collision objects the others have.
         collection = level_scene.level_collections(scene).get("collision") or scene.collection

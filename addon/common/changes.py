@@ -37,6 +37,16 @@ TILE_EDITS = {
     "collision": "collision changed",
 }
 
+# Report lists of strat numbers: (key, the word for the summary's count, what it means for one
+# of its strats).
+STRAT_LISTS = (
+    ("strats_added", "added", "new"),
+    ("strats_moved", "moved", "moved or turned"),
+    ("strats_tuned", "tuned", "its record's fields or parameters changed"),
+    ("strats_removed", "not created at start", "not created at level start (it keeps its record and number)"),
+    ("strats_restored", "created at start again", "created at level start again"),
+)
+
 # Report counts: (key, singular, plural, verb).
 COUNTS = (
     ("models_added", "model", "models", "added"),
@@ -44,6 +54,7 @@ COUNTS = (
     ("collision_polygons_changed", "collision polygon", "collision polygons", "changed"),
     ("cells_rezoned", "cell", "cells", "rezoned"),
     ("zone_masks_changed", "zone mask", "zone masks", "changed"),
+    ("parameters_appended", "strat parameter", "strat parameters", "appended to the pool"),
 )
 
 UNCHANGED = "no changes: identical to the base"
@@ -172,6 +183,10 @@ def summary(report: dict) -> str:
         n = len(report.get(key) or [])
         if n:
             parts.append(f"{plural(n, 'tile', 'tiles')} {word}")
+    for key, word, _ in STRAT_LISTS:
+        n = len(report.get(key) or [])
+        if n:
+            parts.append(f"{plural(n, 'strat', 'strats')} {word}")
     for key, one, many, verb in COUNTS:
         n = int(report.get(key) or 0)
         if n:
@@ -200,7 +215,7 @@ def details(report: dict, models_before: list[int] | None = None, models_after: 
     """What the export did beyond single tiles: the objects it added, what became of shared
     models (with the tiles' models before and after), texture fitting, snapped UVs, collision
     made for new meshes (its warnings are the report's own ``warnings``)."""
-    out = added_text(report)
+    out = added_text(report) + strat_changes(report)
     if models_before is not None and models_after is not None:
         out += model_changes(report, models_before, models_after)
     fit = fit_text(report.get("fit") or {})
@@ -210,3 +225,22 @@ def details(report: dict, models_before: list[int] | None = None, models_after: 
     for name in report.get("collision_generated") or []:
         out.append(f"{name}: collision made from its floors and walls")
     return out
+
+
+def strats_changed(report: dict) -> bool:
+    """Whether the export wrote any strat other than the base has it."""
+    return any(report.get(key) for key, _, _ in STRAT_LISTS)
+
+
+def strat_changes(report: dict) -> list[str]:
+    """One sentence per strat the export wrote other than the base has it, in strat order, with
+    the object it came from (a removed strat has none: its object is gone)."""
+    made_from = {int(strat): str(node) for strat, node in report.get("strat_sources") or []}
+    changes: dict[int, list[str]] = {}
+    for key, _, meaning in STRAT_LISTS:
+        for strat in report.get(key) or []:
+            changes.setdefault(int(strat), []).append(meaning)
+    return [
+        f"strat {strat}{f' ({made_from[strat]})' if strat in made_from else ''}: {'; '.join(changes[strat])}"
+        for strat in sorted(changes)
+    ]

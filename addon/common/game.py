@@ -144,6 +144,38 @@ def sees(regions: list[dict], a: int, z: int) -> bool:
     return bool(regions[a]["mask"] >> z & 1)
 
 
+# --- strats (note 003, "Strats")
+
+# Flag bit 1 of a strat record (offset 54): the game does not create the strat at level start.
+STRAT_NOT_CREATED_AT_START = 0x2
+# A strat's position, and parameters that are distances or places, are 20.12 fixed point.
+FIXED_ONE = 4096
+# Parameters from this far from 0 are shown in units too: smaller ones are counts and switches.
+UNITS_FROM = FIXED_ONE // 16
+
+
+def strat_not_created_at_start(properties) -> bool:
+    """Whether a strat's record (its custom properties, or its node's extras) has flag bit 1."""
+    flags = properties.get("flags")
+    return isinstance(flags, int) and bool(flags & STRAT_NOT_CREATED_AT_START)
+
+
+def strat_properties(extras: dict) -> dict:
+    """A strat node's extras as custom properties: its parameters (pool entries, unsigned 32 bits)
+    as Blender's signed 32-bit integers, which the way back reads as their two's complement, so
+    that they stay a list of integers the Strat panel edits."""
+    parameters = extras.get("parameters")
+    if not isinstance(parameters, list):
+        return extras
+    return {**extras, "parameters": [p - (1 << 32) if isinstance(p, int) and p >= 1 << 31 else p for p in parameters]}
+
+
+def parameter_units(value: int) -> float | None:
+    """A parameter as units of 20.12 fixed point, when it may be a distance or a place (None for
+    small numbers: counts, switches, indices)."""
+    return value / FIXED_ONE if abs(value) >= UNITS_FROM else None
+
+
 # --- vertex colours
 
 def srgb_to_linear(c: npt.ArrayLike) -> np.ndarray:

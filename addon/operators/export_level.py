@@ -136,7 +136,8 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             # that the next export starts from it (its new tiles and models, its texture
             # entries, its checksum, the read-only parts as the level has them). Written as it
             # was, with nothing left out, the scene is that level already.
-            written.update(context, converted.wad, target, report, converted.gathered.new_geometry(), converted.gathered.read_only_edited)
+            level_objects = converted.gathered.read_only_edited or words.strats_changed(report)
+            written.update(context, converted.wad, target, report, converted.gathered.new_geometry(), level_objects)
         summary = words.summary(report)
         left_out = len(converted.gathered.notes)
         if left_out:
@@ -166,7 +167,7 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
 
     def refused(self, context, e: Refusal):
         props = context.scene.llamawad
-        listed = check.locate_all(e.problems, check.scene_index(context.scene, e.sources))
+        listed = check.locate_all(e.problems, check.scene_index(context.scene, e.sources, strat_sources=e.strat_sources))
         check.store(props, listed)
         where = ""
         item = props.problems[0]

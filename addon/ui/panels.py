@@ -208,6 +208,46 @@ class LLAMAWAD_PT_zone_matrix(_Panel, bpy.types.Panel):
                 op.zone, op.other, op.state = a, z, "OFF" if seen else "ON"
 
 
+class LLAMAWAD_PT_strat(_Panel, bpy.types.Panel):
+    bl_label = "Strat"
+    bl_idname = "LLAMAWAD_PT_strat"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.operator("llamawad.strat_add", text="Add strat at 3D cursor", icon="ADD")
+        obj = context.active_object
+        if obj is None or level_scene.role(obj) != "strat":
+            layout.label(text="Select a strat (Strats collection) to tune it", icon="INFO")
+            return
+        box = layout.box()
+        box.label(text=f"{obj.get('type_name') or 'unnamed type'}: strat {obj.get('strat')}", icon="EMPTY_SINGLE_ARROW")
+        box.label(text=f"Code offset {obj.get('code_offset')}")
+        created = not game.strat_not_created_at_start(obj)
+        op = box.operator(
+            "llamawad.strat_created_at_start",
+            text="Created at level start" if created else "Not created at level start",
+            icon="CHECKBOX_HLT" if created else "CHECKBOX_DEHLT",
+            depress=created,
+        )
+        op.created = not created
+        box.operator("llamawad.strat_drop_to_floor", icon="TRIA_DOWN_BAR")
+        parameters = obj.get("parameters")
+        col = layout.column(align=True)
+        if hasattr(parameters, "to_list"):
+            col.label(text=f"Parameters ({len(parameters)})")
+            for k, value in enumerate(parameters.to_list()):
+                row = col.row(align=True)
+                row.prop(obj, '["parameters"]', index=k, text=f"{k}")
+                units = game.parameter_units(value)
+                row.label(text=f"= {units:.4g} units" if units is not None else "")
+        elif parameters in (None, "[]"):
+            col.label(text="No parameters")
+        else:
+            col.label(text="Parameters: edit the custom property 'parameters'", icon="INFO")
+        waypoint = obj.get("waypoint")
+        layout.label(text=f"First waypoint {waypoint}" if isinstance(waypoint, int) and waypoint >= 0 else "No waypoints")
+
+
 class LLAMAWAD_UL_problems(bpy.types.UIList):
     """The level check's problems: new errors and warnings first, then (greyed) those the base
     level has already. Clicking one selects and frames its culprit."""
@@ -310,6 +350,7 @@ classes = (
     LLAMAWAD_PT_collision,
     LLAMAWAD_PT_zones,
     LLAMAWAD_PT_zone_matrix,
+    LLAMAWAD_PT_strat,
     LLAMAWAD_UL_problems,
     LLAMAWAD_UL_changes,
 )

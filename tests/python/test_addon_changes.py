@@ -84,6 +84,27 @@ def test_summary_and_details():
     assert changes.details({"fit": {"faces_fitted": 0}}) == []
 
 
+def test_strats_in_words():
+    """Strats changed, by number with the object each came from (a removed one has none)."""
+    report = {
+        "strats_moved": [0],
+        "strats_tuned": [34],
+        "strats_added": [39, 40],
+        "strats_removed": [5],
+        "parameters_appended": 1,
+        "strat_sources": [[0, "Llama · strat 000"], [34, "CameraSide · strat 034"], [39, "Coin · strat 002.001"], [40, "Coin5 · new"]],
+    }
+    assert changes.summary(report) == "2 strats added; 1 strat moved; 1 strat tuned; 1 strat not created at start; 1 strat parameter appended to the pool"
+    assert changes.details(report) == [
+        "strat 0 (Llama · strat 000): moved or turned",
+        "strat 5: not created at level start (it keeps its record and number)",
+        "strat 34 (CameraSide · strat 034): its record's fields or parameters changed",
+        "strat 39 (Coin · strat 002.001): new",
+        "strat 40 (Coin5 · new): new",
+    ]
+    assert changes.strats_changed(report) and not changes.strats_changed({"parameters_appended": 0})
+
+
 @pytest.mark.generator
 def test_the_rust_report_reads_in_words():
     """A tile moved in the GLB: the core's report, read here, names it and its node."""
@@ -94,7 +115,12 @@ def test_the_rust_report_reads_in_words():
     translation = np.asarray(edit.json["nodes"][node].get("translation", [0, 0, 0]), float)
     edit.json["nodes"][node]["translation"] = (translation + [1.0, 0, 0]).tolist()
     wad, report = llamawad.gltf_to_wad(base, edit.to_bytes())
-    assert set(report) >= {key for key, _, _ in changes.TILE_LISTS} | {key for key, *_ in changes.COUNTS} | {"fit", "uv_snapped", "collision_generated", "sources"}
+    assert set(report) >= (
+        {key for key, _, _ in changes.TILE_LISTS}
+        | {key for key, _, _ in changes.STRAT_LISTS}
+        | {key for key, *_ in changes.COUNTS}
+        | {"fit", "uv_snapped", "collision_generated", "sources", "strat_sources"}
+    )
     rows = changes.tile_changes(report)
     moved = next(r for r in rows if r.tile == 5)
     assert moved.source == edit.name(node) and moved.changes[0] == "moved or turned"

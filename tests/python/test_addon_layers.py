@@ -20,6 +20,7 @@ ORDER = [
     ["ui"],
     ["operators"],
     ["properties"],
+    ["blender.strats"],
     ["blender.probe", "blender.written", "blender.previews"],
     ["blender.check"],
     ["blender.collision"],

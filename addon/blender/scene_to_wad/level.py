@@ -18,14 +18,20 @@ What is handed over:
   attributes the importer made, and each triangle's material (named like the import's);
 - collision meshes: ``_POLYGON``, ``_MATERIAL``, ``_KIND``, ``_GROUP``; a polygon index that two
   faces carry stays with the first, the other face is a new polygon;
-- the Zones mesh: ``_CELL``, ``_ZONE``.
+- the Zones mesh: ``_CELL``, ``_ZONE``;
+- the root node ``Strats`` and one node per strat object (custom property ``llamawad`` =
+  ``strat``), with its world placement and its custom properties as extras: the Rust side writes
+  where it stands and how it is turned about the vertical, its record's fields and parameters; a
+  second object of one strat (Shift D) is a new strat, a strat without an object is no longer
+  created at level start (MAPPING.md, "Strats"). A scene without the Strats collection and
+  without a strat object keeps the base's strats.
 
 Tiles, new meshes and collision objects are read as the viewport shows them, their modifiers
 applied (the scene's Apply modifiers option, as Blender's own exporters do), the Zones mesh as
 it is.
 
-Strats, object models and lights are not written: the base keeps their bytes, and every edit to
-them is named as not written (blender/read_only.py).
+Object models and lights are not written: the base keeps their bytes, and every edit to them is
+named as not written (blender/read_only.py).
 """
 
 from __future__ import annotations
@@ -77,7 +83,7 @@ class Gathered:
     notes: list[Note] = field(default_factory=list)
     # Objects whose mesh was written with its modifiers applied: its faces are not Blender's.
     evaluated: set[str] = field(default_factory=set)
-    # Whether a strat or object model is no longer as import made it (named in ``notes``).
+    # Whether an object model is no longer as import made it (named in ``notes``).
     read_only_edited: bool = False
 
     def new_geometry(self) -> list[bpy.types.Object]:
@@ -477,14 +483,14 @@ def _new_meshes(context, loose: list, notes: list[Note]) -> list:
     (scene.is_new_mesh); a note for each other mesh it leaves out, and for every other object in
     the Tiles collection (an empty or a camera Shift A put there, import making it the active
     collection)."""
-    read_only_colls = level_scene.read_only_collections(context.scene)
+    object_colls = level_scene.object_collections(context.scene)
     tiles = [c for c in [level_scene.level_collections(context.scene).get("tiles")] if c is not None]
     out = []
     for obj in loose:
-        if level_scene.is_new_mesh(context, obj, read_only_colls):
+        if level_scene.is_new_mesh(context, obj, object_colls):
             out.append(obj)
-        elif level_scene.in_collections(obj, read_only_colls):
-            continue  # named by read_only.edits
+        elif level_scene.in_collections(obj, object_colls):
+            continue  # named by read_only.edits and _strats
         elif obj.type in NOT_MESHES and level_scene.in_view_layer(context.view_layer, obj):
             notes.append(Note(obj.name, f"{obj.name}: a {NOT_MESHES[obj.type]} object, not a mesh: not written; convert it to a mesh (Object › Convert › Mesh) to add it"))
         elif obj.type not in ("MESH", "LIGHT") and level_scene.in_collections(obj, tiles):
@@ -512,7 +518,7 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
     world, local = _matrices(scene.objects)
     number = {}
 
-    tiles, loose, collisions, zones, read_only_objects = [], [], [], None, []
+    tiles, loose, collisions, zones, strats, read_only_objects = [], [], [], None, [], []
     for k, obj in enumerate(scene.objects):
         if obj.mode == "EDIT":
             raise RuntimeError(f"{obj.name} is in edit mode: leave edit mode before gathering (attributes cannot be read)")
@@ -524,6 +530,8 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
             collisions.append(obj)
         elif role == "zones" and obj.type == "MESH":
             zones = obj
+        elif role == "strat":
+            strats.append(obj)
         elif role in read_only.ROLES:
             read_only_objects.append(obj)
         elif role is None:
@@ -589,5 +597,32 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
     if zones is not None:
         # The zone grid is one face per cell, whatever the viewport shows.
         w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays, as_seen=False)
+    _strats(scene, w, strats, loose, lambda obj: file_world[number[obj]], out.notes)
     out.scene = w.arrays(scene.llamawad.level_json)
     return out
+
+
+def _strats(scene, w: _Scene, strats: list, loose: list, file_world, notes: list[Note]) -> None:
+    """The ``Strats`` node and a node per strat object, when the scene gives the strats (it has
+    the Strats collection or a strat object); a note for every other object in the Strats
+    collection, and for a scene without it. The objects of one strat go by name: the one import
+    made first, then its copies (Blender names a copy by adding a number), whose order is the
+    order the new strats are appended in."""
+    coll = level_scene.level_collections(scene).get("strats")
+    if coll is None and not strats:
+        notes.append(Note("", "The Strats collection is gone: the level keeps its strats as the base has them (delete the strat objects instead to take strats out of the level)"))
+        return
+    in_strats = set(coll.all_objects) if coll is not None else set()
+    for obj in loose:
+        if obj in in_strats and obj.type != "LIGHT":
+            notes.append(
+                Note(
+                    obj.name,
+                    f"{obj.name}: in Strats, but not a strat of the level (it has no strat's custom properties): not written; "
+                    "place a new strat with Add strat (WAD › Strat), or copy one (Shift D)",
+                )
+            )
+    node = w.node("Strats", np.eye(4, dtype=np.float32).reshape(16), extras='{"llamawad":"strats"}')
+    strats.sort(key=lambda o: (level_scene.whole_number(o, "strat"), o.name))
+    for obj in strats:
+        w.node(obj.name, file_world(obj), node, _extras(obj), obj)

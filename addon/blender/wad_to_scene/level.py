@@ -22,6 +22,7 @@ layer. Tile collision is left for later (blender/wad_to_scene/collision.py). Zon
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 
@@ -270,12 +271,12 @@ def _build(batches: dict, role: str, build) -> dict:
     return {} if batch is None else dict(zip(batch.meshes, build(batch)))
 
 
-def import_level(context, data: bytes, filepath: str = "", progress=None, only_tiles: set[int] | None = None, read_only_parts: bool = True) -> ImportSummary:
+def import_level(context, data: bytes, filepath: str = "", progress=None, only_tiles: set[int] | None = None, level_objects: bool = True) -> ImportSummary:
     """Builds the level from its WAD bytes into ``context.scene``. ``progress(fraction)`` is
     called now and then. Raises llamawad.WadError for a file that is not a level.
 
     With ``only_tiles``, the scene holds the level already but for those tiles, the Zones mesh
-    and, with ``read_only_parts``, the strats and the object models (after an export over the
+    and, with ``level_objects``, the strats and the object models (after an export over the
     base, ``blender/written.py``): only their objects are made, in the level's collections,
     with its pages and materials."""
     import llamawad
@@ -309,17 +310,21 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
     report(0.55)
     zones = _build(batches, "zones", lambda b: [build_zones_mesh(b, i, first_material(materials, b, i)) for i in range(len(b))])
     # Before any object: a material appended to a mesh visits every object of the file.
-    object_models = _build(batches, "object_model", lambda b: build_render_meshes(b, materials, False)) if read_only_parts else {}
+    object_models = _build(batches, "object_model", lambda b: build_render_meshes(b, materials, False)) if level_objects else {}
     # Every triangle of the tile batch is a face of one tile mesh.
     summary.triangles = int(batches["tile"].corner_start[-1]) // 3 if "tile" in batches else 0
     report(0.7)
 
     faceless, faceless_name = level_scene.TILES_WITHOUT_FACES
+    not_created, not_created_name = level_scene.STRATS_NOT_CREATED
     if partial:
         colls = level_scene.level_collections(scene)
+        if level_objects and not_created not in colls and "strats" in colls:
+            colls[not_created] = _collection(colls["strats"], not_created, not_created_name)
     else:
         colls = {r: _collection(scene, r, name) for r, name in level_scene.COLLECTIONS}
         colls[faceless] = _collection(colls["tiles"], faceless, faceless_name)
+        colls[not_created] = _collection(colls["strats"], not_created, not_created_name)
         # Collision never renders, and starts disabled in the viewport and not made: showing it
         # (the panel) makes the tiles' collision objects.
         colls["collision"].hide_render = True
@@ -361,11 +366,12 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
             obj = bpy.data.objects.new(name, mesh)
             obj.display_type = "WIRE"
             key = "zones"
-        elif role == "strat" and read_only_parts:
+        elif role == "strat" and level_objects:
             obj = bpy.data.objects.new(name, None)
             obj.empty_display_type = "SINGLE_ARROW"
             obj.empty_display_size = 0.5
-            key = "strats"
+            key = not_created if game.strat_not_created_at_start(node_extras) else "strats"
+            node_extras = game.strat_properties(node_extras)
             summary.strats += 1
         else:
             continue
@@ -376,7 +382,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
 
     # Scene 1: the STPC object models, excluded from the view layer.
     for k, (scene_index, role, mesh_index) in enumerate(zip(nodes["scene"], nodes["role"], nodes["mesh"])):
-        if scene_index != 1 or role != "object_model" or not read_only_parts:
+        if scene_index != 1 or role != "object_model" or not level_objects:
             continue
         obj = bpy.data.objects.new(nodes["name"][k] or f"object model {nodes['node'][k]}", object_models.get(mesh_index))
         set_properties(obj, nodes["extras"][k] or {})
@@ -393,23 +399,44 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
             place_all(colls[key].objects, transforms_of_key)
     if partial:
         read_only.remember(scene)
-        return _finish(context, summary, filepath, extras, started, report)
+        return _finish(context, summary, filepath, extras, started, report, data, level_objects)
     for excluded in (faceless, "object_models"):
         lc = level_scene.layer_collection(context.view_layer, colls[excluded])
         if lc is not None:
             lc.exclude = True
+    lc = level_scene.layer_collection(context.view_layer, colls[not_created])
+    if lc is not None:
+        lc.hide_viewport = True
     # What the artist adds (Shift A) lands in the active collection: Tiles, where it looks at home.
     tiles_layer = level_scene.layer_collection(context.view_layer, colls["tiles"])
     if tiles_layer is not None:
         context.view_layer.active_layer_collection = tiles_layer
     summary.meshes_in_scene = [o.name for o in before if level_scene.is_new_mesh(context, o)]
     read_only.remember(scene)
-    return _finish(context, summary, filepath, extras, started, report)
+    return _finish(context, summary, filepath, extras, started, report, data, level_objects)
 
 
-def _finish(context, summary: ImportSummary, filepath: str, extras: dict, started: float, report) -> ImportSummary:
-    """The scene's level state: its base, its document, nothing checked or exported yet."""
+def _strat_types(data: bytes) -> str:
+    """The strat types of the level (``llamawad.strats``) that Add strat offers, as JSON."""
+    import llamawad
+
+    try:
+        types = llamawad.strats(data)["types"]
+    except llamawad.WadError:
+        types = []  # a level without strats (no MAP chunk)
+    kept = [
+        {"name": t["name"], "code_offset": t["code_offset"], "instances": t["instances"], "placeable": t["placeable"], "why_not": t["why_not"], "first_instance": t["first_instance"]}
+        for t in types
+    ]
+    return json.dumps(kept, separators=(",", ":"))
+
+
+def _finish(context, summary: ImportSummary, filepath: str, extras: dict, started: float, report, data: bytes, strats_made: bool) -> ImportSummary:
+    """The scene's level state: its base, its document, its strat types (when the strats were
+    made: they change only with them), nothing checked or exported yet."""
     props = context.scene.llamawad
+    if strats_made:
+        props.strat_types_json = _strat_types(data)
     props.base_path = filepath
     level_scene.store_level_document(context.scene, extras)
     props.import_warnings = "\n".join(summary.warnings)
