@@ -38,6 +38,23 @@ def import_level(path, collision: bool = False) -> set:
     return result
 
 
+def export(path, **options) -> bytes:
+    """The scene exported through the add-on's operator to ``path``; the bytes written."""
+    import bpy
+
+    assert bpy.ops.export_scene.llamawad(filepath=str(path), **options) == {"FINISHED"}
+    return path.read_bytes()
+
+
+def assert_no_new_errors(wad: bytes, base: bytes) -> None:
+    """The Rust check finds no error in ``wad`` that its base does not have."""
+    import llamawad
+
+    report = llamawad.check(wad, base)
+    new = [p["message"] for p in report["problems"] if p["severity"] == "error" and not p.get("pre_existing")]
+    assert new == []
+
+
 def tiles_with_collision(wad: bytes) -> set[int]:
     """The tiles of the level ``wad`` whose model has collision (those whose collision node has a
     mesh)."""

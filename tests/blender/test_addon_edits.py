@@ -28,17 +28,6 @@ def level(small_wad_file, tmp_path):
     return SimpleNamespace(base=small_wad_file, out=tmp_path / "edited.wad", tmp=tmp_path)
 
 
-def export(path, **options) -> bytes:
-    assert bpy.ops.export_scene.llamawad(filepath=str(path), **options) == {"FINISHED"}
-    return path.read_bytes()
-
-
-def assert_no_new_errors(wad: bytes, base: bytes) -> None:
-    report = llamawad.check(wad, base)
-    new = [p["message"] for p in report["problems"] if p["severity"] == "error" and not p.get("pre_existing")]
-    assert new == []
-
-
 def reimport(path, collision: bool = False) -> None:
     """The written level, imported into a fresh scene through the add-on (with ``collision``,
     its tiles' collision objects made)."""
@@ -188,8 +177,8 @@ def test_a_face_given_another_faces_uvs(level):
         for la, lb in zip(loops_a, loops_b):
             layer[la].vector = layer[lb].vector
         expected.append({p: tuple(layer[la].vector) for p, la in zip(points, loops_a)})
-    wad = export(level.out)
-    assert_no_new_errors(wad, level.base.read_bytes())
+    wad = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(wad, level.base.read_bytes())
     changed = bpy.context.scene.llamawad.changes
     assert {c.tile for c in changed if "reshaped: textures, UVs, materials or face flags changed" in c.text} >= {obj["tile"] for obj, _, _ in edits}
     reimport(level.out)
@@ -252,8 +241,8 @@ def test_a_uv_island_moved_or_turned(level, edit):
             bpy.ops.object.mode_set(mode="EDIT")
             assert bpy.ops.mesh.tris_convert_to_quads() == {"FINISHED"}
             bpy.ops.object.mode_set(mode="OBJECT")
-    wad = export(level.out)
-    assert_no_new_errors(wad, level.base.read_bytes())
+    wad = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(wad, level.base.read_bytes())
     reimport(level.out)
     assert_uvs_arrive(Corners(), expected)
 
@@ -272,8 +261,8 @@ def test_a_faces_material_changed_to_another_page(level):
     points, loops = face_corners(obj, f)
     layer = obj.data.uv_layers.active.uv
     expected = [{p: tuple(layer[k].vector) for p, k in zip(points, loops)}]
-    wad = export(level.out)
-    assert_no_new_errors(wad, level.base.read_bytes())
+    wad = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(wad, level.base.read_bytes())
     reimport(level.out)
     corners = Corners()
     assert_uvs_arrive(corners, expected)
@@ -323,8 +312,8 @@ def test_free_uvs_in_every_orientation(level, page_size):
     offset = np.array(obj.location)
     expected = [{tuple(np.array(p) + offset): value for p, value in quad} for quad in quads]
     base = level.base.read_bytes()
-    wad = export(level.out)
-    assert_no_new_errors(wad, base)
+    wad = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(wad, base)
     # One rectangle: one entry at most, shared by all eight quads.
     assert llamawad.parse_info(wad)["texture_entries"] - llamawad.parse_info(base)["texture_entries"] <= 1
     reimport(level.out)
@@ -383,8 +372,8 @@ def test_vertex_paint_on_single_corners(level):
             if mesh.loops[l].vertex_index == v
         ]
         expected.append((points, point, painted, others))
-    wad = export(level.out)
-    assert_no_new_errors(wad, level.base.read_bytes())
+    wad = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(wad, level.base.read_bytes())
     reimport(level.out)
     corners = Corners()
 
@@ -437,8 +426,8 @@ def new_floor(base: bytes, name="new floor"):
 def test_a_new_mesh_gets_collision(level):
     base = level.base.read_bytes()
     _, height = new_floor(base)
-    wad = export(level.out)
-    assert_no_new_errors(wad, base)
+    wad = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(wad, base)
     assert "new floor: collision made from its floors and walls" in [c.text for c in bpy.context.scene.llamawad.changes]
     # The llama stands on it.
     floor = floor_under(wad, *SPOT, height + 0.25)
@@ -455,12 +444,12 @@ def test_a_new_mesh_without_collision_is_named(level, capfd):
     base = level.base.read_bytes()
     _, height = new_floor(base)
     capfd.readouterr()
-    wad = export(level.out, generate_collision=False)
+    wad = addon_support.export(level.out, generate_collision=False)
     out = capfd.readouterr().out
     assert "new floor" in out and "has no collision" in out
     assert any("new floor" in c.text and "has no collision" in c.text for c in bpy.context.scene.llamawad.changes)
     assert not bpy.context.scene.llamawad.generate_collision
-    assert_no_new_errors(wad, base)
+    addon_support.assert_no_new_errors(wad, base)
     # The llama falls through it, onto the ground.
     floor = floor_under(wad, *SPOT, height + 0.25)
     assert floor is not None and floor["height"] < height - 1
@@ -473,8 +462,8 @@ def test_collision_from_faces_on_a_new_mesh(level):
     assert bpy.ops.llamawad.collision_from_faces(material=16) == {"FINISHED"}
     (child,) = obj.children
     assert child.name.startswith("collision") and list(ints(child.data, "wad_material")) == [16]
-    wad = export(level.out)
-    assert_no_new_errors(wad, base)
+    wad = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(wad, base)
     # Its own collision: none was made from its faces.
     assert not any("collision made" in c.text for c in bpy.context.scene.llamawad.changes)
     floor = floor_under(wad, *SPOT, height + 0.25)
@@ -497,8 +486,8 @@ def test_a_copied_tile_keeps_its_collision(level, linked, made):
     copy.location.x += 2.0
     base = level.base.read_bytes()
     before = addon_support.level_state(base)
-    wad = export(level.out)
-    assert_no_new_errors(wad, base)
+    wad = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(wad, base)
     after = addon_support.level_state(wad)
     added = [t for t in after["tiles"] if t not in before["tiles"] and after["tiles"][t]["faces"]]
     assert len(added) == 1
@@ -520,28 +509,28 @@ def test_export_edit_export_over_the_base(level):
     bpy.context.scene.llamawad.base_path = str(base)
 
     addon_support.tile_object(3).location.x += 1.0
-    first = export(base, overwrite_base=True)
+    first = addon_support.export(base, overwrite_base=True)
     assert first != original
     assert "written over its base" in bpy.context.scene.llamawad.last_export
-    assert_no_new_errors(first, original)
+    addon_support.assert_no_new_errors(first, original)
     # Unchanged since: the base again, byte for byte, written over it or elsewhere.
-    assert export(level.tmp / "again.wad") == first
-    assert export(base, overwrite_base=True) == first
+    assert addon_support.export(level.tmp / "again.wad") == first
+    assert addon_support.export(base, overwrite_base=True) == first
 
     new_floor(first)
-    second = export(level.out)
-    assert_no_new_errors(second, first)
+    second = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(second, first)
     assert base.read_bytes() == first
     assert "base.wad" in bpy.context.scene.llamawad.last_export
-    third = export(base, overwrite_base=True)
+    third = addon_support.export(base, overwrite_base=True)
     assert third == second
     added = llamawad.parse_info(third)["tiles"] - llamawad.parse_info(first)["tiles"]
     assert added >= 1
 
     # Once more: a move on the level as written.
     addon_support.tile_object(4).location.x += 1.0
-    fourth = export(base, overwrite_base=True)
-    assert_no_new_errors(fourth, third)
+    fourth = addon_support.export(base, overwrite_base=True)
+    addon_support.assert_no_new_errors(fourth, third)
     diff = addon_support.level_diff(addon_support.level_state(third), addon_support.level_state(fourth))
     assert 4 in diff.get("placement", []) and "added" not in diff and "gone" not in diff
     reimport(base)
@@ -559,8 +548,8 @@ def test_a_tile_without_faces_moved_arrives(level):
     tile.location.z += 0.25
     moved = tile.location.z
     original = level.base.read_bytes()
-    written = export(level.out)
-    assert_no_new_errors(written, original)
+    written = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(written, original)
     diff = addon_support.level_diff(addon_support.level_state(original), addon_support.level_state(written))
     assert diff.get("placement") == [index] and "added" not in diff and "gone" not in diff
     reimport(level.out)
@@ -637,8 +626,8 @@ def test_refusals_select_the_blender_faces(level, case):
 
 def test_snapped_uvs_are_written_and_reported(level):
     new_quad_pair("snapped", [RECTANGLE, TRAPEZIUM], page_material(0))
-    wad = export(level.out, snap_uvs=True)
-    assert_no_new_errors(wad, level.base.read_bytes())
+    wad = addon_support.export(level.out, snap_uvs=True)
+    addon_support.assert_no_new_errors(wad, level.base.read_bytes())
     texts = [c.text for c in bpy.context.scene.llamawad.changes]
     assert any(t.startswith("snapped: UVs of") and "snapped to the nearest layout" in t for t in texts)
     assert "snapped" in bpy.context.scene.llamawad.last_export

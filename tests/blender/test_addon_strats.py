@@ -25,17 +25,6 @@ def level(small_wad_file, tmp_path):
     return SimpleNamespace(path=small_wad_file, base=base, strats=llamawad.strats(base), out=tmp_path / "edited.wad", tmp=tmp_path)
 
 
-def export(path, **options) -> bytes:
-    assert bpy.ops.export_scene.llamawad(filepath=str(path), **options) == {"FINISHED"}
-    return path.read_bytes()
-
-
-def assert_no_new_errors(wad: bytes, base: bytes) -> None:
-    report = llamawad.check(wad, base)
-    new = [p["message"] for p in report["problems"] if p["severity"] == "error" and not p.get("pre_existing")]
-    assert new == []
-
-
 def strat_object(index: int):
     """The object import made for strat ``index``."""
     (obj,) = [o for o in bpy.context.scene.objects if o.get("llamawad") == "strat" and o.get("strat") == index and "." not in o.name]
@@ -61,7 +50,7 @@ def the_same_but(before: dict, after: dict, *indices: int) -> None:
 
 
 def test_an_unchanged_level_is_byte_identical(level):
-    assert export(level.out) == level.base
+    assert addon_support.export(level.out) == level.base
 
 
 def test_the_llama_moved_and_turned(level):
@@ -72,14 +61,14 @@ def test_the_llama_moved_and_turned(level):
     obj = strat_object(llama["index"])
     obj.location = strat_object(coin["index"]).location
     obj.rotation_euler.z += 3.14159265358979 / 2
-    wad = export(level.out)
+    wad = addon_support.export(level.out)
     after = llamawad.strats(wad)
     moved = after["strats"][llama["index"]]
     assert moved["position_fixed"] == coin["position_fixed"]
     assert moved["rotation"] == (llama["rotation"][0], (llama["rotation"][1] + 1024) % 4096, llama["rotation"][2])
     the_same_but(level.strats, after, llama["index"])
     assert (after["pool_extra"], after["parameter_pool"], after["waypoints"]) == (level.strats["pool_extra"], level.strats["parameter_pool"], level.strats["waypoints"])
-    assert_no_new_errors(wad, level.base)
+    addon_support.assert_no_new_errors(wad, level.base)
     assert any(c.text.startswith(f"strat {llama['index']} (") and "moved or turned" in c.text for c in bpy.context.scene.llamawad.changes)
 
 
@@ -101,7 +90,7 @@ def test_a_coin_copied_is_a_new_strat_of_its_own(level):
     assert bpy.ops.object.duplicate() == {"FINISHED"}
     copy = bpy.context.active_object
     copy.location = (2.0, -3.0, 0.25)
-    wad = export(level.out)
+    wad = addon_support.export(level.out)
     after = llamawad.strats(wad)
     n = len(level.strats["strats"])
     assert len(after["strats"]) == n + 1
@@ -114,7 +103,7 @@ def test_a_coin_copied_is_a_new_strat_of_its_own(level):
     assert after["parameter_pool"] == level.strats["parameter_pool"] + len(coin5["parameters"])
     assert after["pool_extra"] == level.strats["pool_extra"] + 1
     assert new["waypoint"] == coin5["waypoint"] and not new["not_created_at_start"]
-    assert_no_new_errors(wad, level.base)
+    addon_support.assert_no_new_errors(wad, level.base)
 
 
 def test_a_deleted_coin_is_not_created_at_start_and_comes_back(level):
@@ -122,13 +111,13 @@ def test_a_deleted_coin_is_not_created_at_start_and_comes_back(level):
     start', and restored it is the base's byte for byte."""
     coin = of_type(level, "Coin")[4]
     bpy.data.objects.remove(strat_object(coin["index"]))
-    wad = export(level.out)
+    wad = addon_support.export(level.out)
     after = llamawad.strats(wad)
     assert len(after["strats"]) == len(level.strats["strats"])
     removed = after["strats"][coin["index"]]
     assert removed["not_created_at_start"] and removed["flags"] == coin["flags"] | NOT_CREATED_AT_START
     the_same_but(level.strats, after, coin["index"])
-    assert_no_new_errors(wad, level.base)
+    addon_support.assert_no_new_errors(wad, level.base)
 
     assert addon_support.import_level(level.out) == {"FINISHED"}
     obj = strat_object(coin["index"])
@@ -139,7 +128,7 @@ def test_a_deleted_coin_is_not_created_at_start_and_comes_back(level):
     select_only(obj)
     assert bpy.ops.llamawad.strat_created_at_start(created=True) == {"FINISHED"}
     assert [c.get("llamawad") for c in obj.users_collection] == ["strats"]
-    assert export(level.tmp / "restored.wad") == level.base
+    assert addon_support.export(level.tmp / "restored.wad") == level.base
 
 
 def test_parameters_tuned_in_the_panel_arrive_in_the_pool(level):
@@ -149,14 +138,14 @@ def test_parameters_tuned_in_the_panel_arrive_in_the_pool(level):
     values = list(obj["parameters"])
     assert values == camera["parameters"]
     obj["parameters"][1] = -3 * ONE  # a negative 20.12 distance, written as its two's complement
-    wad = export(level.out)
+    wad = addon_support.export(level.out)
     after = llamawad.strats(wad)
     tuned = after["strats"][camera["index"]]
     assert tuned["parameters"] == [values[0], (1 << 32) - 3 * ONE, *values[2:]]
     assert tuned["parameter_index"] == camera["parameter_index"]
     assert after["parameter_pool"] == level.strats["parameter_pool"]
     the_same_but(level.strats, after, camera["index"])
-    assert_no_new_errors(wad, level.base)
+    addon_support.assert_no_new_errors(wad, level.base)
 
 
 def test_add_strat_places_a_coin_at_the_cursor(level):
@@ -164,13 +153,13 @@ def test_add_strat_places_a_coin_at_the_cursor(level):
     bpy.context.scene.cursor.location = (5.5, -4.5, 0.25)
     assert bpy.ops.llamawad.strat_add(strat_type=str(coin["code_offset"])) == {"FINISHED"}
     assert bpy.context.active_object.get("llamawad") == "strat"
-    wad = export(level.out)
+    wad = addon_support.export(level.out)
     after = llamawad.strats(wad)
     new = after["strats"][-1]
     assert len(after["strats"]) == len(level.strats["strats"]) + 1
     assert new["type_name"] == "Coin" and new["position_fixed"] == (round(5.5 * ONE), ONE // 4, round(4.5 * ONE))
     assert new["type_fields"] == coin["type_fields"]
-    assert_no_new_errors(wad, level.base)
+    addon_support.assert_no_new_errors(wad, level.base)
 
 
 def test_a_type_never_placed_cannot_be_added_and_says_why(level):
@@ -190,7 +179,7 @@ def test_drop_to_floor_stands_the_llama_where_the_floor_test_finds_floor(level):
     (probe,) = llamawad.probe(level.base, [(x, y + 3.0, z)])
     assert probe["floor"] is not None
     assert obj.location.z == pytest.approx(probe["floor"]["height"], abs=1e-6)
-    wad = export(level.out)
+    wad = addon_support.export(level.out)
     dropped = llamawad.strats(wad)["strats"][llama["index"]]
     assert dropped["position_fixed"][1] == round(probe["floor"]["height"] * ONE)
 
@@ -204,11 +193,11 @@ def test_written_over_the_base_a_copy_is_the_strat_it_became(level):
     select_only(strat_object(of_type(level, "Coin")[0]["index"]))
     assert bpy.ops.object.duplicate() == {"FINISHED"}
     bpy.context.active_object.location.x += 1.0
-    written = export(base, overwrite_base=True)
+    written = addon_support.export(base, overwrite_base=True)
     n = len(level.strats["strats"])
     assert len(llamawad.strats(written)["strats"]) == n + 1
     assert len([o for o in bpy.context.scene.objects if o.get("llamawad") == "strat"]) == n + 1
-    assert export(level.out) == written
+    assert addon_support.export(level.out) == written
 
 
 def test_the_level_check_passes_after_strat_edits(level):

@@ -22,11 +22,6 @@ def level(small_wad_file, tmp_path):
     return SimpleNamespace(base=small_wad_file.read_bytes(), out=tmp_path / "edited.wad")
 
 
-def export(path) -> bytes:
-    assert bpy.ops.export_scene.llamawad(filepath=str(path)) == {"FINISHED"}
-    return path.read_bytes()
-
-
 def floor(wad: bytes, blender_point) -> dict | None:
     """The floor the game finds under a Blender point, dropped from that point."""
     x, y, z = blender_point
@@ -86,7 +81,7 @@ def test_an_applied_scale_takes_the_collision_along_never_shown(level):
     obj.scale = (1.5, 1.5, 1.5)
     assert bpy.ops.object.transform_apply(location=False, rotation=False, scale=True) == {"FINISHED"}
     assert not bpy.context.scene.llamawad.tile_collision_made
-    wad = export(level.out)
+    wad = addon_support.export(level.out)
     point, height = expected(obj, h0)
     found = floor(wad, (point[0], point[1], height + 0.1))
     assert found is not None and found["height"] == pytest.approx(height, abs=0.002), (found, height)
@@ -115,7 +110,7 @@ def test_the_whole_mesh_moved_in_edit_mode_is_the_tile_moved(level):
             v.co += type(v.co)(shift)
 
     edit_vertices(obj, move)
-    wad = export(level.out)
+    wad = addon_support.export(level.out)
     diff = addon_support.level_diff(addon_support.level_state(level.base), addon_support.level_state(wad))
     assert diff.get("placement") == [index], diff
     assert llamawad.tile_models(wad)[index] == llamawad.tile_models(level.base)[index], "the tile keeps its model"
@@ -132,7 +127,7 @@ def test_a_vertex_moved_keeps_the_collision_and_says_so(level):
         bm.verts[0].co.z += 0.3
 
     edit_vertices(obj, move)
-    export(level.out)
+    addon_support.export(level.out)
     rows = [c.text for c in bpy.context.scene.llamawad.changes]
     row = next(r for r in rows if r.startswith(f"tile {index}:"))
     assert "vertices moved one by one" in row and "its collision stays where it was" in row, row
@@ -151,7 +146,7 @@ def test_two_tiles_joined_come_back_as_they_were(small_wad_file, tmp_path, shown
     a, b = two_tiles_with_floors(base)
     select_only(a, b, active=b)
     assert bpy.ops.object.join() == {"FINISHED"}
-    wad = export(tmp_path / "joined.wad")
+    wad = addon_support.export(tmp_path / "joined.wad")
     assert wad == base, [c.text for c in bpy.context.scene.llamawad.changes]
 
 
@@ -162,7 +157,7 @@ def test_two_tiles_joined_and_moved_move_with_their_floors(level):
     assert bpy.ops.object.join() == {"FINISHED"}
     shift = np.array([1.0, -1.0, 0.25])
     b.location += type(b.location)(shift)
-    wad = export(level.out)
+    wad = addon_support.export(level.out)
     diff = addon_support.level_diff(addon_support.level_state(level.base), addon_support.level_state(wad))
     assert sorted(diff.get("placement", [])) == sorted(points), diff
     for tile, (point, height) in points.items():
@@ -187,7 +182,7 @@ def test_joined_then_separated_tiles_are_what_they_were(level):
     bpy.ops.object.mode_set(mode="OBJECT")
     pieces = [o for o in bpy.context.scene.objects if o.get("tile") == b["tile"]]
     assert len(pieces) == 2
-    wad = export(level.out)
+    wad = addon_support.export(level.out)
     assert wad == level.base, [c.text for c in bpy.context.scene.llamawad.changes]
 
 
@@ -203,7 +198,7 @@ def test_a_shared_models_collision_edited_is_said_once_and_true(small_wad_file, 
     assert len(shared) >= 2
     material = shared[0].data.attributes["wad_material"].data
     material[0].value = 16 if material[0].value != 16 else 0
-    export(tmp_path / "shared.wad")
+    addon_support.export(tmp_path / "shared.wad")
     tiles = sorted(int(o.parent["tile"]) for o in shared)
     lines = [c.text for c in bpy.context.scene.llamawad.changes]
     model_lines = [line for line in lines if line.startswith("model ")]
