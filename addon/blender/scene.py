@@ -2,7 +2,7 @@
 object the importer makes carries the custom property ``llamawad`` with the role the glTF
 mapping gives it (``tile``, ``collision``, ``zones``, ``strat``...; collections ``tiles``,
 ``tiles_without_faces`` (inside ``tiles``), ``collision``, ``zones``, ``strats``,
-``strats_not_created`` (inside ``strats``), ``object_models``)."""
+``strats_not_created`` (inside ``strats``), ``waypoints``, ``object_models``)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ COLLECTIONS = (
     ("collision", "Collision"),
     ("zones", "Zones"),
     ("strats", "Strats"),
+    ("waypoints", "Waypoints"),
     ("object_models", "Object models"),
 )
 
@@ -122,9 +123,9 @@ def collision_of(tile: bpy.types.Object) -> bpy.types.Object | None:
     return next((c for c in tile.children if role(c) == "collision"), None)
 
 
-# Collections of the level's objects (strats, object models): a mesh added there is no new
-# geometry.
-OBJECT_COLLECTIONS = ("strats", "object_models")
+# Collections of the level's objects (strats, waypoints, object models): a mesh added there is
+# no new geometry.
+OBJECT_COLLECTIONS = ("strats", "waypoints", "object_models")
 
 
 def in_collections(obj: bpy.types.Object, collections) -> bool:

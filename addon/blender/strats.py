@@ -100,6 +100,49 @@ def add_strat(context, t: dict, location) -> bpy.types.Object:
     return obj
 
 
+def waypoint_order(scene) -> list[bpy.types.Object]:
+    """The waypoint objects in the order export writes them: by number, each one's copies (to be
+    inserted after it) following it by name."""
+    waypoints = level_scene.objects_with_role(scene, "waypoint")
+    return sorted(waypoints, key=lambda o: (level_scene.whole_number(o, "waypoint"), o.name))
+
+
+def waypoint_chain(order: list, first: int) -> list[bpy.types.Object]:
+    """The waypoint objects of the chain a strat names by ``first`` (its custom property
+    ``waypoint``), in ``order`` (waypoint_order): from the object of that number through every
+    next entry while its ``next`` is not 0, an inserted copy continuing into the one after it as
+    export writes it (MAPPING.md, "Waypoints")."""
+    start = next((k for k, o in enumerate(order) if level_scene.whole_number(o, "waypoint") == first), None)
+    if start is None:
+        return []
+    chain = [order[start]]
+    k = start
+    while k + 1 < len(order):
+        here, after = order[k], order[k + 1]
+        same_run = level_scene.whole_number(after, "waypoint") == level_scene.whole_number(here, "waypoint")
+        original = next(o for o in order if level_scene.whole_number(o, "waypoint") == level_scene.whole_number(here, "waypoint"))
+        if not same_run and not original.get("next"):
+            break
+        chain.append(after)
+        k += 1
+    return chain
+
+
+def waypoint_paths(scene) -> list[list[Vector]]:
+    """Per strat that names a waypoint, the polyline from the strat through its chain (world
+    positions): what the viewport draws."""
+    order = waypoint_order(scene)
+    paths = []
+    for strat in strat_objects(scene):
+        first = strat.get("waypoint")
+        if not isinstance(first, int) or first < 0:
+            continue
+        chain = waypoint_chain(order, first)
+        if chain:
+            paths.append([Vector(strat.matrix_world.translation)] + [Vector(o.matrix_world.translation) for o in chain])
+    return paths
+
+
 def floors_below(context, objects: list) -> list[float | None]:
     """Per object, the height (Blender z) of the floor the game's floor test finds below its
     origin in the scene as export would write it (its base when the conversion refuses it), or

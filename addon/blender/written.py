@@ -46,7 +46,7 @@ def reload(context, data: bytes, path: str, written_apart=()):
 
 
 # The roles of the level's objects, which the import makes together.
-LEVEL_OBJECTS = ("strat", "object_model")
+LEVEL_OBJECTS = ("strat", "waypoint", "object_model")
 
 # Report lists of the tiles an export placed, changed, added or emptied.
 _TILE_LISTS = ("tiles_moved", "tiles_reshaped", "tiles_recoloured", "tiles_emptied", "tiles_added", "tiles_retiled", "coverage_tiles", "coverage_freed")
@@ -56,9 +56,10 @@ def update(context, data: bytes, path: str, report: dict, written_apart=(), leve
     """After an export over the base: the scene made the level as written (``data``, now the
     base at ``path``) by remaking only what the export changed. The objects of the tiles the
     report names, of the objects they came from (copies, new meshes: ``written_apart`` and the
-    report's sources) and the Zones mesh go, and with ``level_objects`` (strats written other than
-    the base had them, or an object model edit named as not written) the strats and the object
-    models, so that a copied strat becomes the strat it was written as; the written level's
+    report's sources) and the Zones mesh go, and with ``level_objects`` (strats or waypoints
+    written other than the base had them, or an object model edit named as not written) the
+    strats, waypoints and object models, so that a copy becomes the strat or waypoint it was
+    written as; the written level's
     objects for them come in their place. Every other object is the written level's already: a
     tile its number, model and mesh, a strat or object model as the base has it. A full import
     takes about as long as the export itself on a full level, and remaking the strats alone a

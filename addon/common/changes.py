@@ -47,6 +47,12 @@ STRAT_LISTS = (
     ("strats_restored", "created at start again", "created at level start again"),
 )
 
+# Report lists of waypoint numbers (as written), the same way.
+WAYPOINT_LISTS = (
+    ("waypoints_added", "inserted", "new, inserted into its chain after the waypoint it copies"),
+    ("waypoints_moved", "moved", "moved or turned"),
+)
+
 # Report counts: (key, singular, plural, verb).
 COUNTS = (
     ("models_added", "model", "models", "added"),
@@ -183,10 +189,14 @@ def summary(report: dict) -> str:
         n = len(report.get(key) or [])
         if n:
             parts.append(f"{plural(n, 'tile', 'tiles')} {word}")
-    for key, word, _ in STRAT_LISTS:
-        n = len(report.get(key) or [])
-        if n:
-            parts.append(f"{plural(n, 'strat', 'strats')} {word}")
+    for lists, one, many in ((STRAT_LISTS, "strat", "strats"), (WAYPOINT_LISTS, "waypoint", "waypoints")):
+        for key, word, _ in lists:
+            n = len(report.get(key) or [])
+            if n:
+                parts.append(f"{plural(n, one, many)} {word}")
+    renumbered = len(report.get("strats_renumbered") or [])
+    if renumbered:
+        parts.append(f"{plural(renumbered, 'strat names', 'strats name')} {'its' if renumbered == 1 else 'their'} waypoint by a new number")
     for key, one, many, verb in COUNTS:
         n = int(report.get(key) or 0)
         if n:
@@ -215,7 +225,7 @@ def details(report: dict, models_before: list[int] | None = None, models_after: 
     """What the export did beyond single tiles: the objects it added, what became of shared
     models (with the tiles' models before and after), texture fitting, snapped UVs, collision
     made for new meshes (its warnings are the report's own ``warnings``)."""
-    out = added_text(report) + strat_changes(report)
+    out = added_text(report) + strat_changes(report) + waypoint_changes(report)
     if models_before is not None and models_after is not None:
         out += model_changes(report, models_before, models_after)
     fit = fit_text(report.get("fit") or {})
@@ -227,20 +237,27 @@ def details(report: dict, models_before: list[int] | None = None, models_after: 
     return out
 
 
-def strats_changed(report: dict) -> bool:
-    """Whether the export wrote any strat other than the base has it."""
-    return any(report.get(key) for key, _, _ in STRAT_LISTS)
+def level_objects_changed(report: dict) -> bool:
+    """Whether the export wrote any strat or waypoint other than the base has it."""
+    return any(report.get(key) for key, _, _ in STRAT_LISTS + WAYPOINT_LISTS) or bool(report.get("waypoint_sources"))
+
+
+def _numbered_changes(report: dict, lists, what: str, sources_key: str) -> list[str]:
+    made_from = {int(k): str(node) for k, node in report.get(sources_key) or []}
+    changes: dict[int, list[str]] = {}
+    for key, _, meaning in lists:
+        for k in report.get(key) or []:
+            changes.setdefault(int(k), []).append(meaning)
+    return [f"{what} {k}{f' ({made_from[k]})' if k in made_from else ''}: {'; '.join(changes[k])}" for k in sorted(changes)]
 
 
 def strat_changes(report: dict) -> list[str]:
     """One sentence per strat the export wrote other than the base has it, in strat order, with
     the object it came from (a removed strat has none: its object is gone)."""
-    made_from = {int(strat): str(node) for strat, node in report.get("strat_sources") or []}
-    changes: dict[int, list[str]] = {}
-    for key, _, meaning in STRAT_LISTS:
-        for strat in report.get(key) or []:
-            changes.setdefault(int(strat), []).append(meaning)
-    return [
-        f"strat {strat}{f' ({made_from[strat]})' if strat in made_from else ''}: {'; '.join(changes[strat])}"
-        for strat in sorted(changes)
-    ]
+    return _numbered_changes(report, STRAT_LISTS, "strat", "strat_sources")
+
+
+def waypoint_changes(report: dict) -> list[str]:
+    """One sentence per waypoint the export moved or inserted (numbered as written), with the
+    object it came from."""
+    return _numbered_changes(report, WAYPOINT_LISTS, "waypoint", "waypoint_sources")

@@ -136,7 +136,7 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             # that the next export starts from it (its new tiles and models, its texture
             # entries, its checksum, the read-only parts as the level has them). Written as it
             # was, with nothing left out, the scene is that level already.
-            level_objects = converted.gathered.read_only_edited or words.strats_changed(report)
+            level_objects = converted.gathered.read_only_edited or words.level_objects_changed(report)
             written.update(context, converted.wad, target, report, converted.gathered.new_geometry(), level_objects)
         summary = words.summary(report)
         left_out = len(converted.gathered.notes)

@@ -1,13 +1,14 @@
-"""The Floor probe drawn in the 3D view with the ``gpu`` module: the polygon the llama stands on
-(filled), the zone the floor test's edge tolerance lets pass around it, the polygons that lost,
-and the probe point. What is drawn comes from common/probe.py ``drawing``; without a UI
+"""Drawn in the 3D view with the ``gpu`` module: the Floor probe (the polygon the llama stands on,
+filled, the zone the floor test's edge tolerance lets pass around it, the polygons that lost,
+and the probe point: common/probe.py ``drawing``), and each strat's waypoint chain as a line
+from the strat through its waypoints (blender/strats.py ``waypoint_paths``). Without a UI
 (``bpy.app.background``) nothing is registered."""
 
 from __future__ import annotations
 
 import bpy
 
-from ..blender import probe
+from ..blender import probe, strats
 from ..common import probe as words
 
 FLOOR = (0.1, 0.95, 0.3, 1.0)
@@ -35,12 +36,34 @@ def _loop_lines(corners) -> list:
     return [p for k in range(len(corners)) for p in (corners[k], corners[(k + 1) % len(corners)])]
 
 
+WAYPOINTS = (0.3, 0.85, 1.0, 0.9)
+
+
+def _draw_waypoints(scene) -> None:
+    import gpu
+    from gpu_extras.batch import batch_for_shader
+
+    lines = [p for path in strats.waypoint_paths(scene) for a, b in zip(path, path[1:]) for p in (a, b)]
+    if not lines:
+        return
+    line = gpu.shader.from_builtin("POLYLINE_UNIFORM_COLOR")
+    line.uniform_float("viewportSize", gpu.state.viewport_get()[2:])
+    line.uniform_float("lineWidth", 2.0)
+    line.uniform_float("color", WAYPOINTS)
+    gpu.state.blend_set("ALPHA")
+    batch_for_shader(line, "LINES", {"pos": lines}).draw(line)
+    gpu.state.blend_set("NONE")
+
+
 def _draw():
     import gpu
     from gpu_extras.batch import batch_for_shader
 
     scene = bpy.context.scene
-    if scene is None or not hasattr(scene, "llamawad") or not scene.llamawad.probe_show:
+    if scene is None or not hasattr(scene, "llamawad"):
+        return
+    _draw_waypoints(scene)
+    if not scene.llamawad.probe_show:
         return
     data = _drawing(scene)
     if data is None:

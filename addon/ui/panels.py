@@ -9,6 +9,7 @@ import numpy as np
 from ..blender import faces as face_tools
 from ..blender import probe
 from ..blender import scene as level_scene
+from ..blender import strats
 from ..common import game
 from ..common import probe as probe_words
 from ..blender import previews
@@ -245,7 +246,17 @@ class LLAMAWAD_PT_strat(_Panel, bpy.types.Panel):
         else:
             col.label(text="Parameters: edit the custom property 'parameters'", icon="INFO")
         waypoint = obj.get("waypoint")
-        layout.label(text=f"First waypoint {waypoint}" if isinstance(waypoint, int) and waypoint >= 0 else "No waypoints")
+        if not isinstance(waypoint, int) or waypoint < 0:
+            layout.label(text="No waypoints")
+            return
+        chain = strats.waypoint_chain(strats.waypoint_order(context.scene), waypoint)
+        box = layout.box()
+        box.label(text=f"Waypoint chain from {waypoint}: {len(chain)} point{'s' if len(chain) != 1 else ''} (move them; Shift D inserts one after)")
+        col = box.column(align=True)
+        for point in chain[:12]:
+            col.label(text=point.name, icon="EMPTY_AXIS")
+        if len(chain) > 12:
+            col.label(text=f"… {len(chain) - 12} more")
 
 
 class LLAMAWAD_UL_problems(bpy.types.UIList):

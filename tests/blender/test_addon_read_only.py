@@ -108,7 +108,7 @@ def test_an_empty_added_to_strats_is_named(level, capfd):
     next(c for c in bpy.context.scene.collection.children if c.get("llamawad") == "strats").objects.link(empty)
     wad, out = export(level, capfd)
     assert wad == level.base
-    assert "Warning: new marker: in Strats, but not a strat of the level (it has no strat's custom properties): not written; place a new strat with Add strat" in out
+    assert "Warning: new marker: in Strats, but not one of the level's strats (it has no strat's custom properties): not written; place a new strat with Add strat" in out
 
 
 def test_an_empty_added_to_object_models_is_named(level, capfd):

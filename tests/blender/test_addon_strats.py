@@ -221,3 +221,73 @@ def test_a_copy_the_check_refuses_is_the_one_selected(level):
     assert problem.error and f"strat {len(level.strats['strats'])} (Llama)" in problem.message
     assert problem.object == copy.name != llama.name
     assert bpy.context.view_layer.objects.active == copy
+
+
+def waypoint_positions(wad: bytes) -> list[tuple[int, int, int]]:
+    """Every waypoint's 20.12 position, as the written level's records hold them."""
+    nodes = llamawad.wad_to_scene(wad)[0]["nodes"]
+    found = {e["waypoint"]: tuple(e["position"]) for role, e in zip(nodes["role"], nodes["extras"]) if role == "waypoint"}
+    return [found[k] for k in range(len(found))]
+
+
+def waypoint_object(index: int):
+    (obj,) = [o for o in bpy.context.scene.objects if o.get("llamawad") == "waypoint" and o.get("waypoint") == index]
+    return obj
+
+
+def test_a_waypoint_moved_arrives_and_the_chain_is_drawn_through_it(level):
+    from addon.blender import strats
+
+    camera = of_type(level, "CameraSide")[0]
+    chain = camera["waypoint_chain"]
+    paths = strats.waypoint_paths(bpy.context.scene)
+    assert len(paths) == len([s for s in level.strats["strats"] if s["waypoint"] >= 0])
+    assert sorted(len(p) for p in paths) == sorted(1 + len(s["waypoint_chain"]) for s in level.strats["strats"] if s["waypoint"] >= 0)
+    before = waypoint_positions(level.base)
+    point = waypoint_object(chain[1])
+    point.location.x += 0.5
+    point.location.y += 1.0  # game z shrinks
+    wad = addon_support.export(level.out)
+    after = waypoint_positions(wad)
+    x, y, z = before[chain[1]]
+    assert after[chain[1]] == (x + ONE // 2, y, z - ONE)
+    assert [p for k, p in enumerate(after) if k != chain[1]] == [p for k, p in enumerate(before) if k != chain[1]]
+    assert llamawad.strats(wad)["strats"] == level.strats["strats"]
+    addon_support.assert_no_new_errors(wad, level.base)
+
+
+def test_a_waypoint_copied_is_inserted_into_its_chain(level):
+    """Shift D on a camera's second waypoint: a new waypoint after it, its chain one longer, the
+    later waypoints and the strats naming them renumbered."""
+    camera = of_type(level, "CameraSide")[0]
+    chain = camera["waypoint_chain"]
+    select_only(waypoint_object(chain[1]))
+    assert bpy.ops.object.duplicate() == {"FINISHED"}
+    copy = bpy.context.active_object
+    copy.location.x += 0.25
+    wad = addon_support.export(level.out)
+    after = llamawad.strats(wad)
+    assert after["waypoints"] == level.strats["waypoints"] + 1
+    assert after["strats"][camera["index"]]["waypoint_chain"] == chain + [chain[-1] + 1]
+    for before_s, after_s in zip(level.strats["strats"], after["strats"]):
+        w = before_s["waypoint"]
+        assert after_s["waypoint"] == (w + 1 if w > chain[1] else w)
+    positions = waypoint_positions(wad)
+    base_positions = waypoint_positions(level.base)
+    x, y, z = base_positions[chain[1]]
+    assert positions[chain[1] + 1] == (x + ONE // 4, y, z)
+    assert positions[chain[1] + 2 :] == base_positions[chain[1] + 1 :]
+    addon_support.assert_no_new_errors(wad, level.base)
+    assert any(c.text.startswith(f"waypoint {chain[1] + 1} ({copy.name}): new, inserted") for c in bpy.context.scene.llamawad.changes)
+
+
+def test_written_over_the_base_an_inserted_waypoint_is_the_one_it_became(level):
+    base = level.tmp / "base.wad"
+    base.write_bytes(level.base)
+    bpy.context.scene.llamawad.base_path = str(base)
+    select_only(waypoint_object(of_type(level, "Wompy")[0]["waypoint"]))
+    assert bpy.ops.object.duplicate() == {"FINISHED"}
+    bpy.context.active_object.location.x += 0.5
+    written = addon_support.export(base, overwrite_base=True)
+    assert len([o for o in bpy.context.scene.objects if o.get("llamawad") == "waypoint"]) == level.strats["waypoints"] + 1
+    assert addon_support.export(level.out) == written

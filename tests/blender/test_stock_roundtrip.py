@@ -139,7 +139,7 @@ def test_what_the_stock_exporter_writes(folder):
     other_scenes = [{"name": "Object models"}] if bpy.app.version >= (4, 5) else []
     assert [s for s in theirs["scenes"] if s is not their_scene] == other_scenes
     roots = {theirs["nodes"][n]["name"] for n in their_scene["nodes"]}
-    assert roots == {"Tiles", "Zones", "Strats", "Object models"}
+    assert roots == {"Tiles", "Zones", "Strats", "Waypoints", "Object models"}
 
     # Nodes: the same ones, with the same extras, parents and transforms.
     by_name = {n["name"]: n for n in theirs["nodes"]}

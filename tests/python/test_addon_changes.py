@@ -102,7 +102,14 @@ def test_strats_in_words():
         "strat 39 (Coin · strat 002.001): new",
         "strat 40 (Coin5 · new): new",
     ]
-    assert changes.strats_changed(report) and not changes.strats_changed({"parameters_appended": 0})
+    assert changes.level_objects_changed(report) and not changes.level_objects_changed({"parameters_appended": 0})
+    inserted = {"waypoints_added": [2], "waypoints_moved": [5], "strats_renumbered": [34, 37], "waypoint_sources": [[2, "waypoint 001.001"], [5, "waypoint 004"]]}
+    assert changes.summary(inserted) == "1 waypoint inserted; 1 waypoint moved; 2 strats name their waypoint by a new number"
+    assert changes.details(inserted) == [
+        "waypoint 2 (waypoint 001.001): new, inserted into its chain after the waypoint it copies",
+        "waypoint 5 (waypoint 004): moved or turned",
+    ]
+    assert changes.level_objects_changed(inserted)
 
 
 @pytest.mark.generator
@@ -117,9 +124,9 @@ def test_the_rust_report_reads_in_words():
     wad, report = llamawad.gltf_to_wad(base, edit.to_bytes())
     assert set(report) >= (
         {key for key, _, _ in changes.TILE_LISTS}
-        | {key for key, _, _ in changes.STRAT_LISTS}
+        | {key for key, _, _ in changes.STRAT_LISTS + changes.WAYPOINT_LISTS}
         | {key for key, *_ in changes.COUNTS}
-        | {"fit", "uv_snapped", "collision_generated", "sources", "strat_sources"}
+        | {"fit", "uv_snapped", "collision_generated", "sources", "strat_sources", "waypoint_sources", "strats_renumbered"}
     )
     rows = changes.tile_changes(report)
     moved = next(r for r in rows if r.tile == 5)

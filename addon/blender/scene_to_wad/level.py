@@ -23,8 +23,12 @@ What is handed over:
   ``strat``), with its world placement and its custom properties as extras: the Rust side writes
   where it stands and how it is turned about the vertical, its record's fields and parameters; a
   second object of one strat (Shift D) is a new strat, a strat without an object is no longer
-  created at level start (MAPPING.md, "Strats"). A scene without the Strats collection and
-  without a strat object keeps the base's strats.
+  created at level start (MAPPING.md, "Strats");
+- the root node ``Waypoints`` and one node per waypoint object (``waypoint``) the same way: a
+  waypoint moved or turned is written so, a second object of one waypoint is a new waypoint
+  inserted after it in its chain, the later ones and the strats naming them renumbered
+  (MAPPING.md, "Waypoints"). A scene without the Strats (Waypoints) collection and without a
+  strat (waypoint) object keeps the base's.
 
 Tiles, new meshes and collision objects are read as the viewport shows them, their modifiers
 applied (the scene's Apply modifiers option, as Blender's own exporters do), the Zones mesh as
@@ -490,7 +494,7 @@ def _new_meshes(context, loose: list, notes: list[Note]) -> list:
         if level_scene.is_new_mesh(context, obj, object_colls):
             out.append(obj)
         elif level_scene.in_collections(obj, object_colls):
-            continue  # named by read_only.edits and _strats
+            continue  # named by read_only.edits and _level_objects
         elif obj.type in NOT_MESHES and level_scene.in_view_layer(context.view_layer, obj):
             notes.append(Note(obj.name, f"{obj.name}: a {NOT_MESHES[obj.type]} object, not a mesh: not written; convert it to a mesh (Object › Convert › Mesh) to add it"))
         elif obj.type not in ("MESH", "LIGHT") and level_scene.in_collections(obj, tiles):
@@ -518,7 +522,8 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
     world, local = _matrices(scene.objects)
     number = {}
 
-    tiles, loose, collisions, zones, strats, read_only_objects = [], [], [], None, [], []
+    tiles, loose, collisions, zones, read_only_objects = [], [], [], None, []
+    level_objects: dict[str, list] = {role: [] for role, *_ in LEVEL_OBJECTS}
     for k, obj in enumerate(scene.objects):
         if obj.mode == "EDIT":
             raise RuntimeError(f"{obj.name} is in edit mode: leave edit mode before gathering (attributes cannot be read)")
@@ -530,8 +535,8 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
             collisions.append(obj)
         elif role == "zones" and obj.type == "MESH":
             zones = obj
-        elif role == "strat":
-            strats.append(obj)
+        elif role in level_objects:
+            level_objects[role].append(obj)
         elif role in read_only.ROLES:
             read_only_objects.append(obj)
         elif role is None:
@@ -597,32 +602,36 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
     if zones is not None:
         # The zone grid is one face per cell, whatever the viewport shows.
         w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays, as_seen=False)
-    _strats(scene, w, strats, loose, lambda obj: file_world[number[obj]], out.notes)
+    _level_objects(scene, w, level_objects, loose, lambda obj: file_world[number[obj]], out.notes)
     out.scene = w.arrays(scene.llamawad.level_json)
     return out
 
 
-def _strats(scene, w: _Scene, strats: list, loose: list, file_world, notes: list[Note]) -> None:
-    """The ``Strats`` node and a node per strat object, when the scene gives the strats (it has
-    the Strats collection or a strat object); a note for every other object in the Strats
-    collection, and for a scene without it. The objects of one strat go by name: the one import
-    made first, then its copies (Blender names a copy by adding a number), whose order is the
-    order the new strats are appended in."""
-    coll = level_scene.level_collections(scene).get("strats")
-    if coll is None and not strats:
-        notes.append(Note("", "The Strats collection is gone: the level keeps its strats as the base has them (delete the strat objects instead to take strats out of the level)"))
-        return
-    in_strats = set(coll.all_objects) if coll is not None else set()
-    for obj in loose:
-        if obj in in_strats and obj.type != "LIGHT":
-            notes.append(
-                Note(
-                    obj.name,
-                    f"{obj.name}: in Strats, but not a strat of the level (it has no strat's custom properties): not written; "
-                    "place a new strat with Add strat (WAD › Strat), or copy one (Shift D)",
-                )
-            )
-    node = w.node("Strats", np.eye(4, dtype=np.float32).reshape(16), extras='{"llamawad":"strats"}')
-    strats.sort(key=lambda o: (level_scene.whole_number(o, "strat"), o.name))
-    for obj in strats:
-        w.node(obj.name, file_world(obj), node, _extras(obj), obj)
+# The level's objects export hands over by role: (role, the group node's role and name, what to
+# do with something else put into its collection).
+LEVEL_OBJECTS = (
+    ("strat", "strats", "Strats", "place a new strat with Add strat (WAD › Strat), or copy one (Shift D)"),
+    ("waypoint", "waypoints", "Waypoints", "copy a waypoint (Shift D) to insert one after it in its chain"),
+)
+
+
+def _level_objects(scene, w: _Scene, objects: dict[str, list], loose: list, file_world, notes: list[Note]) -> None:
+    """For strats and waypoints, when the scene gives them (it has their collection or one of
+    their objects): the group node and a node per object; a note for every other object in the
+    collection, and for a scene without it. The objects of one strat or waypoint go by name: the
+    one import made first, then its copies (Blender names a copy by adding a number), whose order
+    is the order the new ones are written in."""
+    colls = level_scene.level_collections(scene)
+    for role, group, name, instead in LEVEL_OBJECTS:
+        coll, mine = colls.get(group), objects[role]
+        if coll is None and not mine:
+            notes.append(Note("", f"The {name} collection is gone: the level keeps its {group} as the base has them (delete their objects instead)"))
+            continue
+        inside = set(coll.all_objects) if coll is not None else set()
+        for obj in loose:
+            if obj in inside and obj.type != "LIGHT":
+                notes.append(Note(obj.name, f"{obj.name}: in {name}, but not one of the level's {group} (it has no {role}'s custom properties): not written; {instead}"))
+        node = w.node(name, np.eye(4, dtype=np.float32).reshape(16), extras=_json({"llamawad": group}))
+        mine.sort(key=lambda o: (level_scene.whole_number(o, role), o.name))
+        for obj in mine:
+            w.node(obj.name, file_world(obj), node, _extras(obj), obj)

@@ -276,7 +276,7 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
     called now and then. Raises llamawad.WadError for a file that is not a level.
 
     With ``only_tiles``, the scene holds the level already but for those tiles, the Zones mesh
-    and, with ``level_objects``, the strats and the object models (after an export over the
+    and, with ``level_objects``, the strats, waypoints and object models (after an export over the
     base, ``blender/written.py``): only their objects are made, in the level's collections,
     with its pages and materials."""
     import llamawad
@@ -321,6 +321,9 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
         colls = level_scene.level_collections(scene)
         if level_objects and not_created not in colls and "strats" in colls:
             colls[not_created] = _collection(colls["strats"], not_created, not_created_name)
+        if level_objects and "waypoints" not in colls:
+            # A scene imported before waypoints were shown.
+            colls["waypoints"] = _collection(scene, "waypoints", "Waypoints")
     else:
         colls = {r: _collection(scene, r, name) for r, name in level_scene.COLLECTIONS}
         colls[faceless] = _collection(colls["tiles"], faceless, faceless_name)
@@ -373,6 +376,11 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
             key = not_created if game.strat_not_created_at_start(node_extras) else "strats"
             node_extras = game.strat_properties(node_extras)
             summary.strats += 1
+        elif role == "waypoint" and level_objects:
+            obj = bpy.data.objects.new(name, None)
+            obj.empty_display_type = "PLAIN_AXES"
+            obj.empty_display_size = 0.25
+            key = "waypoints"
         else:
             continue
         colls[key].objects.link(obj)

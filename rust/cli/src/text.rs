@@ -116,7 +116,7 @@ pub fn write_change_report(
         };
         format!("{} ({}{more})", list.len(), shown.join(", "))
     };
-    let rows: [(&str, &[usize]); 10] = [
+    let rows: [(&str, &[usize]); 13] = [
         ("tiles moved or turned", &report.tiles_moved),
         ("tiles with new geometry", &report.tiles_reshaped),
         ("tiles recoloured", &report.tiles_recoloured),
@@ -127,6 +127,9 @@ pub fn write_change_report(
         ("strats added", &report.strats_added),
         ("strats removed (bit 1)", &report.strats_removed),
         ("strats restored", &report.strats_restored),
+        ("waypoints moved or turned", &report.waypoints_moved),
+        ("waypoints inserted", &report.waypoints_added),
+        ("strats renumbered", &report.strats_renumbered),
     ];
     for (label, list) in rows {
         if !list.is_empty() {

@@ -88,8 +88,9 @@ codes! {
     StratTypeFields = "strat-type-fields": "strats of one type differ in the fields the type fixes",
     StratPool = "strat-pool": "poolExtra leaves too few strat slots for the level's strats",
     UnknownStrat = "unknown-strat": "a node names a strat the base level does not have",
-    StratTilted = "strat-tilted": "a strat's node is turned about another axis than the vertical one: the record holds only the turn about y as the node shows it",
-    StratField = "strat-field": "a strat's field or parameter in the scene does not fit its place in the record or the pool (not a whole number, out of range, or a list of the wrong length)",
+    UnknownWaypoint = "unknown-waypoint": "a node names a waypoint the base level does not have",
+    StratTilted = "strat-tilted": "a strat's or waypoint's node is turned about another axis than the vertical one: the record holds only the turn about y as the node shows it",
+    StratField = "strat-field": "a strat's or waypoint's field or parameter in the scene does not fit its place in the record or the pool (not a whole number, out of range, or a list of the wrong length)",
     PlayerStart = "player-start": "the llama's start is missing, above no floor, or over a deadly floor",
     PlayerStartMaterial = "player-start-material": "the llama starts on a material its floor test skips",
     // The conversion as a whole.

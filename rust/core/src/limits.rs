@@ -24,6 +24,9 @@ pub const MAX_TILES: usize = 1 << 16;
 /// At most this many strats in a level written back: a hundred times the originals' few hundred
 /// (the engine allocates poolExtra + 30 slots of 0x154 bytes).
 pub const MAX_STRATS: usize = 1 << 16;
+/// At most this many waypoints in a level written back: strats name them by an i32, and the
+/// originals have a few dozen.
+pub const MAX_WAYPOINTS: usize = 1 << 16;
 /// At most this many TRAK models: twenty-five times the originals' 650 at most.
 pub const MAX_MODELS: usize = 1 << 14;
 /// At most this many grid cells (W × H): 512 × 512, six times 200 × 200.

@@ -95,6 +95,7 @@ fn strat_children(json: &mut Value) -> &mut Vec<Value> {
 struct MapBytes<'a> {
     map: &'a [u8],
     pool: usize,
+    waypoints: usize,
     strats: usize,
 }
 
@@ -113,6 +114,7 @@ impl<'a> MapBytes<'a> {
         let pool = 12 + 24 * n + 4;
         let mut at = pool + 4 * m.parameters.len();
         at += 4 + 90 * m.zones.len();
+        let waypoints = at;
         at += 4 + 34 * m.waypoints.len();
         at += 256 + 4 * (m.width * m.height) as usize;
         at += 24 * n + 4 * n;
@@ -127,8 +129,14 @@ impl<'a> MapBytes<'a> {
         let me = MapBytes {
             map,
             pool,
+            waypoints,
             strats: at,
         };
+        assert_eq!(
+            me.u32(waypoints) as usize,
+            m.waypoints.len(),
+            "waypoint count at block 5"
+        );
         assert_eq!(
             me.u32(at) as usize,
             m.strats.len(),
@@ -157,6 +165,18 @@ impl<'a> MapBytes<'a> {
     }
     fn pool(&self, k: usize) -> u32 {
         self.u32(self.pool + 4 * k)
+    }
+    fn waypoint_count(&self) -> usize {
+        self.u32(self.waypoints) as usize
+    }
+    /// Waypoint `i` (note 003 block 5, 34 bytes): `next` at 0, rotation at 8, position at 14.
+    fn waypoint(&self, i: usize) -> (u32, [u16; 3], [i32; 3]) {
+        let w = self.waypoints + 4 + 34 * i;
+        (
+            self.u32(w),
+            [8, 10, 12].map(|k| self.u16(w + k)),
+            [14, 18, 22].map(|k| self.i32(w + k)),
+        )
     }
     /// Strat `i`'s record: offset 0 rotation, 6 position, 18 code offset, 22 parameter count,
     /// 26 index, 30..46 type fields, 46 waypoint, 54 flags.
@@ -467,5 +487,175 @@ fn strat_edits_the_record_cannot_hold_are_refused_by_name() {
         (code, object.as_deref()),
         (Code::UnknownStrat, Some(&*name))
     );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// The JSON node of waypoint `i`.
+fn waypoint_node(json: &mut Value, i: usize) -> &mut Value {
+    json["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|n| n["extras"]["llamawad"] == "waypoint" && n["extras"]["waypoint"] == i)
+        .unwrap()
+}
+
+/// A generated level with waypoint chains (seed 2, small: chains 0–3, 4–7 and 8–10, named by
+/// two cameras and a Wompy).
+fn level_with_waypoints() -> Vec<u8> {
+    let bytes = generate(2, Size::Small).to_bytes().unwrap();
+    let m = MapBytes::of(&bytes);
+    assert!(m.waypoint_count() >= 8);
+    bytes
+}
+
+#[test]
+fn an_unchanged_gltf_with_waypoints_gives_the_base_and_a_waypoint_moved_gets_its_place() {
+    let bytes = level_with_waypoints();
+    let d = dir("waypoint-move");
+    let mut json = gltf_of(&bytes, &d);
+    let (same, report) = convert(&bytes, &json, &d).unwrap();
+    assert!(same == bytes && report.is_empty());
+    let base = MapBytes::of(&bytes);
+    let node = waypoint_node(&mut json, 5);
+    let t: Vec<f64> = serde_json::from_value(node["translation"].clone()).unwrap();
+    node["translation"] = json!([t[0] + 0.5, t[1] + 1.0, t[2] - 0.25]);
+    let (out, report) = convert(&bytes, &json, &d).unwrap();
+    assert_eq!(report.waypoints_moved, vec![5]);
+    assert!(report.waypoints_added.is_empty() && report.strats_renumbered.is_empty());
+    let m = MapBytes::of(&out);
+    let (next, rotation, position) = base.waypoint(5);
+    assert_eq!(
+        m.waypoint(5),
+        (
+            next,
+            rotation,
+            [position[0] + 2048, position[1] + 4096, position[2] - 1024]
+        )
+    );
+    // Only the 12 bytes of its place changed.
+    assert_eq!(out.len(), bytes.len());
+    assert!(out.iter().zip(&bytes).filter(|(a, b)| a != b).count() <= 12);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_duplicated_waypoint_node_is_inserted_after_it_and_later_numbers_follow() {
+    let bytes = level_with_waypoints();
+    let base = MapBytes::of(&bytes);
+    let n = base.waypoint_count();
+    let strats: Vec<Rec> = (0..base.count()).map(|s| base.record(s)).collect();
+    // Waypoint 1 continues its chain, waypoint 3 ends it (note 003: next 0 ends a chain).
+    assert!(base.waypoint(1).0 != 0 && base.waypoint(3).0 == 0);
+    let d = dir("waypoint-insert");
+    let mut json = gltf_of(&bytes, &d);
+    for (i, x) in [(1usize, 0.75f64), (3, -0.5)] {
+        let mut copy = waypoint_node(&mut json, i).clone();
+        copy["name"] = json!(format!("waypoint {i:03}.001"));
+        let t: Vec<f64> = serde_json::from_value(copy["translation"].clone()).unwrap();
+        copy["translation"] = json!([t[0] + x, t[1], t[2]]);
+        let nodes = json["nodes"].as_array_mut().unwrap();
+        nodes.push(copy);
+        let k = nodes.len() - 1;
+        json["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|g| g["extras"]["llamawad"] == "waypoints")
+            .unwrap()["children"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!(k));
+    }
+    let (out, report) = convert(&bytes, &json, &d).unwrap();
+    let m = MapBytes::of(&out);
+    assert_eq!(m.waypoint_count(), n + 2);
+    // Written: 0, 1, copy of 1, 2, 3, copy of 3, then the base's 4.. two places on.
+    assert_eq!(report.waypoints_added, vec![2, 5]);
+    let at = |w: usize| base.waypoint(w);
+    for (written, from) in [(0, 0), (1, 1), (3, 2), (4, 3)] {
+        let (next, rotation, position) = at(from);
+        let expect_next = if from == 3 { 1 } else { next };
+        assert_eq!(
+            m.waypoint(written),
+            (expect_next, rotation, position),
+            "waypoint {written}"
+        );
+    }
+    for w in 4..n {
+        assert_eq!(m.waypoint(w + 2), at(w), "base waypoint {w}");
+    }
+    let (next_1, rotation_1, p1) = at(1);
+    assert_eq!(
+        m.waypoint(2),
+        (next_1, rotation_1, [p1[0] + 3072, p1[1], p1[2]])
+    );
+    let (_, rotation_3, p3) = at(3);
+    assert_eq!(m.waypoint(5), (0, rotation_3, [p3[0] - 2048, p3[1], p3[2]]));
+    // Every strat naming a waypoint after an insertion names it at its new number.
+    for (s, before) in strats.iter().enumerate() {
+        let shift = match before.waypoint {
+            w if w > 3 => 2,
+            w if w > 1 => 1,
+            _ => 0,
+        };
+        assert_eq!(m.record(s).waypoint, before.waypoint + shift, "strat {s}");
+        assert_eq!(report.strats_renumbered.contains(&s), shift > 0);
+    }
+    assert!(!report.strats_renumbered.is_empty());
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn waypoint_edits_the_entry_cannot_hold_are_refused_and_a_missing_node_is_kept() {
+    let bytes = level_with_waypoints();
+    let d = dir("waypoint-refuse");
+    let json = gltf_of(&bytes, &d);
+    let refused = |edit: &dyn Fn(&mut Value)| {
+        let mut json = json.clone();
+        edit(&mut json);
+        let e = convert(&bytes, &json, &d).unwrap_err();
+        (e.code, e.object().map(str::to_string), e.message)
+    };
+    let (code, object, _) = refused(&|j| {
+        let h = 0.3f64;
+        waypoint_node(j, 2)["rotation"] = json!([0.0, 0.0, h.sin(), h.cos()]);
+    });
+    assert_eq!(
+        (code, object.as_deref()),
+        (Code::StratTilted, Some("waypoint 002"))
+    );
+    let (code, _, message) = refused(&|j| waypoint_node(j, 2)["extras"]["next"] = json!(-1));
+    assert_eq!(code, Code::StratField);
+    assert!(message.contains("waypoint 2: `next`"), "{message}");
+    let (code, object, _) = refused(&|j| waypoint_node(j, 2)["extras"]["waypoint"] = json!(500));
+    assert_eq!(
+        (code, object.as_deref()),
+        (Code::UnknownWaypoint, Some("waypoint 002"))
+    );
+    // A waypoint node left out: kept as it is, and said.
+    let mut json = json.clone();
+    let k = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n["extras"]["llamawad"] == "waypoint" && n["extras"]["waypoint"] == 6)
+        .unwrap();
+    json["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|g| g["extras"]["llamawad"] == "waypoints")
+        .unwrap()["children"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|c| c != &json!(k));
+    json["nodes"][k]["extras"] = json!(null);
+    let (out, report) = convert(&bytes, &json, &d).unwrap();
+    assert_eq!(out, bytes);
+    assert!(report
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("waypoint 6 has no node: kept")));
     std::fs::remove_dir_all(&d).unwrap();
 }

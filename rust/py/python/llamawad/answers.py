@@ -207,6 +207,10 @@ class ChangeReport(TypedDict):
     strats_restored: list[int]
     parameters_appended: int
     strat_sources: list[tuple[int, str]]
+    waypoints_moved: list[int]
+    waypoints_added: list[int]
+    strats_renumbered: list[int]
+    waypoint_sources: list[tuple[int, str]]
     warnings: list[str]
 
 # --- the hand-over to the add-on (MAPPING.md, "The hand-over to the Blender add-on") -------------

@@ -24,6 +24,7 @@ mod scene_arrays;
 mod source;
 mod strats;
 mod tile;
+mod waypoints;
 mod zones;
 
 pub use error::{BrokenRules, GltfToWadError};
@@ -46,6 +47,7 @@ use scene::Scene;
 use source::check_source;
 use strats::apply_strats;
 use tile::Conversion;
+use waypoints::apply_waypoints;
 use zones::{apply_zone_masks, apply_zones};
 
 /// Converts a glTF back into a level, given the level it was made from.
@@ -157,6 +159,7 @@ fn convert_scene(
         &mut refused,
     )?;
     apply_strats(scene, base, &mut c.level, &mut c.report, &mut refused)?;
+    apply_waypoints(scene, base, &mut c.level, &mut c.report, &mut refused)?;
     if let Some(e) = GltfToWadError::all(refused) {
         return Err(e);
     }

@@ -26,7 +26,8 @@ pub(super) struct Role {
 pub(super) fn role(node: &Node) -> Option<Role> {
     let extras = node.extras.as_ref()?;
     let kind = extras.get("llamawad")?.as_str()?.to_string();
-    let index = ["tile", "strat", "object_model"]
+    // A strat's extras name its waypoint too: its own number comes first.
+    let index = ["tile", "strat", "object_model", "waypoint"]
         .iter()
         .find_map(|k| extras.get(*k))
         .and_then(number)

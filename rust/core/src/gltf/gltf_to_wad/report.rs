@@ -121,6 +121,15 @@ pub struct ChangeReport {
     /// (strat, glTF node name) for every strat this conversion changed or added: where a
     /// problem of a strat comes from.
     pub strat_sources: Vec<(usize, String)>,
+    /// Waypoints (numbered as written) whose position or turn about y changed.
+    pub waypoints_moved: Vec<usize>,
+    /// New waypoints (numbered as written), inserted after the waypoint their node copies.
+    pub waypoints_added: Vec<usize>,
+    /// Strats whose waypoint number changed because waypoints were inserted before it.
+    pub strats_renumbered: Vec<usize>,
+    /// (waypoint as written, glTF node name) for every waypoint this conversion changed or
+    /// added.
+    pub waypoint_sources: Vec<(usize, String)>,
     /// (tile, glTF node name) for every tile this conversion placed, changed or added, and for
     /// each coverage tile the node of the tile it serves: where a problem of a tile comes from.
     pub sources: Vec<(usize, String)>,
@@ -145,5 +154,6 @@ impl ChangeReport {
             && self.strats_added.is_empty()
             && self.strats_removed.is_empty()
             && self.strats_restored.is_empty()
+            && self.waypoint_sources.is_empty()
     }
 }

@@ -22,6 +22,11 @@ use crate::level::{Level, Map};
 use crate::limits::MAX_STRATS;
 use crate::raw::{StratRecord, STRAT_NOT_CREATED_AT_START};
 
+/// The ranges of a record's fields.
+pub(super) const U16: (i64, i64) = (0, u16::MAX as i64);
+pub(super) const U32: (i64, i64) = (0, u32::MAX as i64);
+pub(super) const I32: (i64, i64) = (i32::MIN as i64, i32::MAX as i64);
+
 /// Whether the scene gives the level's strats: it has the `Strats` group or a strat node. A
 /// scene without either (a tool that leaves the strats out, as the add-on's export did) keeps
 /// every strat as the base has it; only a scene that gives them removes a strat by leaving out
@@ -262,13 +267,10 @@ fn read_node<'a>(
     let mut fields = Fields {
         extras: node.extras.as_ref(),
         label: &label,
-        strat: i,
+        what: format!("strat {i}"),
         errors: &mut errors,
     };
     let mut r = *base;
-    const U16: (i64, i64) = (0, u16::MAX as i64);
-    const U32: (i64, i64) = (0, u32::MAX as i64);
-    const I32: (i64, i64) = (i32::MIN as i64, i32::MAX as i64);
     if let Some(v) = fields.list("rotation", Some(3), U16) {
         r.rotation = [0, 1, 2].map(|k| v[k] as u16);
     }
@@ -309,63 +311,87 @@ fn read_node<'a>(
         )
         .map(|v| v.into_iter().map(|p| p as u32).collect());
 
-    let (scale, rotation, translation) = node.world.to_scale_rotation_translation();
-    if (scale - Vec3::ONE).abs().max_element() > 1e-3 {
-        report.warnings.push(format!(
-            "{label}: strat {i} is scaled by {scale}; a strat record holds no scale: its place and turn are written, the scale is not"
-        ));
-    }
-    let up = rotation * Vec3::Y;
-    if (up - Vec3::Y).abs().max_element() > 1e-3 {
-        errors.push(
-            GltfToWadError::node(
-                &label,
-                format!(
-                    "strat {i} is turned about x or z; its record holds the turn about the vertical axis as the node shows it (its rotations x and z, {} and {}, are kept as stored): clear that rotation",
-                    base.rotation[0], base.rotation[2]
-                ),
-            )
-            .code(Code::StratTilted),
-        );
-    }
-    let x_axis = rotation * Vec3::X;
-    let angle = (-x_axis.z).atan2(x_axis.x);
-    let turn = ((angle / std::f32::consts::TAU * TURN as f32).round() as i64)
-        .rem_euclid(TURN as i64) as u16;
-    // Rounded as a tile's fixed-point copy is (level::map::fixed_from_float).
-    let fixed = translation.to_array().map(|v| (v as f64 * 4096.0).round());
-    if fixed
-        .iter()
-        .any(|v| !(I32.0 as f64..=I32.1 as f64).contains(v))
-    {
-        errors.push(
-            GltfToWadError::node(
-                &label,
-                format!(
-                    "strat {i} stands at {translation}, past what its 20.12 position holds (±524,288 units)"
-                ),
-            )
-            .code(Code::StratField),
-        );
-    }
+    let placed = placement(node, &label, &format!("strat {i}"), base.rotation, report);
+    let (position, turn) = match placed {
+        Ok(p) => p,
+        Err(e) => {
+            errors.extend(e);
+            ([0; 3], 0)
+        }
+    };
     if !errors.is_empty() {
         return Err(errors);
     }
     Ok(Given {
         node,
         record: r,
-        position: fixed.map(|v| v as i32),
+        position,
         turn,
         parameters,
     })
 }
 
-/// The extras of a strat node, read field by field; what does not fit its field is refused.
-struct Fields<'a> {
-    extras: Option<&'a Value>,
-    label: &'a str,
-    strat: usize,
-    errors: &'a mut Vec<GltfToWadError>,
+/// Where a strat's or waypoint's node (`what`: "strat 5") stands, in 20.12 rounded as a tile's
+/// fixed-point copy is (level::map::fixed_from_float), and its turn about +y (0..4096). A scale
+/// is warned of (the record holds none); a turn about x or z is refused, naming the rotations x
+/// and z the record keeps, as is a place past what 20.12 holds.
+pub(super) fn placement(
+    node: &Node,
+    label: &str,
+    what: &str,
+    rotation: [u16; 3],
+    report: &mut ChangeReport,
+) -> Result<([i32; 3], u16), Vec<GltfToWadError>> {
+    let mut errors = Vec::new();
+    let (scale, turned, translation) = node.world.to_scale_rotation_translation();
+    if (scale - Vec3::ONE).abs().max_element() > 1e-3 {
+        report.warnings.push(format!(
+            "{label}: {what} is scaled by {scale}; its record holds no scale: its place and turn are written, the scale is not"
+        ));
+    }
+    let up = turned * Vec3::Y;
+    if (up - Vec3::Y).abs().max_element() > 1e-3 {
+        errors.push(
+            GltfToWadError::node(
+                label,
+                format!(
+                    "{what} is turned about x or z; its record holds the turn about the vertical axis as the node shows it (its rotations x and z, {} and {}, are kept as stored): clear that rotation",
+                    rotation[0], rotation[2]
+                ),
+            )
+            .code(Code::StratTilted),
+        );
+    }
+    let x_axis = turned * Vec3::X;
+    let angle = (-x_axis.z).atan2(x_axis.x);
+    let turn = ((angle / std::f32::consts::TAU * TURN as f32).round() as i64)
+        .rem_euclid(TURN as i64) as u16;
+    let fixed = translation.to_array().map(|v| (v as f64 * 4096.0).round());
+    let range = i32::MIN as f64..=i32::MAX as f64;
+    if fixed.iter().any(|v| !range.contains(v)) {
+        errors.push(
+            GltfToWadError::node(
+                label,
+                format!(
+                    "{what} stands at {translation}, past what its 20.12 position holds (±524,288 units)"
+                ),
+            )
+            .code(Code::StratField),
+        );
+    }
+    match errors.is_empty() {
+        true => Ok((fixed.map(|v| v as i32), turn)),
+        false => Err(errors),
+    }
+}
+
+/// The extras of a strat's or waypoint's node (`what`: "strat 5"), read field by field; what
+/// does not fit its field is refused.
+pub(super) struct Fields<'a> {
+    pub extras: Option<&'a Value>,
+    pub label: &'a str,
+    pub what: String,
+    pub errors: &'a mut Vec<GltfToWadError>,
 }
 
 impl Fields<'_> {
@@ -379,8 +405,8 @@ impl Fields<'_> {
             GltfToWadError::node(
                 self.label,
                 format!(
-                    "strat {}: `{key}` is {value}, which does not fit the record: {what}",
-                    self.strat
+                    "{}: `{key}` is {value}, which does not fit the record: {what}",
+                    self.what
                 ),
             )
             .code(Code::StratField),
@@ -388,7 +414,7 @@ impl Fields<'_> {
     }
 
     /// A whole number from `lo` to `hi`, however a tool wrote it.
-    fn whole(&mut self, key: &str, (lo, hi): (i64, i64)) -> Option<i64> {
+    pub fn whole(&mut self, key: &str, (lo, hi): (i64, i64)) -> Option<i64> {
         let value = self.get(key)?.clone();
         let fits =
             number(&value).filter(|v| v.fract() == 0.0 && (lo as f64..=hi as f64).contains(v));
@@ -399,7 +425,12 @@ impl Fields<'_> {
     }
 
     /// A list of whole numbers from `lo` to `hi`, `len` of them when given.
-    fn list(&mut self, key: &str, len: Option<usize>, (lo, hi): (i64, i64)) -> Option<Vec<i64>> {
+    pub fn list(
+        &mut self,
+        key: &str,
+        len: Option<usize>,
+        (lo, hi): (i64, i64),
+    ) -> Option<Vec<i64>> {
         let value = self.get(key)?.clone();
         let items = value.as_array().cloned().unwrap_or_default();
         let fits: Option<Vec<i64>> = items

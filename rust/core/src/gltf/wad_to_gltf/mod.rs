@@ -139,7 +139,7 @@ mod scene;
 
 pub use colours::{collision_material_colour, displayed_colour, srgb_to_linear_table, zone_colour};
 use materials::MaterialKey;
-pub(crate) use scene::strat_node_name;
+pub(crate) use scene::{strat_node_name, waypoint_node_name};
 
 fn extras(value: serde_json::Value) -> json::Extras {
     Some(serde_json::value::to_raw_value(&value).expect("JSON values serialise"))
@@ -270,11 +270,12 @@ fn build(
     let tiles = ex.tiles(trak, map);
     let zones = ex.zones(map);
     let strats = ex.strats(map);
+    let waypoints = ex.waypoints(map);
     let level_scene = ex.root.push(json::Scene {
         extensions: None,
         extras: extras(ex.scene_extras(map, source)),
         name: Some("Level".to_string()),
-        nodes: vec![tiles, zones, strats],
+        nodes: vec![tiles, zones, strats, waypoints],
     });
     ex.root.scene = Some(level_scene);
     let objects = ex.object_models();

@@ -83,6 +83,25 @@ impl Exporter<'_> {
         self.group("Strats", nodes, "strats")
     }
 
+    /// One node per waypoint (MAP block 5) where it stands, turned about y as its rotation y
+    /// says, its fields in the extras: what a strat's waypoint chain runs through.
+    pub(super) fn waypoints(&mut self, map: &Map) -> Index<json::Node> {
+        let mut nodes = Vec::with_capacity(map.waypoints.len());
+        for (i, w) in map.waypoints.iter().enumerate() {
+            let mut record = serde_json::to_value(w).expect("serialises");
+            record["llamawad"] = json!("waypoint");
+            record["waypoint"] = json!(i);
+            nodes.push(self.node(json::Node {
+                name: Some(waypoint_node_name(i)),
+                translation: Some(w.position.map(|v| v as f32 / 4096.0)),
+                rotation: y_rotation(game_angle(w.rotation[1] as u32)),
+                extras: extras(record),
+                ..Default::default()
+            }));
+        }
+        self.group("Waypoints", nodes, "waypoints")
+    }
+
     /// The STPC object models side by side along x, in their own scene.
     pub(super) fn object_models(&mut self) -> Index<json::Node> {
         let Some(stpc) = self.level.stpc() else {
@@ -126,4 +145,9 @@ impl Exporter<'_> {
 /// way back, of several nodes naming one strat, the one with this name keeps the strat.
 pub(crate) fn strat_node_name(type_name: Option<&str>, index: usize) -> String {
     format!("{} · strat {index:03}", type_name.unwrap_or("?"))
+}
+
+/// The name export gives a waypoint's node.
+pub(crate) fn waypoint_node_name(index: usize) -> String {
+    format!("waypoint {index:03}")
 }
