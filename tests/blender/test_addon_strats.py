@@ -291,3 +291,16 @@ def test_written_over_the_base_an_inserted_waypoint_is_the_one_it_became(level):
     written = addon_support.export(base, overwrite_base=True)
     assert len([o for o in bpy.context.scene.objects if o.get("llamawad") == "waypoint"]) == level.strats["waypoints"] + 1
     assert addon_support.export(level.out) == written
+
+
+def test_a_test_level_opens_in_blender_and_comes_back_unchanged(run_cli, small_wad_file, tmp_path):
+    """`llamawad testlevel` (note 003's test-level builder): the level it writes imports with one
+    strat object per strat it placed, and exported unchanged it is byte for byte the same."""
+    out = tmp_path / "test.wad"
+    done = run_cli("testlevel", small_wad_file, out)
+    assert done.returncode == 0, done.stderr
+    assert addon_support.import_level(out) == {"FINISHED"}
+    placed = llamawad.strats(out.read_bytes())
+    objects = [o for o in bpy.context.scene.objects if o.get("llamawad") == "strat"]
+    assert len(objects) == len(placed["strats"]) > len(llamawad.strats(small_wad_file.read_bytes())["strats"])
+    assert addon_support.export(tmp_path / "again.wad") == out.read_bytes()
