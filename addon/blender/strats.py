@@ -112,19 +112,18 @@ def waypoint_chain(order: list, first: int) -> list[bpy.types.Object]:
     ``waypoint``), in ``order`` (waypoint_order): from the object of that number through every
     next entry while its ``next`` is not 0, an inserted copy continuing into the one after it as
     export writes it (MAPPING.md, "Waypoints")."""
-    start = next((k for k, o in enumerate(order) if level_scene.whole_number(o, "waypoint") == first), None)
-    if start is None:
+    numbers = [level_scene.whole_number(o, "waypoint") for o in order]
+    if first not in numbers:
         return []
-    chain = [order[start]]
-    k = start
-    while k + 1 < len(order):
-        here, after = order[k], order[k + 1]
-        same_run = level_scene.whole_number(after, "waypoint") == level_scene.whole_number(here, "waypoint")
-        original = next(o for o in order if level_scene.whole_number(o, "waypoint") == level_scene.whole_number(here, "waypoint"))
-        if not same_run and not original.get("next"):
-            break
-        chain.append(after)
+    # Whether each waypoint's chain goes on past it: its own object's (the first of its number).
+    continues: dict[int, bool] = {}
+    for number, o in zip(numbers, order):
+        continues.setdefault(number, bool(o.get("next")))
+    k = numbers.index(first)
+    chain = [order[k]]
+    while k + 1 < len(order) and (numbers[k + 1] == numbers[k] or continues[numbers[k]]):
         k += 1
+        chain.append(order[k])
     return chain
 
 

@@ -184,16 +184,22 @@ def test_drop_to_floor_stands_the_llama_where_the_floor_test_finds_floor(level):
     assert dropped["position_fixed"][1] == round(probe["floor"]["height"] * ONE)
 
 
-def test_written_over_the_base_a_copy_is_the_strat_it_became(level):
-    """After an export over the base the scene is the level as written: the copy is the new
-    strat, and the next export adds nothing more."""
+def copied_over_the_base(level, obj, dx: float) -> bytes:
+    """``obj`` copied (Shift D), the copy moved ``dx`` along x, and the scene exported over a
+    copy of the base it was imported from; the bytes written."""
     base = level.tmp / "base.wad"
     base.write_bytes(level.base)
     bpy.context.scene.llamawad.base_path = str(base)
-    select_only(strat_object(of_type(level, "Coin")[0]["index"]))
+    select_only(obj)
     assert bpy.ops.object.duplicate() == {"FINISHED"}
-    bpy.context.active_object.location.x += 1.0
-    written = addon_support.export(base, overwrite_base=True)
+    bpy.context.active_object.location.x += dx
+    return addon_support.export(base, overwrite_base=True)
+
+
+def test_written_over_the_base_a_copy_is_the_strat_it_became(level):
+    """After an export over the base the scene is the level as written: the copy is the new
+    strat, and the next export adds nothing more."""
+    written = copied_over_the_base(level, strat_object(of_type(level, "Coin")[0]["index"]), 1.0)
     n = len(level.strats["strats"])
     assert len(llamawad.strats(written)["strats"]) == n + 1
     assert len([o for o in bpy.context.scene.objects if o.get("llamawad") == "strat"]) == n + 1
@@ -265,6 +271,12 @@ def test_a_waypoint_copied_is_inserted_into_its_chain(level):
     assert bpy.ops.object.duplicate() == {"FINISHED"}
     copy = bpy.context.active_object
     copy.location.x += 0.25
+    from addon.blender import strats
+
+    # The chain drawn runs through the copy as export writes it.
+    drawn = strats.waypoint_chain(strats.waypoint_order(bpy.context.scene), chain[0])
+    names = [f"waypoint {w:03}" for w in chain]
+    assert [o.name for o in drawn] == names[:2] + [copy.name] + names[2:]
     wad = addon_support.export(level.out)
     after = llamawad.strats(wad)
     assert after["waypoints"] == level.strats["waypoints"] + 1
@@ -282,13 +294,7 @@ def test_a_waypoint_copied_is_inserted_into_its_chain(level):
 
 
 def test_written_over_the_base_an_inserted_waypoint_is_the_one_it_became(level):
-    base = level.tmp / "base.wad"
-    base.write_bytes(level.base)
-    bpy.context.scene.llamawad.base_path = str(base)
-    select_only(waypoint_object(of_type(level, "Wompy")[0]["waypoint"]))
-    assert bpy.ops.object.duplicate() == {"FINISHED"}
-    bpy.context.active_object.location.x += 0.5
-    written = addon_support.export(base, overwrite_base=True)
+    written = copied_over_the_base(level, waypoint_object(of_type(level, "Wompy")[0]["waypoint"]), 0.5)
     assert len([o for o in bpy.context.scene.objects if o.get("llamawad") == "waypoint"]) == level.strats["waypoints"] + 1
     assert addon_support.export(level.out) == written
 
