@@ -88,6 +88,28 @@ def test_a_moved_tile_arrives_as_through_the_glb(small):
     assert report["tiles_moved"] == [json.loads(scene["nodes"]["extras"][k])["tile"]]
 
 
+def test_values_per_point_and_face_give_the_base(small):
+    """As the add-on hands a Blender mesh over: positions once per point (shared by the corners
+    that have them), the face flags once per triangle."""
+    wad, glb = small
+    scene = scene_of(glb)
+    for mesh in scene["meshes"]:
+        attributes = mesh["attributes"]
+        points, corner_points = np.unique(attributes.pop("POSITION"), axis=0, return_inverse=True)
+        mesh["point_attributes"] = {"POSITION": points}
+        mesh["corner_points"] = corner_points.astype(np.uint32).ravel()
+        if "_FLAGS" in attributes:
+            mesh["face_attributes"] = {"_FLAGS": np.ascontiguousarray(attributes.pop("_FLAGS")[::3])}
+            mesh["triangle_faces"] = np.arange(len(mesh["corner_points"]) // 3, dtype=np.uint32)
+    written, _ = llamawad.scene_to_wad(wad, scene)
+    assert written == wad
+
+    mesh = scene["meshes"][scene["nodes"]["mesh"][tile_node(scene)]]
+    mesh["corner_points"][0] = len(mesh["point_attributes"]["POSITION"])
+    with pytest.raises(llamawad.GltfToWadRefused, match="points the corners name"):
+        llamawad.scene_to_wad(wad, scene)
+
+
 def test_wrong_arrays_are_refused_naming_the_node(small):
     wad, glb = small
     scene = scene_of(glb)

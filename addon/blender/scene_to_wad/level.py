@@ -136,37 +136,39 @@ def _get(collection, attr: str, dtype, width: int = 1) -> np.ndarray:
 
 
 class _Corners:
-    """Where each triangle corner comes from, faces fanned from their first corner: its loop and
-    its face. A mesh of triangles only (what import makes) has its loops as its corners, in
-    order, and its values are taken as they are."""
+    """Where each triangle corner comes from, faces fanned from their first corner: its loop,
+    its point and its face. A mesh of triangles only (what import makes) has its loops as its
+    corners, in order, and its values are taken as they are."""
 
     def __init__(self, mesh):
         # Every face has at least three loops: three a face is triangles only.
         if len(mesh.loops) == 3 * len(mesh.polygons):
             self.loops = None
-            self.tri_face = np.arange(len(mesh.polygons))
+            self.tri_face = np.arange(len(mesh.polygons), dtype=np.uint32)
         else:
             loop_total = _get(mesh.polygons, "loop_total", np.int32)
             loop_start = _get(mesh.polygons, "loop_start", np.int32).astype(np.int64)
             tris_per_face = np.maximum(loop_total - 2, 0)
-            face = np.repeat(np.arange(len(loop_total)), tris_per_face)
+            face = np.repeat(np.arange(len(loop_total), dtype=np.uint32), tris_per_face)
             k = np.arange(len(face)) - np.repeat(np.cumsum(tris_per_face) - tris_per_face, tris_per_face)
             start = loop_start[face]
             self.loops = np.stack([start, start + k + 1, start + k + 2], 1).ravel()
             self.tri_face = face
-        self.face = np.repeat(self.tri_face, 3)
+        self.points = self.of_loops(_get(mesh.loops, "vertex_index", np.int32)).view(np.uint32)
 
     def of_loops(self, values: np.ndarray) -> np.ndarray:
         return values if self.loops is None else values[self.loops]
 
-    def of_faces(self, values: np.ndarray) -> np.ndarray:
-        return np.repeat(values, 3, axis=0) if self.loops is None else values[self.face]
+    def faces(self, corners: np.ndarray) -> list[int]:
+        """The Blender faces of the corners where ``corners`` (one a corner) is true."""
+        return np.unique(self.tri_face[np.flatnonzero(corners) // 3]).tolist()
 
 
-def _int_values(mesh, name: str, domain: str) -> np.ndarray | None:
-    """The values of an integer attribute of the importer's as float32 (as the mapping carries
-    integers: exact below 2^24), or None where the mesh has no such attribute."""
-    attr = mesh.attributes.get(name)
+def _int_values(attributes, name: str, domain: str) -> np.ndarray | None:
+    """The values of an integer attribute of the importer's (among a mesh's ``attributes``) as
+    float32 (as the mapping carries integers: exact below 2^24), or None where the mesh has no
+    such attribute."""
+    attr = attributes.get(name)
     if attr is None or attr.domain != domain:
         return None
     kind = attr.data_type
@@ -189,11 +191,16 @@ def _first_keeps(values: np.ndarray) -> np.ndarray:
 
 @dataclass
 class MeshArrays:
-    """One Blender mesh as scene_to_wad takes it: per-corner float32 attributes by the mapping's
-    names, three corners a triangle (faces fanned); the material names of its slots and each
-    triangle's slot (empty when there is at most one); the Blender face of each triangle."""
+    """One Blender mesh as scene_to_wad takes it: float32 attributes by the mapping's names, per
+    triangle corner (three corners a triangle, faces fanned), per point or per face, as Blender
+    holds them (the Rust side spreads them over the corners: far faster than numpy per mesh);
+    each corner's point; the material names of its slots and each triangle's slot (empty when
+    there is at most one); the Blender face of each triangle."""
 
-    attributes: dict[str, np.ndarray]
+    corner: dict[str, np.ndarray]
+    point: dict[str, np.ndarray]
+    face: dict[str, np.ndarray]
+    corner_points: np.ndarray
     materials: list[str | None]
     triangle_materials: np.ndarray
     face_of_triangle: np.ndarray
@@ -214,80 +221,81 @@ NOT_NUMBERS = {
 
 def render_arrays(mesh) -> MeshArrays:
     corners = _Corners(mesh)
-    corner_vertex = corners.of_loops(_get(mesh.loops, "vertex_index", np.int32))
-    co = _get(mesh.vertices, "co", np.float32, 3)
-    attrs: dict[str, np.ndarray] = {"POSITION": space.blender_to_file(co[corner_vertex])}
+    attributes = mesh.attributes
+    corner: dict[str, np.ndarray] = {}
+    point = {"POSITION": space.blender_to_file(_get(mesh.vertices, "co", np.float32, 3))}
     # The Blender face of every corner: the way back cuts quads along the diagonal the game can
     # show their UVs along, and names faces the artist sees.
-    attrs["_SOURCE_FACE"] = corners.face.astype(np.float32)
+    face = {"_SOURCE_FACE": np.arange(len(mesh.polygons), dtype=np.float32)}
     for name, key in (("wad_flags", "_FLAGS"), ("wad_texture", "_TEXTURE"), ("wad_face", "_FACE")):
-        values = _int_values(mesh, name, "FACE")
+        values = _int_values(attributes, name, "FACE")
         if values is not None:
-            attrs[key] = corners.of_faces(values)
-    tile = _int_values(mesh, level_scene.TILE_ATTRIBUTE, "FACE")
+            face[key] = values
+    tile = _int_values(attributes, level_scene.TILE_ATTRIBUTE, "FACE")
     if tile is not None:
         # The tile + 1; 0 (a face that came without it) says no tile, NaN in the mapping.
-        attrs["_TILE"] = corners.of_faces(np.where(tile > 0, tile - 1, np.nan).astype(np.float32))
-    vertex = _int_values(mesh, "wad_vertex", "POINT")
+        face["_TILE"] = np.where(tile > 0, tile - 1, np.nan).astype(np.float32)
+    vertex = _int_values(attributes, "wad_vertex", "POINT")
     if vertex is not None:
-        attrs["_VERTEX"] = vertex[corner_vertex]
+        point["_VERTEX"] = vertex
     k = 0
-    while (rgb := _int_values(mesh, f"wad_rgb_{k}", "POINT")) is not None:
-        alpha = _int_values(mesh, f"wad_alpha_{k}", "POINT")
-        attrs[f"_RGB_{k}"] = rgb[corner_vertex]
-        attrs[f"_ALPHA_{k}"] = alpha[corner_vertex] if alpha is not None else np.zeros(len(corner_vertex), np.float32)
+    while (rgb := _int_values(attributes, f"wad_rgb_{k}", "POINT")) is not None:
+        alpha = _int_values(attributes, f"wad_alpha_{k}", "POINT")
+        point[f"_RGB_{k}"] = rgb
+        point[f"_ALPHA_{k}"] = alpha if alpha is not None else np.zeros(len(rgb), np.float32)
         k += 1
     colours = mesh.color_attributes.get(COLOUR)
     if colours is not None:
         values = _get(colours.data, "color", np.float32, 4)
-        attrs["COLOR_0"] = corners.of_loops(values) if colours.domain == "CORNER" else values[corner_vertex]
+        if colours.domain == "CORNER":
+            corner["COLOR_0"] = corners.of_loops(values)
+        else:
+            point["COLOR_0"] = values
     uv_layer = mesh.uv_layers.active
     if uv_layer is not None:
         uv = corners.of_loops(_get(uv_layer.uv, "vector", np.float32, 2))
         uv[:, 1] = 1.0 - uv[:, 1]
-        attrs["TEXCOORD_0"] = uv
+        corner["TEXCOORD_0"] = uv
     # NaN says "no UV" or "no colour" at a corner to the way back (a glTF primitive without
     # them); a Blender mesh has a value at every corner, so NaN or infinity there is damage.
     for key, message in NOT_NUMBERS.items():
-        if key in attrs:
-            wrong = ~np.isfinite(attrs[key]).all(axis=1)
-            if wrong.any():
-                raise Unwritable("", message, np.unique(corners.face[wrong]).tolist())
+        if key in corner and not np.isfinite(corner[key]).all():
+            raise Unwritable("", message, corners.faces(~np.isfinite(corner[key]).all(axis=1)))
+        if key in point and not np.isfinite(point[key]).all():
+            raise Unwritable("", message, corners.faces(~np.isfinite(point[key]).all(axis=1)[corners.points]))
     names = _material_names(mesh)
     if len(names) <= 1:
-        return MeshArrays(attrs, names[:1], NO_MATERIALS, corners.tri_face)
+        return MeshArrays(corner, point, face, corners.points, names[:1], NO_MATERIALS, corners.tri_face)
     slots = _get(mesh.polygons, "material_index", np.int32)
     # A face may keep the index of a slot since removed: it has the last slot, as in Blender.
     triangle_materials = np.minimum(slots, len(names) - 1).astype(np.uint32)[corners.tri_face]
-    return MeshArrays(attrs, names, triangle_materials, corners.tri_face)
+    return MeshArrays(corner, point, face, corners.points, names, triangle_materials, corners.tri_face)
 
 
-def _face_data_arrays(mesh, face_attributes) -> tuple[dict, _Corners]:
-    """Positions of every triangle corner (file space) and the named FACE-domain integer
-    attributes as per-corner floats, for meshes whose data belong to faces (collision, zones)."""
+def _face_data_arrays(mesh, face_attributes, material: str, polygons: bool = False) -> MeshArrays:
+    """Positions and the named FACE-domain integer attributes, for meshes whose data belong to
+    faces (collision, zones); with ``polygons``, the collision polygon of each face."""
     corners = _Corners(mesh)
-    corner_vertex = corners.of_loops(_get(mesh.loops, "vertex_index", np.int32))
-    co = _get(mesh.vertices, "co", np.float32, 3)
-    attrs = {"POSITION": space.blender_to_file(co[corner_vertex])}
+    attributes = mesh.attributes
+    point = {"POSITION": space.blender_to_file(_get(mesh.vertices, "co", np.float32, 3))}
+    face = {}
     for name, key in face_attributes:
-        values = _int_values(mesh, name, "FACE")
+        values = _int_values(attributes, name, "FACE")
         if values is not None:
-            attrs[key] = corners.of_faces(values)
-    return attrs, corners
+            face[key] = values
+    if polygons:
+        polygon = _int_values(attributes, "wad_polygon", "FACE")
+        face["_POLYGON"] = np.full(len(mesh.polygons), -1, np.float32) if polygon is None else _first_keeps(polygon)
+        face["_SOURCE_FACE"] = np.arange(len(mesh.polygons), dtype=np.float32)
+    return MeshArrays({}, point, face, corners.points, [material], NO_MATERIALS, corners.tri_face)
 
 
 def collision_arrays(mesh) -> MeshArrays:
-    attrs, corners = _face_data_arrays(mesh, (("wad_material", "_MATERIAL"), ("wad_kind", "_KIND"), ("wad_group", "_GROUP")))
-    polygon = _int_values(mesh, "wad_polygon", "FACE")
-    polygon = np.full(len(mesh.polygons), -1, np.float32) if polygon is None else _first_keeps(polygon)
-    attrs["_POLYGON"] = corners.of_faces(polygon)
-    attrs["_SOURCE_FACE"] = corners.face.astype(np.float32)
-    return MeshArrays(attrs, ["collision"], NO_MATERIALS, corners.tri_face)
+    return _face_data_arrays(mesh, (("wad_material", "_MATERIAL"), ("wad_kind", "_KIND"), ("wad_group", "_GROUP")), "collision", polygons=True)
 
 
 def zones_arrays(mesh) -> MeshArrays:
-    attrs, corners = _face_data_arrays(mesh, (("wad_cell", "_CELL"), ("wad_zone", "_ZONE")))
-    return MeshArrays(attrs, ["zones"], NO_MATERIALS, corners.tri_face)
+    return _face_data_arrays(mesh, (("wad_cell", "_CELL"), ("wad_zone", "_ZONE")), "zones")
 
 
 _json = json.JSONEncoder(separators=(",", ":")).encode
@@ -370,7 +378,11 @@ class _Scene:
             arrays = arrays_of(mesh)
             self.meshes.append(
                 {
-                    "attributes": arrays.attributes,
+                    "attributes": arrays.corner,
+                    "point_attributes": arrays.point,
+                    "corner_points": arrays.corner_points,
+                    "face_attributes": arrays.face,
+                    "triangle_faces": arrays.face_of_triangle,
                     "materials": arrays.materials,
                     "triangle_materials": arrays.triangle_materials,
                 }

@@ -7,7 +7,7 @@ use llamawad::game::check_bytes;
 use llamawad::generate::{generate, Size};
 use llamawad::gltf::{
     scene_to_wad, scene_to_wad_checked, wad_to_gltf, Document, GltfToWadError, GltfToWadOptions,
-    SceneArrays, Source,
+    MeshArrays, SceneArrays, Source,
 };
 use llamawad::Code;
 use llamawad::Level;
@@ -71,6 +71,168 @@ fn generated_levels_come_back_byte_identical_through_arrays() {
             "{report:?}"
         );
         assert!(level.to_bytes().unwrap() == c.bytes, "{size} seed {seed}");
+    }
+}
+
+/// The arrays with positions and the vertex attributes given once per point (corners with the
+/// same values share one) and the face attributes once per triangle, as the add-on hands over a
+/// Blender mesh.
+fn indexed(mut arrays: SceneArrays) -> SceneArrays {
+    const PER_POINT: [&str; 2] = ["POSITION", "_VERTEX"];
+    const PER_FACE: [&str; 5] = ["_FLAGS", "_TEXTURE", "_FACE", "_TILE", "_SOURCE_FACE"];
+    let mut shared = false;
+    for mesh in &mut arrays.meshes {
+        let (mut points, corner): (Vec<_>, Vec<_>) = std::mem::take(&mut mesh.attributes)
+            .into_iter()
+            .partition(|(name, _)| PER_POINT.contains(&name.as_str()));
+        let (faces, corner): (Vec<_>, Vec<_>) = corner
+            .into_iter()
+            .partition(|(name, _)| PER_FACE.contains(&name.as_str()));
+        mesh.attributes = corner;
+        points.sort_by(|a, b| a.0.cmp(&b.0));
+        let widths: Vec<usize> = points
+            .iter()
+            .map(|(n, _)| if n == "POSITION" { 3 } else { 1 })
+            .collect();
+        let corners = points[0].1.len() / widths[0];
+        let mut seen = std::collections::HashMap::new();
+        let mut point_values = vec![Vec::new(); points.len()];
+        for c in 0..corners {
+            let key: Vec<u32> = points
+                .iter()
+                .zip(&widths)
+                .flat_map(|((_, v), &w)| v[c * w..(c + 1) * w].iter().map(|x| x.to_bits()))
+                .collect();
+            let next = seen.len() as u32;
+            let point = *seen.entry(key).or_insert_with(|| {
+                for ((k, (_, v)), &w) in points.iter().enumerate().zip(&widths) {
+                    point_values[k].extend_from_slice(&v[c * w..(c + 1) * w]);
+                }
+                next
+            });
+            mesh.corner_points.push(point);
+        }
+        shared |= seen.len() < corners;
+        mesh.point_attributes = points
+            .into_iter()
+            .zip(point_values)
+            .map(|((name, _), values)| (name, values))
+            .collect();
+        mesh.triangle_faces = (0..corners as u32 / 3).collect();
+        mesh.face_attributes = faces
+            .into_iter()
+            .map(|(name, values)| (name, values.iter().step_by(3).copied().collect()))
+            .collect();
+    }
+    assert!(shared, "corners share points");
+    arrays
+}
+
+#[test]
+fn values_given_per_point_and_face_are_values_given_per_corner() {
+    for (seed, size) in [(1, Size::Full), (3, Size::Tiny)] {
+        let c = case(seed, size);
+        let (level, report) = scene_to_wad(
+            &c.base,
+            &c.bytes,
+            indexed(c.arrays),
+            GltfToWadOptions::default(),
+        )
+        .unwrap();
+        assert!(
+            report.is_empty() && report.warnings.is_empty(),
+            "{report:?}"
+        );
+        assert!(level.to_bytes().unwrap() == c.bytes, "{size} seed {seed}");
+    }
+    // An edit reaches the level through the point values as through the corner values.
+    let c = case(3, Size::Tiny);
+    let (tile, _) = c.tile();
+    let mesh = c.arrays.nodes[tile].mesh.unwrap();
+    let raise = |attributes: &mut Vec<(String, Vec<f32>)>| {
+        let (_, p) = attributes
+            .iter_mut()
+            .find(|(n, _)| n == "POSITION")
+            .unwrap();
+        p.iter_mut().skip(1).step_by(3).for_each(|y| *y += 0.25);
+    };
+    let mut by_corner = c.arrays.clone();
+    raise(&mut by_corner.meshes[mesh].attributes);
+    let mut by_point = indexed(c.arrays.clone());
+    raise(&mut by_point.meshes[mesh].point_attributes);
+    let written = |a| {
+        let (level, _) = scene_to_wad(&c.base, &c.bytes, a, GltfToWadOptions::default()).unwrap();
+        level.to_bytes().unwrap()
+    };
+    let raised = written(by_corner);
+    assert!(raised != c.bytes);
+    assert!(written(by_point) == raised);
+}
+
+#[test]
+fn wrong_point_and_face_values_are_refused_naming_the_node() {
+    let c = case(3, Size::Tiny);
+    let (tile, name) = c.tile();
+    let mesh = c.arrays.nodes[tile].mesh.unwrap();
+    let arrays = indexed(c.arrays.clone());
+    type Spoil = Box<dyn FnOnce(&mut MeshArrays)>;
+    let cases: Vec<(&str, Spoil, &str)> = vec![
+        (
+            "a corner naming a point past the points",
+            Box::new(|m| m.corner_points[4] = u32::MAX),
+            "for each of at least 4294967296 points",
+        ),
+        (
+            "a position one value short",
+            Box::new(|m| {
+                m.point_attributes
+                    .iter_mut()
+                    .find(|(n, _)| n == "POSITION")
+                    .unwrap()
+                    .1
+                    .pop();
+            }),
+            "not 3 for each",
+        ),
+        (
+            "a triangle naming a face past the faces",
+            Box::new(|m| *m.triangle_faces.last_mut().unwrap() += 1),
+            "faces the corners name",
+        ),
+        (
+            "fewer triangle faces than triangles",
+            Box::new(|m| {
+                m.triangle_faces.pop();
+            }),
+            "for each of the",
+        ),
+        (
+            "an attribute per point the mapping does not know",
+            Box::new(|m| m.point_attributes.push(("_BOGUS".into(), vec![0.0; 1]))),
+            "not an attribute of the mapping",
+        ),
+        (
+            "an attribute per face and per corner",
+            Box::new(|m| {
+                let flags = m
+                    .face_attributes
+                    .iter()
+                    .find(|(n, _)| n == "_FLAGS")
+                    .unwrap();
+                let spread = flags.1.iter().flat_map(|&v| [v; 3]).collect();
+                m.attributes.push(("_FLAGS".into(), spread));
+            }),
+            "given twice",
+        ),
+    ];
+    for (what, spoil, words) in cases {
+        let e = c.refused(what, |a| {
+            *a = arrays.clone();
+            spoil(&mut a.meshes[mesh]);
+        });
+        assert_eq!(e.code, Code::Unreadable, "{what}: {e}");
+        assert_eq!(e.node, Some(format!("node '{name}'")), "{what}: {e}");
+        assert!(e.message.contains(words), "{what}: {e}");
     }
 }
 

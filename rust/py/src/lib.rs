@@ -687,7 +687,10 @@ mod _native {
     /// None); `meshes`, a list of dicts: `attributes` (dict of glTF attribute name, as
     /// MAPPING.md names them, to a float32 buffer of per-corner values, three corners a
     /// triangle), `materials` (list of material names or None) and `triangle_materials` (uint32
-    /// buffer, each triangle's index into `materials`; empty when all use the first). Buffers are
+    /// buffer, each triangle's index into `materials`; empty when all use the first); and, as a
+    /// Blender mesh holds them, values by the same names once per point or face:
+    /// `point_attributes` with `corner_points` (uint32 buffer, each corner's point) and
+    /// `face_attributes` with `triangle_faces` (uint32 buffer, each triangle's face). Buffers are
     /// anything with the buffer protocol (numpy arrays), read without a copy in Python.
     /// `tile_collision_given` False says the scene leaves tile collision out: a tile without a
     /// collision node keeps its model's instead of having had it deleted.

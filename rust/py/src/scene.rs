@@ -33,6 +33,14 @@ struct NodeColumns {
 #[pyo3(from_item_all)]
 struct MeshColumns {
     attributes: BTreeMap<String, PyBuffer<f32>>,
+    #[pyo3(default)]
+    point_attributes: BTreeMap<String, PyBuffer<f32>>,
+    #[pyo3(default)]
+    corner_points: Option<PyBuffer<u32>>,
+    #[pyo3(default)]
+    face_attributes: BTreeMap<String, PyBuffer<f32>>,
+    #[pyo3(default)]
+    triangle_faces: Option<PyBuffer<u32>>,
     materials: Vec<Option<String>>,
     triangle_materials: PyBuffer<u32>,
 }
@@ -103,12 +111,21 @@ pub(crate) fn scene_arrays(
         .meshes
         .into_iter()
         .map(|mesh| {
-            Ok(wad_gltf::MeshArrays {
-                attributes: mesh
-                    .attributes
+            let named = |columns: BTreeMap<String, PyBuffer<f32>>| {
+                columns
                     .into_iter()
                     .map(|(name, values)| Ok((name, values.to_vec(py)?)))
-                    .collect::<PyResult<_>>()?,
+                    .collect::<PyResult<_>>()
+            };
+            let index = |column: Option<PyBuffer<u32>>| {
+                column.map_or(Ok(Vec::new()), |values| values.to_vec(py))
+            };
+            Ok(wad_gltf::MeshArrays {
+                attributes: named(mesh.attributes)?,
+                point_attributes: named(mesh.point_attributes)?,
+                corner_points: index(mesh.corner_points)?,
+                face_attributes: named(mesh.face_attributes)?,
+                triangle_faces: index(mesh.triangle_faces)?,
                 materials: mesh.materials,
                 triangle_materials: mesh.triangle_materials.to_vec(py)?,
             })

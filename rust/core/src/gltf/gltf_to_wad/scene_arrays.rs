@@ -39,13 +39,24 @@ pub struct NodeArrays {
     pub extras: Option<String>,
 }
 
-/// A mesh: triangles, three corners each, not indexed.
+/// A mesh: triangles, three corners each. Values may be given per corner, or once per point
+/// (a Blender vertex) or face and spread over the corners by index, as a Blender mesh holds
+/// them: a tile's mesh is handed over without first being spread in Python, which costs more
+/// than the rest of an export.
 #[derive(Debug, Clone, Default)]
 pub struct MeshArrays {
     /// Per-corner values by the mapping's names: `POSITION` (three a corner), `NORMAL` (three),
     /// `TEXCOORD_0` (two), `COLOR_0` (three or four) and the custom attributes such as `_FLAGS`
     /// or `_RGB_0` (one).
     pub attributes: Vec<(String, Vec<f32>)>,
+    /// Values by the same names once per point (`COLOR_0`: four), a corner's at its point.
+    pub point_attributes: Vec<(String, Vec<f32>)>,
+    /// Each corner's point.
+    pub corner_points: Vec<u32>,
+    /// Values by the same names once per face, a triangle's at its face.
+    pub face_attributes: Vec<(String, Vec<f32>)>,
+    /// Each triangle's face.
+    pub triangle_faces: Vec<u32>,
     /// The names of the materials the triangles use (None: a slot without a material).
     pub materials: Vec<Option<String>>,
     /// Each triangle's material, an index into `materials`; empty when every triangle has the
@@ -188,13 +199,68 @@ fn read_error(message: String) -> ReadError {
     }
 }
 
+/// Values given once per element (point or face), spread over the corners: `index` names the
+/// element of every `repeat` corners. Each index is checked against every attribute's elements.
+fn spread(
+    given: Vec<(String, Vec<f32>)>,
+    index: &[u32],
+    repeat: usize,
+    domain: &str,
+    attributes: &mut Vec<(String, Vec<f32>)>,
+) -> Result<(), ReadError> {
+    let needed = index.iter().max().map_or(0, |&last| last as usize + 1);
+    for (name, values) in given {
+        let Some(width) = components(&name) else {
+            return Err(read_error(format!(
+                "{name} is not an attribute of the mapping (POSITION, NORMAL, TEXCOORD_0, COLOR_0, _FLAGS, …)"
+            )));
+        };
+        let width = width.unwrap_or(4);
+        let elements = values.len() / width;
+        if values.len() % width != 0 || elements < needed {
+            return Err(read_error(format!(
+                "{name} has {} values, not {width} for each of at least {needed} {domain}s the \
+                 corners name",
+                values.len(),
+            )));
+        }
+        let spread = index
+            .iter()
+            .flat_map(|&e| {
+                let element = &values[e as usize * width..][..width];
+                std::iter::repeat_n(element, repeat).flatten().copied()
+            })
+            .collect();
+        attributes.push((name, spread));
+    }
+    Ok(())
+}
+
 /// A mesh's arrays as triangles, every length, value and index checked.
 fn mesh_triangles(mesh: MeshArrays) -> Result<Triangles, ReadError> {
     let MeshArrays {
-        attributes,
+        mut attributes,
+        point_attributes,
+        corner_points,
+        face_attributes,
+        triangle_faces,
         materials,
         triangle_materials,
     } = mesh;
+    // Counts come first, before anything is spread out.
+    if corner_points.len() / 3 > MAX_MESH_TRIANGLES || triangle_faces.len() > MAX_MESH_TRIANGLES {
+        return Err(read_error(format!(
+            "has more than {MAX_MESH_TRIANGLES} triangles, more than a level can use"
+        )));
+    }
+    spread(
+        point_attributes,
+        &corner_points,
+        1,
+        "point",
+        &mut attributes,
+    )?;
+    spread(face_attributes, &triangle_faces, 3, "face", &mut attributes)?;
     let Some((_, positions)) = attributes.iter().find(|(name, _)| name == "POSITION") else {
         return Err(read_error("it has no POSITION".into()));
     };
@@ -388,5 +454,6 @@ fn mesh_arrays(tris: Triangles) -> MeshArrays {
         attributes,
         materials,
         triangle_materials,
+        ..MeshArrays::default()
     }
 }
