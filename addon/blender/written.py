@@ -17,7 +17,11 @@ def store_changes(scene, report: dict, models_before: list[int], models_after: l
     object it came from, or after a reload the tile's object), then the export's figures and
     ``notes`` (warnings). Returns the tile rows."""
     rows = words.tile_changes(report)
-    objects = scene_index(scene, () if reloaded else report.get("sources") or []).tiles
+    objects = {} if reloaded else {r.tile: r.source for r in rows if r.source}
+    if len(objects) < len(rows):
+        # Walking the scene's objects costs more than the rest of an export's bookkeeping: only
+        # for tiles the report names no object for.
+        objects = scene_index(scene, () if reloaded else report.get("sources") or []).tiles
     props = scene.llamawad
     props.changes.clear()
     for r in rows:

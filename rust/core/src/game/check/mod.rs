@@ -151,10 +151,14 @@ pub fn check(level: &Level) -> Report {
 /// Checks a level and marks the problems `base` already has; what may not change from the base
 /// is checked too.
 pub fn check_against(level: &Level, base: &Level) -> Report {
-    let known = problems(base);
     let mut found = problems(level);
-    for p in &mut found {
-        p.pre_existing = known.iter().any(|k| k.same_as(p));
+    // The base is checked only when there is something to find in it: every export of an
+    // edited level is checked, and a level without problems is the common case.
+    if !found.is_empty() {
+        let known = problems(base);
+        for p in &mut found {
+            p.pre_existing = known.iter().any(|k| k.same_as(p));
+        }
     }
     changed_from(level, base, &mut found);
     Report::of(found)

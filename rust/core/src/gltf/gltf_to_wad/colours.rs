@@ -49,7 +49,10 @@ pub(super) fn linear_to_srgb(c: f32) -> f32 {
 /// One corner's colour as the file carries it: the raw frames when they are there, and what the
 /// viewer shows (sRGB).
 pub(super) struct CornerColour {
-    raw: Vec<Option<Rgba>>,
+    /// Frame 0's raw bytes, apart from the others: most tiles have one frame, and a corner's
+    /// colour then needs no allocation of its own.
+    raw: Option<Rgba>,
+    later_frames: Vec<Option<Rgba>>,
     shown: Option<[f32; 3]>,
     /// Faces with flag 0x4000 show white whatever their colour: they say nothing about it.
     ignored: bool,
@@ -68,20 +71,18 @@ pub(super) fn corner_colours(
         .collect();
     (0..tris.positions.len())
         .map(|c| {
-            let raw = (0..frames)
-                .map(|k| {
-                    let packed = integer(rgb[k]?[c])?;
-                    let a = integer(alpha[k]?[c])?;
-                    (0..1 << 24).contains(&packed).then_some(())?;
-                    (0..256).contains(&a).then_some(())?;
-                    Some([
-                        packed as u8,
-                        (packed >> 8) as u8,
-                        (packed >> 16) as u8,
-                        a as u8,
-                    ])
-                })
-                .collect();
+            let raw = |k: usize| {
+                let packed = integer(rgb[k]?[c])?;
+                let a = integer(alpha[k]?[c])?;
+                (0..1 << 24).contains(&packed).then_some(())?;
+                (0..256).contains(&a).then_some(())?;
+                Some([
+                    packed as u8,
+                    (packed >> 8) as u8,
+                    (packed >> 16) as u8,
+                    a as u8,
+                ])
+            };
             let shown = tris.colours.as_ref().and_then(|cs| {
                 let [r, g, b, _] = cs[c];
                 [r, g, b]
@@ -90,7 +91,8 @@ pub(super) fn corner_colours(
                     .then(|| [r, g, b].map(|v| linear_to_srgb(v.clamp(0.0, 1.0))))
             });
             CornerColour {
-                raw,
+                raw: (frames > 0).then(|| raw(0)).flatten(),
+                later_frames: (1..frames).map(raw).collect(),
                 shown,
                 ignored: flags[c / 3].is_some_and(|f| f & face_flags::IGNORE_COLOURS != 0),
             }
@@ -114,7 +116,10 @@ impl CornerColour {
 
     /// The raw bytes of frame 0 when the shown colour still agrees with them.
     fn trusted_raw(&self, frame: usize) -> Option<Rgba> {
-        let raw = self.raw.get(frame).copied().flatten()?;
+        let raw = match frame {
+            0 => self.raw?,
+            k => self.later_frames.get(k - 1).copied().flatten()?,
+        };
         if frame > 0 || self.ignored {
             return Some(raw);
         }

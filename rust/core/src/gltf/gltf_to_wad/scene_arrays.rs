@@ -224,13 +224,13 @@ fn spread(
                 values.len(),
             )));
         }
-        let spread = index
-            .iter()
-            .flat_map(|&e| {
-                let element = &values[e as usize * width..][..width];
-                std::iter::repeat_n(element, repeat).flatten().copied()
-            })
-            .collect();
+        let mut spread = Vec::with_capacity(index.len() * repeat * width);
+        for &e in index {
+            let element = &values[e as usize * width..][..width];
+            for _ in 0..repeat {
+                spread.extend_from_slice(element);
+            }
+        }
         attributes.push((name, spread));
     }
     Ok(())
