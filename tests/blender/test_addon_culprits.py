@@ -62,3 +62,31 @@ def test_a_new_mesh_without_a_material_names_its_faces_with_a_subject(out):
     ((message, culprit),) = problems()
     assert culprit == "new slab"
     assert message.startswith("new slab, Blender faces 0, 1, 2, 3, 4, 5: no texture entry"), message
+
+
+@pytest.mark.parametrize("damage", ["uv", "corner colour", "point colour"])
+def test_values_that_are_not_numbers_name_the_object_and_its_faces(out, damage):
+    """A UV or a vertex colour that is NaN (a script's damage: Blender's own tools
+    make none) refuses the object, naming the Blender faces that use it, whichever domain holds
+    it."""
+    obj = addon_support.mesh_tiles()[0]
+    mesh = obj.data
+    corner = 4
+    using = {p.index for p in mesh.polygons if corner in p.loop_indices}
+    if damage == "uv":
+        mesh.uv_layers.active.uv[corner].vector = (float("nan"), 0.5)
+    elif damage == "corner colour":
+        mesh.color_attributes["Col"].data[corner].color = (float("nan"), 0.0, 0.0, 1.0)
+    else:
+        mesh.color_attributes.remove(mesh.color_attributes["Col"])
+        point = mesh.loops[corner].vertex_index
+        mesh.color_attributes.new("Col", "FLOAT_COLOR", "POINT").data[point].color = (0.0, float("nan"), 0.0, 1.0)
+        using = {p.index for p in mesh.polygons if point in p.vertices}
+    with pytest.raises(RuntimeError, match="Not written"):
+        bpy.ops.export_scene.llamawad(filepath=str(out))
+    assert not out.exists()
+    ((message, culprit),) = problems()
+    assert culprit == obj.name
+    faces = ", ".join(map(str, sorted(using)))
+    assert message.startswith(f"{obj.name}, Blender face{'s' if len(using) > 1 else ''} {faces}: "), message
+    assert "not numbers" in message, message
