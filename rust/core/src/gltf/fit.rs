@@ -5,7 +5,7 @@
 //! material's page that shows its UVs, sharing an existing entry where one has the same
 //! rectangle, or a new entry for its UV rectangle where none does.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use serde::Serialize;
 
@@ -138,8 +138,8 @@ pub struct Fitter {
     /// is their bounding box (a triangle shows three corners of its rectangle), so looking near
     /// that box is enough, however large the table grows (a finely subdivided mesh adds
     /// thousands).
-    by_corner: HashMap<(i8, u8, u8), Vec<usize>>,
-    index: HashMap<TextureEntry, usize>,
+    by_corner: FxHashMap<(i8, u8, u8), Vec<usize>>,
+    index: FxHashMap<TextureEntry, usize>,
 }
 
 impl Fitter {
@@ -150,8 +150,8 @@ impl Fitter {
             entries: Vec::with_capacity(entries.len()),
             shared: 0,
             errors: Vec::new(),
-            by_corner: HashMap::new(),
-            index: HashMap::new(),
+            by_corner: FxHashMap::default(),
+            index: FxHashMap::default(),
         };
         for entry in entries {
             fitter.push(entry);

@@ -330,16 +330,16 @@ pub(super) fn corners_of(tris: &Triangles, t: usize) -> [Vec3; 3] {
 /// Ceilings and faces turned down are left out: the tests the game runs want floors and walls.
 pub(super) fn collision_from_faces(tris: &Triangles) -> Vec<GivenPolygon> {
     let corners: Vec<[Vec3; 3]> = (0..tris.count()).map(|t| corners_of(tris, t)).collect();
-    let wanted: Vec<usize> = (0..tris.count())
-        .filter(|&t| {
-            let [a, b, c] = corners[t];
+    let wanted: Vec<bool> = corners
+        .iter()
+        .map(|&[a, b, c]| {
             let ny = (b - a).cross(c - a).normalize_or_zero().y;
             ny >= FLOOR_NORMAL_Y || ny.abs() < WALL_NORMAL_Y
         })
         .collect();
     given_polygons(tris, &corners, "SOURCE_FACE")
         .into_iter()
-        .filter(|p| p.tris.iter().all(|t| wanted.contains(t)))
+        .filter(|p| p.tris.iter().all(|&t| wanted[t]))
         .map(|p| GivenPolygon {
             kind: 0,
             group: 0,
