@@ -50,14 +50,13 @@ pub enum PageError {
         image_size: [u32; 2],
     },
     #[error(
-        "page {page} is RLE16-compressed, a format the notes do not document: its image was \
-         changed, but only the placeholder it is shown as can be written back (as the page's \
-         bytes, unchanged)"
+        "page {page} is RLE16-compressed, a format the notes do not document: a changed image \
+         cannot be written into it (only the unchanged placeholder, which keeps its bytes)"
     )]
     Compressed { page: usize },
     #[error(
-        "page {page} ({}×{}, {bytes} bytes) does not hold its pixels: its image was changed, but \
-         only the placeholder it is shown as can be written back (as the page's bytes, unchanged)",
+        "page {page} ({}×{}, {bytes} bytes) does not hold its pixels: a changed image cannot be \
+         written into it (only the unchanged placeholder, which keeps its bytes)",
         size[0], size[1]
     )]
     Damaged {
