@@ -28,6 +28,7 @@ fn text_of<'a>(path: &Path, level: &'a mut Level) -> Result<&'a mut Text> {
     })
 }
 
+/// `pages`: every page of `level` as `dir/page-NNN.png`, each said on a line of its own.
 pub fn pages(level: &Path, dir: &Path, out: &mut impl Write) -> Result<ExitCode> {
     let bytes = read_bytes(level)?;
     let mut parsed = parse(level, &bytes)?;
@@ -72,6 +73,8 @@ pub fn pages(level: &Path, dir: &Path, out: &mut impl Write) -> Result<ExitCode>
     Ok(ExitCode::SUCCESS)
 }
 
+/// `set-page`: `level` with page `index` taken from the PNG at `image_path`, written to `output`;
+/// what became of the page is said, a refusal writes nothing.
 pub fn set_page(
     level: &Path,
     index: usize,

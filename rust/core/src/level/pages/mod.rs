@@ -18,8 +18,8 @@ use image::{ImageEncoder, RgbaImage};
 use crate::level::text::{Page, PageKind, Palette, MAX_PAGE_SIDE};
 use crate::limits::MAX_PAGES;
 
-/// A page's side in the game: pages are 256×256 (note 001 §7, certain), and texture coordinates
-/// are page pixels / 256 whatever a page's header says.
+/// A page's side in the game: pages are 256×256 (note 001 §1, certain), and texture coordinates
+/// are page pixels / 256 whatever a page's header says (note 001 §3).
 pub const PAGE_SIDE: u32 = 256;
 
 /// The filter images are resampled with: Triangle (bilinear) has no ringing, so a hard edge or
