@@ -5,6 +5,7 @@
 //! for usage errors), a bug included: a panic is reported as an internal error, never as Rust's
 //! exit code 101. A round trip that changes the bytes exits with 3. No output is ever an input.
 
+mod pages;
 mod rules;
 mod strats;
 mod text;
@@ -43,8 +44,8 @@ enum Command {
     ///
     /// Prints the chunks and their sizes, the detected container convention, the WFPC flags, the
     /// level name, counts of models, tiles, faces (of the models and drawn over the tiles),
-    /// collision polygons, pages, texture entries, object models, strats by type name, and the
-    /// reader's warnings.
+    /// collision polygons, pages (and the bytes they take), texture entries, object models, strats
+    /// by type name, and the reader's warnings.
     Info {
         /// The level WAD to read.
         #[arg(value_name = "LEVEL.wad")]
@@ -229,6 +230,47 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write every texture page of a level as a PNG file (page-000.png, …)
+    ///
+    /// 16-bit pages as they are (pixel 0 transparent), 8-bit pages through the first palette
+    /// (which palette a page uses the notes do not say), RLE16 pages, whose compression is not
+    /// documented, as a magenta-and-black placeholder, each said so. DIR is made when missing;
+    /// each file is replaced atomically.
+    Pages {
+        /// The level WAD to read.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
+        /// The folder to write the PNG files into.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
+    /// Write a level with one texture page's pixels taken from a PNG
+    ///
+    /// The image is compared with the page as `pages` shows it, at the page's precision: an
+    /// image showing the page leaves the level's bytes as they are. Otherwise the pixels that
+    /// changed are written (16-bit: ABGR1555, an opaque black pixel 0x8000; 8-bit: the nearest
+    /// colour of the first palette, and how many moved more than a 5-bit step is said), every
+    /// other byte of the level kept. A changed image of an RLE16 page is refused, as is an image
+    /// of another size than the page's unless --resize. Nothing is written when refused, and
+    /// LEVEL is never overwritten.
+    SetPage {
+        /// The level WAD to read.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
+        /// The page to replace (its number, as in page-NNN.png).
+        #[arg(value_name = "PAGE")]
+        page: usize,
+        /// The page's new image (PNG, at most 4096 pixels a side).
+        #[arg(value_name = "IMAGE.png")]
+        image: PathBuf,
+        /// Where to write the level (replaced atomically; must not be LEVEL or the image).
+        #[arg(value_name = "OUT.wad")]
+        output: PathBuf,
+        /// Resample an image of another size to the page's (triangle filter, each axis on its
+        /// own) instead of refusing it.
+        #[arg(long)]
+        resize: bool,
+    },
     /// Write a synthetic level
     ///
     /// The level is the same for the same seed and size on every machine.
@@ -291,6 +333,8 @@ impl Command {
             Command::Strats { level, .. } => vec![level],
             Command::StratTable { dir, .. } => vec![dir],
             Command::Testlevel { source, .. } => vec![source],
+            Command::Pages { level, .. } => vec![level],
+            Command::SetPage { level, image, .. } => vec![level, image],
             Command::Generate { .. } => vec![],
         };
         match paths.as_slice() {
@@ -358,6 +402,14 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
             let options = llamawad::game::testlevel::TestLevelOptions { name, spacing };
             strats::testlevel(&source, &output, &options, json, out)
         }
+        Command::Pages { level, dir } => pages::pages(&level, &dir, out),
+        Command::SetPage {
+            level,
+            page,
+            image,
+            output,
+            resize,
+        } => pages::set_page(&level, page, &image, &output, resize, out),
         Command::Generate { seed, size, output } => {
             let bytes = generate::generate(seed, size)
                 .to_bytes()
@@ -507,7 +559,7 @@ fn roundtrip(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCo
 
 /// Refuses to write `output` when it is one of `inputs` (each with what it is to the command),
 /// before anything is written.
-fn refuse_overwriting(output: &Path, inputs: &[(&Path, &str)]) -> Result<()> {
+pub(crate) fn refuse_overwriting(output: &Path, inputs: &[(&Path, &str)]) -> Result<()> {
     match inputs.iter().find(|(input, _)| same_file(input, output)) {
         Some((_, role)) => Err(format!(
             "{} is {role}, which is never overwritten: give another output",

@@ -51,7 +51,10 @@ pub fn write_info(out: &mut impl Write, file: &str, info: &Info) -> io::Result<(
         ("faces over tiles", info.tile_faces.to_string()),
         ("tile swaps", info.tile_swaps.to_string()),
         ("palettes", info.palettes.to_string()),
-        ("pages", info.pages.to_string()),
+        (
+            "pages",
+            format!("{} ({} bytes)", info.pages, info.page_bytes),
+        ),
         ("texture entries", info.texture_entries.to_string()),
         ("object models", info.object_models.to_string()),
         ("animation sets", info.animation_sets.to_string()),

@@ -47,6 +47,13 @@ fn info_json_reports_the_generated_level() {
     assert_eq!(info["tile_faces"], tile_faces);
     assert_eq!(info["collision_polygons"], collision);
     assert_eq!(info["pages"], text.pages.len());
+    // Each page: flags, width, height, an RLE16 page's length, its pixels.
+    let page_bytes: usize = text
+        .pages
+        .iter()
+        .map(|p| 12 + 4 * (p.flags & 0x80 != 0) as usize + p.data.len())
+        .sum();
+    assert_eq!(info["page_bytes"], page_bytes);
     assert_eq!(info["texture_entries"], text.entries.len());
     assert_eq!(info["object_models"], stpc.models.len());
     assert_eq!(info["strats"], map.strats.len());

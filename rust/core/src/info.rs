@@ -35,6 +35,8 @@ pub struct Info {
     pub grid: [u32; 2],
     pub palettes: usize,
     pub pages: usize,
+    /// Bytes the pages take in the file (headers and pixels).
+    pub page_bytes: usize,
     pub texture_entries: usize,
     pub object_models: usize,
     pub animation_sets: usize,
@@ -96,6 +98,7 @@ impl Info {
             grid: map.map_or([0, 0], |m| [m.width, m.height]),
             palettes: text.map_or(0, |t| t.palettes.len()),
             pages: text.map_or(0, |t| t.pages.len()),
+            page_bytes: text.map_or(0, |t| t.pages.iter().map(|p| p.stored_size()).sum()),
             texture_entries: text.map_or(0, |t| t.entries.len()),
             object_models: stpc.map_or(0, |s| s.models.len()),
             animation_sets: stpc.map_or(0, |s| s.animations.len()),

@@ -13,6 +13,9 @@ pub const MAX_BATCH_FACES: usize = 256;
 pub const NORMAL_LENGTH_SLACK: f64 = 2.0;
 /// Faces name their texture entry with a u16 (FORMAT.md §3): at most this many entries.
 pub const MAX_TEXTURE_ENTRIES: usize = 1 << 16;
+/// A texture entry names its page with an i8 (FORMAT.md §8): pages 0 to 127, so at most this
+/// many pages can be shown.
+pub const MAX_PAGES: usize = 128;
 /// The engine allocates this many strat slots besides MAP's poolExtra (FORMAT.md §6, block 12).
 pub const STRAT_POOL_BASE: u64 = 30;
 

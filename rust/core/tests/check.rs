@@ -638,3 +638,129 @@ fn a_level_past_the_tile_cap_is_an_error() {
         "{found:?}"
     );
 }
+
+/// The problems of `code` in the written level, each with the entry it names.
+fn texture_problems(level: &Level, base: &Level, code: Code) -> Vec<(Option<usize>, bool)> {
+    check_against(&reread(level), base)
+        .problems
+        .into_iter()
+        .filter(|p| p.code == code)
+        .map(|p| (p.entry, p.pre_existing))
+        .collect()
+}
+
+/// Note 001 §7: a texture entry's rectangle is in its page's pixels (the UV rule divides by 256).
+/// An entry naming a page that does not exist, or reaching past a page made smaller, is an error
+/// naming it; a flat colour (flag bit 0) has no rectangle and names any page it likes.
+#[test]
+fn a_texture_entry_outside_its_page_is_an_error_naming_the_entry() {
+    let base = generate(4, Size::Tiny);
+    let text = base.text().unwrap();
+    assert!(problems(&base)
+        .iter()
+        .all(|p| p.code != Code::EntryOutsidePage));
+    let rect = text
+        .entries
+        .iter()
+        .position(|e| !e.is_flat_colour())
+        .unwrap();
+    let flat = text
+        .entries
+        .iter()
+        .position(|e| e.is_flat_colour())
+        .unwrap();
+    let pages = text.pages.len() as i8;
+
+    let mut level = base.clone();
+    let entries = &mut level.text_mut().unwrap().entries;
+    entries[rect].page = pages;
+    entries[flat].page = -7;
+    assert_eq!(
+        texture_problems(&level, &base, Code::EntryOutsidePage),
+        [(Some(rect), false)]
+    );
+    let report = check(&reread(&level));
+    let problem = report
+        .problems
+        .iter()
+        .find(|p| p.code == Code::EntryOutsidePage)
+        .unwrap();
+    assert_eq!(problem.severity, Severity::Error);
+    assert!(
+        problem
+            .message
+            .starts_with(&format!("texture entry {rect} names page {pages}")),
+        "{}",
+        problem.message
+    );
+
+    // A page of 128 × 64 pixels: the entries on it reaching past x 127 or y 63 are named.
+    let mut level = base.clone();
+    let text = level.text_mut().unwrap();
+    let page = text.entries[rect].page as usize;
+    let small = &mut text.pages[page];
+    let bytes = small.data.len() / (256 * 256);
+    (small.width, small.height) = (128, 64);
+    small.data.truncate(128 * 64 * bytes);
+    let past: Vec<usize> = text
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.is_flat_colour() && e.page as usize == page)
+        .filter(|(_, e)| e.u0.max(e.u1) >= 128 || e.v0.max(e.v1) >= 64)
+        .map(|(i, _)| i)
+        .collect();
+    assert!(!past.is_empty());
+    let found: Vec<usize> = texture_problems(&level, &base, Code::EntryOutsidePage)
+        .into_iter()
+        .map(|(entry, _)| entry.unwrap())
+        .collect();
+    assert_eq!(found, past);
+}
+
+/// Problems of texture entries are told apart by entry: against a base with one entry off its
+/// page, another entry's is new.
+#[test]
+fn a_texture_entry_off_its_page_is_new_against_a_base_with_another() {
+    let base = generate(4, Size::Tiny);
+    let text = base.text().unwrap();
+    let pages = text.pages.len() as i8;
+    let mut rects = (0..text.entries.len()).filter(|&i| !text.entries[i].is_flat_colour());
+    let (first, second) = (rects.next().unwrap(), rects.next().unwrap());
+    let mut one = base.clone();
+    one.text_mut().unwrap().entries[first].page = pages;
+    let mut two = one.clone();
+    two.text_mut().unwrap().entries[second].page = -1;
+    assert_eq!(
+        texture_problems(&two, &reread(&one), Code::EntryOutsidePage),
+        [(Some(first), true), (Some(second), false)]
+    );
+}
+
+/// A texture entry names its page with an i8: 128 pages (0 to 127) can be shown, a 129th not.
+#[test]
+fn more_pages_than_an_entry_can_name_is_an_error() {
+    let base = generate(4, Size::Tiny);
+    let tiny_page = llamawad::level::text::Page {
+        flags: 1,
+        width: 1,
+        height: 1,
+        data: vec![0xff, 0x7f],
+    };
+    let mut level = base.clone();
+    let pages = &mut level.text_mut().unwrap().pages;
+    pages.resize(128, tiny_page.clone());
+    assert!(problems(&level).iter().all(|p| p.code != Code::PageCount));
+    level.text_mut().unwrap().pages.push(tiny_page);
+    let found: Vec<Problem> = problems(&level)
+        .into_iter()
+        .filter(|p| p.code == Code::PageCount)
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].severity, Severity::Error);
+    assert!(
+        found[0].message.contains("129 texture pages"),
+        "{}",
+        found[0].message
+    );
+}

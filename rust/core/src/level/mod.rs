@@ -4,6 +4,7 @@
 pub mod map;
 pub mod model;
 pub mod other;
+pub mod pages;
 pub mod stpc;
 pub mod text;
 

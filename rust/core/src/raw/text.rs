@@ -141,6 +141,13 @@ impl Page {
         PageKind::of(self.flags)
     }
 
+    /// Bytes the page takes in the file: flags, width and height, an RLE16 page's length, its
+    /// pixels.
+    pub fn stored_size(&self) -> usize {
+        let length = if self.kind() == PageKind::Rle16 { 4 } else { 0 };
+        12 + length + self.data.len()
+    }
+
     /// Pixel `(x, y)` of a 16-bit page, row 0 at the top.
     pub fn pixel16(&self, x: u32, y: u32) -> Option<u16> {
         if self.kind() != PageKind::Direct16 || x >= self.width || y >= self.height {

@@ -10,6 +10,7 @@
 mod map;
 mod models;
 mod strats;
+mod textures;
 
 use crate::codes::Code;
 use serde::Serialize;
@@ -43,6 +44,10 @@ pub struct Problem {
     pub strat: Option<usize>,
     /// Grid cell (column, row).
     pub cell: Option<[u32; 2]>,
+    /// Texture entry. Not in the JSON, whose culprit fields tools and the add-on take as fixed
+    /// (the message names the entry); it tells two entries' problems apart against a base.
+    #[serde(skip)]
+    pub entry: Option<usize>,
     /// With a base level: the base has the same problem already.
     pub pre_existing: bool,
 }
@@ -59,6 +64,7 @@ impl Problem {
             face: None,
             strat: None,
             cell: None,
+            entry: None,
             pre_existing: false,
         }
     }
@@ -101,15 +107,20 @@ impl Problem {
         self
     }
 
+    pub(crate) fn entry(mut self, entry: usize) -> Problem {
+        self.entry = Some(entry);
+        self
+    }
+
     /// The same rule broken at the same place, as far as two versions of a level can tell: a
     /// strat keeps its number, a tile may not (an edited level renumbers nothing, but a re-tiled
     /// one has new tiles), so a tile's problem is known by its cell; a model's by its number and
-    /// face or polygon.
+    /// face or polygon; a texture entry's by its number.
     fn same_as(&self, other: &Problem) -> bool {
         let place = |p: &Problem| match (p.strat, p.cell) {
-            (Some(s), _) => (Some(s), None, None, None, None),
-            (None, Some(cell)) => (None, Some(cell), None, None, None),
-            (None, None) => (None, None, p.model, p.face, p.polygon),
+            (Some(s), _) => (Some(s), None, None, None, None, None),
+            (None, Some(cell)) => (None, Some(cell), None, None, None, None),
+            (None, None) => (None, None, p.model, p.face, p.polygon, p.entry),
         };
         self.code == other.code && place(self) == place(other)
     }
@@ -308,6 +319,9 @@ fn problems(level: &Level) -> Vec<Problem> {
     needed_chunks(level, &mut out);
     level_size(level, &mut out);
     let entries = level.text().map_or(&[][..], |t| t.entries.as_slice());
+    if let Some(text) = level.text() {
+        textures::check_textures(text, &mut out);
+    }
     let models = level.trak().map_or(&[][..], |t| t.models.as_slice());
     for (i, model) in models.iter().enumerate() {
         models::check_model(model, i, entries, &mut out);

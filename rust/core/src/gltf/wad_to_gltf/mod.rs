@@ -17,8 +17,9 @@ use serde_json::json;
 
 use crate::geometry::decode_collision_polygon;
 use crate::gltf::buffer::Buffer;
-use crate::gltf::texture::{decode_page, encode_png};
+use crate::gltf::texture::decode_page;
 use crate::gltf::uv::face_uvs;
+use crate::level::pages::encode_png;
 use crate::level::text::PageKind;
 use crate::level::{Level, Map, Model, Trak};
 use crate::limits::{MAX_DRAWN_FACES, MAX_GLTF_BYTES, MAX_GRID_CELLS};
