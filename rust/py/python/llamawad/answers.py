@@ -44,6 +44,8 @@ class Info(TypedDict):
     grid: tuple[int, int]
     palettes: int
     pages: int
+    # Bytes the pages take in the file (headers and pixels).
+    page_bytes: int
     texture_entries: int
     object_models: int
     animation_sets: int
