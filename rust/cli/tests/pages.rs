@@ -13,24 +13,7 @@ use llamawad::level::text::PageKind;
 use llamawad::Level;
 
 mod support;
-use support::Dir;
-
-fn run(args: &[&str], paths: &[&Path]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_llamawad"))
-        .args(args)
-        .args(paths)
-        .output()
-        .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
+use support::{llamawad as run, stdout, Dir};
 
 /// Exit 1 with one `error: ` line saying `saying`, and no panic.
 fn refused(out: &Output, saying: &str) {

@@ -1,6 +1,5 @@
 //! `probe`, `floors` and `check` from the command line: what they print and how they exit.
 
-use std::path::Path;
 use std::process::{Command, Output};
 
 use llamawad::game::floor::World;
@@ -8,16 +7,7 @@ use llamawad::generate::{generate, Size};
 use llamawad::Level;
 
 mod support;
-use support::Dir;
-
-fn llamawad(args: &[&str], paths: &[&Path]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_llamawad"));
-    command.args(args);
-    for p in paths {
-        command.arg(p);
-    }
-    command.output().unwrap()
-}
+use support::{llamawad, Dir};
 
 fn run(args: &[std::ffi::OsString]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_llamawad"))

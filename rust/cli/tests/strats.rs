@@ -8,23 +8,10 @@ use llamawad::container::Tag;
 use llamawad::generate::{generate, Size};
 
 mod support;
-use support::Dir;
+use support::{stdout, Dir};
 
 fn llamawad(args: &[&str], path: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_llamawad"))
-        .args(args)
-        .arg(path)
-        .output()
-        .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
+    support::llamawad(args, &[path])
 }
 
 /// Exit 1 with one `error: ` line naming `path`, and no panic.

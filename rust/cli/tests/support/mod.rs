@@ -1,6 +1,30 @@
-//! What the command-line tests share: a temporary folder removed when dropped.
+//! What the command-line tests share: running the tool, and a temporary folder removed when
+//! dropped.
 
-use std::path::PathBuf;
+// Each test file compiles this module on its own and uses part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The tool run with `args`, then `paths`.
+pub fn llamawad(args: &[&str], paths: &[&Path]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_llamawad"))
+        .args(args)
+        .args(paths)
+        .output()
+        .unwrap()
+}
+
+/// What a run that succeeded printed.
+pub fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
 
 /// A folder of its own under the system's temporary folder, removed with what is in it.
 pub struct Dir(pub PathBuf);
