@@ -75,7 +75,7 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
                     let d = PyDict::new(py);
                     d.set_item("code", r.code.as_str())?;
                     d.set_item("message", &r.message)?;
-                    d.set_item("node", &r.node)?;
+                    d.set_item("node", r.node.as_ref().map(ToString::to_string))?;
                     d.set_item("object", r.object())?;
                     d.set_item("faces", &r.faces)?;
                     d.set_item("source_faces", &r.source_faces)?;
@@ -96,7 +96,7 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
             let culprit = value
                 .setattr("code", e.code.as_str())
                 .and_then(|()| value.setattr("message", e.message.clone()))
-                .and_then(|()| value.setattr("node", e.node))
+                .and_then(|()| value.setattr("node", e.node.as_ref().map(ToString::to_string)))
                 .and_then(|()| value.setattr("object", object))
                 .and_then(|()| value.setattr("faces", e.faces))
                 .and_then(|()| value.setattr("source_faces", e.source_faces))
