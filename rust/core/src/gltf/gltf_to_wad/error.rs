@@ -142,6 +142,12 @@ impl GltfToWadError {
         self.node.as_ref()?.name.as_deref()
     }
 
+    /// The node's number as the conversion numbered it ([`NodeRef::index`]); None when no node
+    /// is named or only its name is known.
+    pub fn node_index(&self) -> Option<usize> {
+        self.node.as_ref()?.index
+    }
+
     pub(super) fn node(node: &NodeRef, message: impl Into<String>) -> GltfToWadError {
         GltfToWadError {
             node: Some(node.clone()),
