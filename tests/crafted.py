@@ -41,8 +41,9 @@ class Case:
     words: list[str]
     exit_status: int = 1
     exception: str = "WadError"
-    # For a refusal (GltfToWadRefused): the node named, and the faces when the fault is in faces.
-    node: str | None = None
+    # For a refusal (GltfToWadRefused): the index of the node named among the glTF's nodes, and
+    # the faces when the fault is in faces.
+    node: int | None = None
     faces: list[int] | None = None
     # Files of the case that must be exactly as they were afterwards (inputs never overwritten).
     inputs: list[str] = field(default_factory=list)
@@ -302,7 +303,7 @@ def value_cases(g: Gltf):
         old = c.json["accessors"][attributes[name]]
         bounds = {k: old[k] for k in ("min", "max") if k in old}
         p["attributes"][name] = c.add(values, **bounds)
-        return c, words, g.label(t), list(faces)
+        return c, words, t, list(faces)
 
     yield ("position-nan", *changed("POSITION", 4, [np.nan, 0, 0], ["POSITION", "not finite"], [1]))
     yield ("position-infinite", *changed("POSITION", 0, [np.inf, 0, 0], ["POSITION", "not finite"]))
@@ -558,7 +559,7 @@ def size_cases(g: Gltf):
     positions = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 1]], "<f4")
     p["attributes"] = {"POSITION": c.add(positions, min=[0, 0, 0], max=[1, 0, 1])}
     p["indices"] = c.add(np.tile(np.array([0, 1, 2], "u1"), 2**20), component=UBYTE)
-    yield "tile-mesh-1048576-triangles", c, ["has 1048576 triangles", "at most 65,535"], g.label(t)
+    yield "tile-mesh-1048576-triangles", c, ["has 1048576 triangles", "at most 65,535"], t
 
 
 def zone_mask_cases(g: Gltf):
@@ -630,7 +631,8 @@ def build(root: Path) -> list[Case]:
                 ["gltf2wad", "--base", "base.wad", "in.glb", "out.wad"],
                 "out.wad",
                 ("gltf_to_wad", data, None),
-                words + ([node] if node else []),
+                # The message names the node as "node 'NAME'".
+                words + ([g.label(node)] if node is not None else []),
                 exception="GltfToWadRefused" if refused else "WadError",
                 node=node,
                 faces=faces,
@@ -643,7 +645,7 @@ def build(root: Path) -> list[Case]:
     for maker in (index_cases, node_graph_cases, accessor_cases):
         for name, edited, words in maker(g):
             # Faults inside one mesh's data are refusals of its node; the rest, unreadable files.
-            node = g.label(g.tile()) if maker is accessor_cases else None
+            node = g.tile() if maker is accessor_cases else None
             glb_case(name, edited.glb(), words, node=node)
     for name, edited, words, node, faces in value_cases(g):
         glb_case(name, edited.glb(), words, node=node, faces=faces)

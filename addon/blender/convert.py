@@ -60,7 +60,7 @@ class Refusal(Exception):
 
 def _refusal_problem(gathered: Gathered, refusal: Refused) -> dict:
     """One refusal as a problem of the Level panel's list, with its object and Blender faces."""
-    obj, faces = gathered.culprit(refusal["object"], list(refusal["faces"]), refusal["code"], list(refusal["source_faces"]))
+    obj, faces = gathered.culprit(refusal["node_index"], refusal["object"], list(refusal["faces"]), refusal["code"], list(refusal["source_faces"]))
     name = obj.name if obj is not None else (refusal["object"] or "")
     p = found.problem(refusal["code"], "error", found.refusal_sentence(name, faces, refusal["message"]))
     p["target"] = found.Target(obj.name if obj is not None else "")
@@ -147,7 +147,7 @@ def _converted(context, conversion: Callable[[dict, dict], T]) -> tuple[Gathered
     try:
         return gathered, conversion(gathered.scene, options)
     except llamawad.GltfToWadRefused as e:
-        obj, faces = gathered.culprit(e.object, list(e.faces), e.code, list(e.source_faces))
+        obj, faces = gathered.culprit(e.node_index, e.object, list(e.faces), e.code, list(e.source_faces))
         name = obj.name if obj is not None else ""
         # The core's words without its triangle numbers: the object and its Blender faces are
         # named where the refusal is reported.

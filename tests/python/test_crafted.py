@@ -156,8 +156,8 @@ def test_the_python_module_raises_each_as_a_wad_error(corpus):
                 problems.append(f"{type(e).__name__}, expected {case.exception}")
             problems += [f"does not say {w!r}" for w in case.words if w not in str(e)]
             if case.exception == "GltfToWadRefused":
-                if e.node != case.node:
-                    problems.append(f"node {e.node!r}, expected {case.node!r}")
+                if e.node_index != case.node:
+                    problems.append(f"node {e.node_index!r}, expected {case.node!r}")
                 if case.faces is not None and e.faces != case.faces:
                     problems.append(f"faces {e.faces}, expected {case.faces}")
             if problems:

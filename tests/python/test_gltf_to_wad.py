@@ -239,8 +239,11 @@ def test_a_refusal_names_its_culprit_and_writes_nothing(refusal, small, run_cli,
     with pytest.raises(llamawad.GltfToWadRefused) as refused:
         llamawad.gltf_to_wad(wad, edited)
     e = refused.value
-    assert e.node == f"node '{node}'", str(e)
-    assert (e.object, e.code) == (node, CODES[refusal.__name__]), str(e)
+    # The node by its index among the glTF's nodes and by its name, as the message names it.
+    index = [n.get("name") for n in g.json["nodes"]].index(node)
+    assert (e.node_index, e.object, e.code) == (index, node, CODES[refusal.__name__]), str(e)
+    assert (e.refusals[0]["node_index"], e.refusals[0]["object"]) == (index, node)
+    assert str(e).startswith(f"node '{node}': "), str(e)
     assert e.problems == [] and e.tile is None
     if faces is not None:
         assert e.faces == faces, str(e)
@@ -271,7 +274,7 @@ def test_a_gltf_of_another_level_is_refused_unless_forced(small, run_cli, tmp_pa
 
     with pytest.raises(llamawad.GltfToWadRefused, match="another level") as refused:
         llamawad.gltf_to_wad(other, glb)
-    assert refused.value.node is None and refused.value.faces == []
+    assert refused.value.node_index is None and refused.value.faces == []
     assert (refused.value.code, refused.value.object) == ("other-level", None)
     written, report = llamawad.gltf_to_wad(other, glb, force=True)
     assert written == wad, "the glTF's zone table wins"

@@ -131,6 +131,30 @@ def test_wrong_arrays_are_refused_naming_the_node(small):
     assert e.value.source_faces == []
 
 
+@pytest.mark.parametrize("name", ["scaled copy", None])
+def test_a_refusal_names_the_node_by_its_number_in_the_arrays(small, name):
+    """A tool looks the culprit up by ``node_index``, the node's index among the nodes it handed
+    over, with ``object`` its name as given (None without one). A scaled copy of a tile given last,
+    as the tile's sibling: walked before the groups after the tiles', still named by its index."""
+    wad, glb = small
+    scene = scene_of(glb)
+    nodes, k = scene["nodes"], tile_node(scene)
+    last = len(nodes["name"])
+    copy = nodes["matrix"][k].copy()
+    copy[0] *= 1.5  # column-major: x scaled
+    nodes["name"].append(name)
+    nodes["parent"] = np.append(nodes["parent"], nodes["parent"][k]).astype(np.int32)
+    nodes["matrix"] = np.vstack([nodes["matrix"], copy])
+    nodes["mesh"] = np.append(nodes["mesh"], nodes["mesh"][k]).astype(np.int32)
+    nodes["extras"].append(nodes["extras"][k])
+    assert any(p < 0 for p in nodes["parent"][k + 1 :]), "groups follow the tiles'"
+    with pytest.raises(llamawad.GltfToWadRefused) as e:
+        llamawad.scene_to_wad(wad, scene)
+    assert (e.value.code, e.value.node_index, e.value.object) == ("tile-scaled", last, name)
+    assert [(r["node_index"], r["object"]) for r in e.value.refusals] == [(last, name)]
+    assert str(e.value).startswith(f"node '{name}': " if name else f"node {last}: ")
+
+
 @pytest.mark.parametrize(
     "spoil, words",
     [

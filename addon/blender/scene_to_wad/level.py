@@ -94,16 +94,14 @@ class Gathered:
         """The objects written as new geometry: new meshes and their collision."""
         return [o for o in self.node_objects.values() if level_scene.role(o) is None]
 
-    def culprit(self, object_name: str | None, faces: list[int], code: str = "", source_faces: list[int] | None = None) -> tuple[bpy.types.Object | None, list[int]]:
-        """The object and Blender faces a refusal names: its ``object`` (the node's name, which is
-        the object's, or "node N" for a node without one), and its faces as Blender's
+    def culprit(self, node_index: int | None, object_name: str | None, faces: list[int], code: str = "", source_faces: list[int] | None = None) -> tuple[bpy.types.Object | None, list[int]]:
+        """The object and Blender faces a refusal names: its node by ``node_index`` (the node's
+        number in the arrays handed over), else by ``object`` (the node's name, which is the
+        object's, for a refusal that knows the node by its name alone), and its faces as Blender's
         (``source_faces``) or as triangle numbers (``faces``)."""
-        if not object_name:
-            return None, []
-        index = self.node_names.get(object_name)
-        number = object_name.removeprefix("node ")
-        if index is None and number.isdigit():
-            index = int(number)
+        index = node_index
+        if index is None and object_name:
+            index = self.node_names.get(object_name)
         if index is None:
             return None, []
         obj = self.node_objects.get(index)

@@ -21,7 +21,8 @@ use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::face_uvs;
 use llamawad::gltf::{
-    wad_to_gltf, ChangeReport, Document, Gltf, GltfToWadError, GltfToWadOptions, Source, TileEdit,
+    wad_to_gltf, ChangeReport, Document, Gltf, GltfToWadError, GltfToWadOptions, NodeRef, Source,
+    TileEdit,
 };
 use llamawad::level::{Model, Tile};
 use llamawad::raw::CollisionPolygon;
@@ -1717,13 +1718,16 @@ fn a_duplicated_tile_node_is_appended_as_a_new_tile() {
 // ---------------------------------------------------------------------------------------------
 // Refusals: each names the node (and the faces) at fault.
 
-fn assert_names(e: &GltfToWadError, node: &str, faces: Option<&[usize]>, words: &[&str]) {
+fn assert_names(
+    e: &GltfToWadError,
+    case: &Case,
+    node: usize,
+    faces: Option<&[usize]>,
+    words: &[&str],
+) {
     let text = e.to_string();
-    assert!(
-        e.node.as_deref().is_some_and(|n| n.contains(node)),
-        "{text}: node {node}"
-    );
-    assert!(text.contains(node), "{text}");
+    assert_eq!(e.node, Some(node_ref(case, node)), "{text}");
+    assert!(text.contains(&node_label(case, node)), "{text}");
     if let Some(faces) = faces {
         assert_eq!(e.faces, faces, "{text}");
     }
@@ -1734,6 +1738,14 @@ fn assert_names(e: &GltfToWadError, node: &str, faces: Option<&[usize]>, words: 
 
 fn node_label(case: &Case, node: usize) -> String {
     format!("'{}'", case.gltf.root.nodes[node].name.as_deref().unwrap())
+}
+
+/// The glTF node `node` as a refusal names it: by its index among the glTF's nodes.
+fn node_ref(case: &Case, node: usize) -> NodeRef {
+    NodeRef {
+        index: Some(node),
+        name: case.gltf.root.nodes[node].name.clone(),
+    }
 }
 
 #[test]
@@ -1761,7 +1773,7 @@ fn refused_a_model_over_8000_vertices() {
         }
     });
     let e = case.refused();
-    assert_names(&e, &node_label(&case, node), None, &["vertices", "8000"]);
+    assert_names(&e, &case, node, None, &["vertices", "8000"]);
 }
 
 #[test]
@@ -1780,12 +1792,7 @@ fn refused_a_model_over_65535_faces() {
         p.get_mut("_VERTEX")[3 * first..].fill(f32::NAN);
     });
     let e = case.refused();
-    assert_names(
-        &e,
-        &node_label(&case, node),
-        Some(&[]),
-        &["faces", "at most 65,535"],
-    );
+    assert_names(&e, &case, node, Some(&[]), &["faces", "at most 65,535"]);
 }
 
 #[test]
@@ -1809,7 +1816,8 @@ fn refused_a_collision_polygon_more_than_8_units_from_its_tile() {
     let e = case.refused();
     assert_names(
         &e,
-        &node_label(&case, case.tile_node(tile)),
+        &case,
+        case.tile_node(tile),
         Some(&faces),
         &["polygon 1", "8 units"],
     );
@@ -1826,7 +1834,8 @@ fn refused_a_tile_outside_the_grid_and_a_tile_turned_about_x_or_z() {
     case.gltf.root.nodes[node].translation = Some([-3.0, t[1], t[2]]);
     assert_names(
         &case.refused(),
-        &node_label(&case, node),
+        &case,
+        node,
         Some(&[]),
         &["outside", "grid"],
     );
@@ -1839,7 +1848,8 @@ fn refused_a_tile_outside_the_grid_and_a_tile_turned_about_x_or_z() {
     case.gltf.root.nodes[node].translation = Some([t[0], t[1], h as f32 + 0.5]);
     assert_names(
         &case.refused(),
-        &node_label(&case, node),
+        &case,
+        node,
         Some(&[]),
         &["outside", &format!("{w}×{h}")],
     );
@@ -1850,7 +1860,8 @@ fn refused_a_tile_outside_the_grid_and_a_tile_turned_about_x_or_z() {
         case.gltf.root.nodes[node].rotation = Some(json::scene::UnitQuaternion(q.to_array()));
         assert_names(
             &case.refused(),
-            &node_label(&case, node),
+            &case,
+            node,
             Some(&[]),
             &["turned about x or z"],
         );
@@ -1873,7 +1884,8 @@ fn refused_a_texture_entry_out_of_range() {
     let e = case.refused();
     assert_names(
         &e,
-        &node_label(&case, node),
+        &case,
+        node,
         Some(&faces),
         &[
             &format!("texture entry {entries} does not exist"),
@@ -1925,7 +1937,8 @@ fn refused_a_non_planar_and_a_degenerate_collision_polygon() {
     let e = case.refused();
     assert_names(
         &e,
-        &node_label(&case, case.tile_node(tile)),
+        &case,
+        case.tile_node(tile),
         Some(&faces),
         &[
             &format!("collision polygon {quad}"),
@@ -1985,7 +1998,8 @@ fn refused_a_non_planar_and_a_degenerate_collision_polygon() {
     let e = case.refused();
     assert_names(
         &e,
-        &node_label(&case, case.tile_node(tile)),
+        &case,
+        case.tile_node(tile),
         Some(&faces),
         &[
             &format!("collision polygon {quad}"),
@@ -2469,6 +2483,28 @@ fn a_tile_joined_into_a_new_mesh_stays_that_tile() {
 }
 
 #[test]
+fn a_node_without_a_name_is_named_by_its_index() {
+    // A tool finds the culprit by the glTF node's index: the refusal carries it and no name, and
+    // the message says "node N" (through both doors, each numbering the nodes it was given).
+    let mut case = Case::new(2, Size::Small);
+    let node = case.tile_node(3);
+    case.gltf.root.nodes[node].name = None;
+    case.gltf.root.nodes[node].scale = Some([1.5, 1.5, 1.5]);
+    let e = case.refused();
+    let unnamed = NodeRef {
+        index: Some(node),
+        name: None,
+    };
+    assert_eq!((e.code, e.node.clone()), (Code::TileScaled, Some(unnamed)));
+    assert_eq!(e.object(), None);
+    assert!(
+        e.to_string()
+            .starts_with(&format!("node {node}: is scaled")),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_refusal_names_every_culprit_not_the_first() {
     // Three tiles scaled: each is tried and named, in node order, each with its own words.
     let mut case = Case::new(2, Size::Small);
@@ -2478,10 +2514,10 @@ fn a_refusal_names_every_culprit_not_the_first() {
         case.gltf.root.nodes[node].scale = Some([1.5, 1.5, 1.5]);
     }
     let e = case.refused();
-    let named: Vec<String> = e.each().map(|r| r.node.clone().unwrap()).collect();
-    let expected: Vec<String> = tiles
+    let named: Vec<Option<NodeRef>> = e.each().map(|r| r.node.clone()).collect();
+    let expected: Vec<Option<NodeRef>> = tiles
         .iter()
-        .map(|&t| format!("node {}", node_label(&case, case.tile_node(t))))
+        .map(|&t| Some(node_ref(&case, case.tile_node(t))))
         .collect();
     assert_eq!(named, expected);
     assert!(e.each().all(|r| r.code == Code::TileScaled), "{e}");

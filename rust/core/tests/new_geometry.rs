@@ -15,7 +15,9 @@ use llamawad::game::floors::{compare_floors, random_points};
 use llamawad::generate::{generate, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::face_uvs;
-use llamawad::gltf::{wad_to_gltf, ChangeReport, Document, Gltf, GltfToWadOptions, Source};
+use llamawad::gltf::{
+    wad_to_gltf, ChangeReport, Document, Gltf, GltfToWadOptions, NodeRef, Source,
+};
 use llamawad::raw::{face_flags, TextureEntry};
 use llamawad::Code;
 use llamawad::Level;
@@ -705,7 +707,7 @@ fn uvs_that_are_no_rectangle_half_are_refused_by_face_or_snapped() {
         [0.5, 0.75],
         [0.75, 0.75],
     ];
-    add_mesh(
+    let sheared = add_mesh(
         &mut gltf,
         "Sheared",
         &positions,
@@ -714,9 +716,13 @@ fn uvs_that_are_no_rectangle_half_are_refused_by_face_or_snapped() {
         None,
     );
     let e = convert(&base, &gltf, GltfToWadOptions::default()).unwrap_err();
+    let node = NodeRef {
+        index: Some(sheared.value()),
+        name: Some("Sheared".to_string()),
+    };
     assert_eq!(
-        (e.node.as_deref(), e.faces.clone()),
-        (Some("node 'Sheared'"), vec![0]),
+        (e.node.clone(), e.faces.clone()),
+        (Some(node), vec![0]),
         "{e}"
     );
     assert!(
@@ -896,7 +902,9 @@ fn many_new_texture_entries_are_warned_of_and_past_the_u16_limit_refused_by_name
     );
     let e = convert(&base, &gltf, GltfToWadOptions::default()).unwrap_err();
     assert_eq!(e.code, Code::TextureEntryLimit, "{e}");
-    assert_eq!(e.object(), Some("Finest plate"));
+    // Entries are counted by object: the refusal knows the node by its name alone.
+    let node = e.node.clone().unwrap();
+    assert_eq!((node.index, e.object()), (None, Some("Finest plate")));
     assert!(e.message.contains("need 65580 texture entries"), "{e}");
     assert!(e.message.contains("at most 65536"), "{e}");
 }

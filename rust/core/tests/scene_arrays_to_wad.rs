@@ -7,7 +7,7 @@ use llamawad::game::check_bytes;
 use llamawad::generate::{generate, Size};
 use llamawad::gltf::{
     scene_to_wad, scene_to_wad_checked, wad_to_gltf, Document, GltfToWadError, GltfToWadOptions,
-    MeshArrays, SceneArrays, Source,
+    MeshArrays, NodeRef, SceneArrays, Source,
 };
 use llamawad::Code;
 use llamawad::Level;
@@ -58,6 +58,14 @@ impl Case {
             Err(e) => e,
         }
     }
+}
+
+/// The node a refusal names: its index among the nodes handed over, and its name.
+fn node_ref(index: usize, name: &str) -> Option<NodeRef> {
+    Some(NodeRef {
+        index: Some(index),
+        name: Some(name.to_string()),
+    })
 }
 
 #[test]
@@ -231,7 +239,7 @@ fn wrong_point_and_face_values_are_refused_naming_the_node() {
             spoil(&mut a.meshes[mesh]);
         });
         assert_eq!(e.code, Code::Unreadable, "{what}: {e}");
-        assert_eq!(e.node, Some(format!("node '{name}'")), "{what}: {e}");
+        assert_eq!(e.node, node_ref(tile, &name), "{what}: {e}");
         assert!(e.message.contains(words), "{what}: {e}");
     }
 }
@@ -292,7 +300,7 @@ fn wrong_arrays_are_refused_naming_the_node() {
     let c = case(1, Size::Tiny);
     let (tile, name) = c.tile();
     let mesh = c.arrays.nodes[tile].mesh.unwrap();
-    let node = Some(format!("node '{name}'"));
+    let node = node_ref(tile, &name);
     let attribute = |a: &mut SceneArrays, wanted: &str| {
         let k = a.meshes[mesh]
             .attributes
@@ -415,8 +423,8 @@ fn wrong_arrays_are_refused_naming_the_node() {
     assert_eq!(e.faces, vec![1]);
 
     // Nested deeper than a glTF is read.
+    let first = c.arrays.nodes.len();
     let e = c.refused("nested too deep", |a| {
-        let first = a.nodes.len();
         for k in 0..70 {
             let mut n = a.nodes[tile].clone();
             n.name = Some(format!("deep {k}"));
@@ -425,11 +433,40 @@ fn wrong_arrays_are_refused_naming_the_node() {
         }
     });
     assert_eq!(e.code, Code::Unreadable);
-    assert_eq!(e.node.as_deref(), Some("node 'deep 64'"), "{e}");
+    assert_eq!(e.node, node_ref(first + 64, "deep 64"), "{e}");
+    assert!(e.to_string().starts_with("node 'deep 64': "), "{e}");
 
     // A scene whose extras are not an object is the level's fault.
     let e = c.refused("scene extras", |a| a.extras = Some("[1, 2]".into()));
     assert_eq!((e.code, e.node), (Code::Unreadable, None));
+}
+
+#[test]
+fn a_node_without_a_name_is_named_by_its_number_among_the_arrays() {
+    // A tool looks the culprit up by its number among the nodes it handed over. An unnamed copy
+    // of a tile, scaled, given after every other node as the tile's sibling: walked before the
+    // groups that follow the tiles', it is still named by that number, and by no name; the
+    // message says "node N".
+    let c = case(1, Size::Tiny);
+    let (tile, _) = c.tile();
+    let last = c.arrays.nodes.len();
+    let e = c.refused("an unnamed copy scaled", |a| {
+        let mut copy = a.nodes[tile].clone();
+        copy.name = None;
+        copy.matrix[0] = 1.5;
+        a.nodes.push(copy);
+    });
+    let unnamed = NodeRef {
+        index: Some(last),
+        name: None,
+    };
+    assert_eq!((e.code, e.node.clone()), (Code::TileScaled, Some(unnamed)));
+    assert_eq!(e.object(), None);
+    assert!(
+        e.to_string()
+            .starts_with(&format!("node {last}: is scaled")),
+        "{e}"
+    );
 }
 
 #[test]
@@ -444,6 +481,6 @@ fn more_triangles_than_a_level_can_use_are_refused_before_they_are_read() {
         )];
     });
     assert_eq!(e.code, Code::Unreadable);
-    assert_eq!(e.node, Some(format!("node '{name}'")));
+    assert_eq!(e.node, node_ref(tile, &name));
     assert!(e.message.contains("more than"), "{e}");
 }

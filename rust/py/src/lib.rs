@@ -42,15 +42,17 @@ pyo3::create_exception!(
     "The glTF (or the scene handed over as arrays) cannot become a level. Besides the message, the fields say what to select and \
      why, never to be parsed from the message: `message` (what is wrong and what to do, \
      without the culprit the string of the exception puts before it), `code` (short and stable: `no-uvs`, \
-     `no-material`, `uvs-not-rectangle`, `tile-outside-grid`, `game-rules`, …), `object` (the \
-     glTF node's name, the Blender object, or None) and `node` (\"node 'NAME'\"), `faces` (its \
-     triangles at fault, in the order the node's mesh lists them) and `source_faces` (the same \
-     as the faces of the tool that wrote the glTF, where its triangles carry `_SOURCE_FACE`: \
-     Blender's faces); for the game's rules (`game-rules`) `problems` (dicts as `check` gives \
+     `no-material`, `uvs-not-rectangle`, `tile-outside-grid`, `game-rules`, …), `node_index` \
+     (the node's index among the glTF's nodes, or among the nodes handed to `scene_to_wad`; None \
+     when no node is named, or only by its name) and `object` (the node's name as the tool that \
+     wrote it gave it, the Blender object; None when no node is named or it has no name), \
+     `faces` (its triangles at fault, in the order the node's mesh lists them) and \
+     `source_faces` (the same as the faces of the tool that wrote the glTF, where its triangles \
+     carry `_SOURCE_FACE`: Blender's faces); for the game's rules (`game-rules`) `problems` (dicts as `check` gives \
      them), `sources` (the (tile, glTF node name) pairs of the conversion), `strat_sources` (the \
      (strat, glTF node name) pairs of the strats it changed or added) and the first \
      problem's `tile`, `polygon` and `cell` [x, z]; `refusals`: every refusal of the \
-     conversion, this one first, as dicts with `code`, `message`, `node`, `object`, `faces` and \
+     conversion, this one first, as dicts with `code`, `message`, `node_index`, `object`, `faces` and \
      `source_faces` (every node is tried, so that each culprit is named)."
 );
 
@@ -68,6 +70,7 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
             let err = GltfToWadRefused::new_err(e.to_string());
             let value = err.value(py);
             let object = e.object().map(str::to_string);
+            let node_index = e.node_index();
             // Every refusal of the conversion, this one first, each with its own culprit.
             let refusals = e
                 .each()
@@ -75,7 +78,7 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
                     let d = PyDict::new(py);
                     d.set_item("code", r.code.as_str())?;
                     d.set_item("message", &r.message)?;
-                    d.set_item("node", &r.node)?;
+                    d.set_item("node_index", r.node_index())?;
                     d.set_item("object", r.object())?;
                     d.set_item("faces", &r.faces)?;
                     d.set_item("source_faces", &r.source_faces)?;
@@ -96,7 +99,7 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
             let culprit = value
                 .setattr("code", e.code.as_str())
                 .and_then(|()| value.setattr("message", e.message.clone()))
-                .and_then(|()| value.setattr("node", e.node))
+                .and_then(|()| value.setattr("node_index", node_index))
                 .and_then(|()| value.setattr("object", object))
                 .and_then(|()| value.setattr("faces", e.faces))
                 .and_then(|()| value.setattr("source_faces", e.source_faces))

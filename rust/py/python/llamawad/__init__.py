@@ -42,8 +42,10 @@ tuples for fixed pairs and triples); ``llamawad.answers`` types each as a ``Type
 - ``CODES: dict[str, str]``: every problem and refusal code (``check``'s problems,
   ``GltfToWadRefused.code``) and what it means: decide by code, never by a message's wording
 - ``WadError`` (a ``ValueError``): raised for every file that cannot be read or written
-- ``GltfToWadRefused`` (a ``WadError``): a glTF that cannot become a level; ``node`` (str or None)
-  and ``faces`` (list of triangle indices in the node's mesh) name the culprit
+- ``GltfToWadRefused`` (a ``WadError``): a glTF that cannot become a level; ``node_index`` (the
+  node's index among the glTF's nodes or the nodes handed to ``scene_to_wad``, or None),
+  ``object`` (the node's name, or None) and ``faces`` (list of triangle indices in the node's
+  mesh) name the culprit
 """
 
 from ._native import (

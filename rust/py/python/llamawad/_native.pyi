@@ -53,7 +53,7 @@ class WadError(ValueError): ...
 class GltfToWadRefused(WadError):
     code: str
     message: str
-    node: str | None
+    node_index: int | None
     object: str | None
     faces: list[int]
     source_faces: list[int]

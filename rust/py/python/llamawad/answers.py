@@ -12,8 +12,8 @@ __all__ = ["Candidate", "Cell", "ChangeReport", "CheckReport", "ChunkInfo", "Con
 class Refusal(TypedDict):
     code: str  # one of llamawad.CODES
     message: str
-    node: str | None
-    object: str | None
+    node_index: int | None  # the node's index among the glTF's (or the handed-over) nodes
+    object: str | None  # the node's name
     faces: list[int]
     source_faces: list[int]
 

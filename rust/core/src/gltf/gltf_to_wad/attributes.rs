@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use glam::Vec3;
 
-use super::error::GltfToWadError;
+use super::error::{GltfToWadError, NodeRef};
 use super::scene::{Node, Scene};
 use crate::gltf::read::Triangles;
 
@@ -29,7 +29,10 @@ pub(super) fn per_triangle(tris: &Triangles, name: &str) -> Vec<Option<i64>> {
 }
 
 /// Each triangle's face flags (`_FLAGS`), refusing values that are not 16-bit integers.
-pub(super) fn face_flags(tris: &Triangles, name: &str) -> Result<Vec<Option<u16>>, GltfToWadError> {
+pub(super) fn face_flags(
+    tris: &Triangles,
+    culprit: &NodeRef,
+) -> Result<Vec<Option<u16>>, GltfToWadError> {
     let Some(values) = tris.scalar("FLAGS") else {
         return Ok(vec![None; tris.count()]);
     };
@@ -41,7 +44,7 @@ pub(super) fn face_flags(tris: &Triangles, name: &str) -> Result<Vec<Option<u16>
     match bad.first() {
         None => Ok((0..tris.count()).map(flag).collect()),
         Some(&t) => Err(GltfToWadError::faces(
-            name,
+            culprit,
             bad,
             format!(
                 "_FLAGS {} is not a 16-bit integer (0 to 65535)",
@@ -58,14 +61,14 @@ pub(super) fn node_triangles<'s>(
     scene: &'s Scene,
     node: &Node,
     grid: (u32, u32),
-    name: &str,
+    culprit: &NodeRef,
 ) -> Result<Cow<'s, Triangles>, GltfToWadError> {
     let Some(mesh) = node.mesh else {
         return Ok(Cow::Owned(Triangles::default()));
     };
     let tris = scene
         .triangles(mesh)
-        .map_err(|e| GltfToWadError::read(name, e))?;
+        .map_err(|e| GltfToWadError::read(culprit, e))?;
     let (w, h) = (grid.0 as f32, grid.1 as f32);
     let within = |p: Vec3| {
         let p = node.world.transform_point3(p);
@@ -80,7 +83,7 @@ pub(super) fn node_triangles<'s>(
         return Ok(tris);
     }
     Err(GltfToWadError::faces(
-        name,
+        culprit,
         beyond,
         format!(
             "corners beyond the level: every corner must lie within {REACH} units of the {}×{} grid \

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use glam::{Mat4, Vec3};
 
 use super::attributes::per_triangle;
-use super::error::GltfToWadError;
+use super::error::{GltfToWadError, NodeRef};
 use crate::geometry::{
     decode_collision_polygon, encode_collision_polygon, COLLISION_FACING_DOWN, COLLISION_QUAD,
 };
@@ -174,7 +174,7 @@ pub(super) fn collision_from_node(
     node_world: &Mat4,
     tile_world: &Mat4,
     base: &Model,
-    name: &str,
+    culprit: &NodeRef,
 ) -> Result<Option<EditedCollision>, GltfToWadError> {
     // Collision corners in the tile's frame, game space (= file space).
     let to_tile = tile_world.inverse() * *node_world;
@@ -254,7 +254,7 @@ pub(super) fn collision_from_node(
                 poly.material = m;
             } else {
                 return Err(GltfToWadError::faces(
-                    name,
+                    culprit,
                     ts.clone(),
                     format!("collision material {material} is not 0 to 255"),
                 )
@@ -267,7 +267,7 @@ pub(super) fn collision_from_node(
             continue;
         }
         changed += 1;
-        let poly = encode(&corners, material, kind, name, ts, p)?;
+        let poly = encode(&corners, material, kind, culprit, ts, p)?;
         groups[new_group].push(poly);
     }
     new_pieces.extend(edge_connected(&new_tris, &corners_of(&new_tris)));
@@ -280,7 +280,7 @@ pub(super) fn collision_from_node(
                 &polygon_corners(&corners_of(&piece)),
                 material,
                 kind_attr[t0].unwrap_or(0),
-                name,
+                culprit,
                 &piece,
                 0,
             ) {
@@ -300,7 +300,7 @@ pub(super) fn collision_from_node(
                     &corners,
                     material_attr[t].unwrap_or(0),
                     kind_attr[t].unwrap_or(0),
-                    name,
+                    culprit,
                     &[t],
                     polygon,
                 )?;
@@ -322,13 +322,13 @@ pub(super) fn encode(
     corners: &[Vec3],
     material: i64,
     kind: i64,
-    name: &str,
+    culprit: &NodeRef,
     tris: &[usize],
     polygon: usize,
 ) -> Result<CollisionPolygon, GltfToWadError> {
     let Ok(material) = u8::try_from(material) else {
         return Err(GltfToWadError::faces(
-            name,
+            culprit,
             tris.to_vec(),
             format!("collision material {material} is not 0 to 255"),
         )
@@ -336,7 +336,7 @@ pub(super) fn encode(
     };
     let mut poly = encode_collision_polygon(corners, material).map_err(|e| {
         GltfToWadError::faces(
-            name,
+            culprit,
             tris.to_vec(),
             format!("collision polygon {polygon}: {e}"),
         )

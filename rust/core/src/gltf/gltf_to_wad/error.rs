@@ -1,5 +1,7 @@
 //! Why a glTF cannot become a level: the refusal, with its culprit named for a tool to select.
 
+use std::fmt;
+
 use crate::codes::Code;
 use crate::game::Problem;
 use crate::gltf::read::ReadError;
@@ -9,7 +11,7 @@ use crate::gltf::read::ReadError;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}{message}{}", culprit(.node, .faces), more_refusals(.next.as_deref()))]
 pub struct GltfToWadError {
-    pub node: Option<String>,
+    pub node: Option<NodeRef>,
     /// Triangle indices in the node's mesh, in the order the glTF lists them.
     pub faces: Vec<usize>,
     pub message: String,
@@ -24,6 +26,41 @@ pub struct GltfToWadError {
     /// The next refusal of the same conversion, with its own culprit (and so on): every node is
     /// tried, so that the artist learns of every one at once.
     pub next: Option<Box<GltfToWadError>>,
+}
+
+/// The node a refusal names, as numbers and names a tool can look up rather than a message's
+/// words: its `Display` is how messages name it (`node 'NAME'`, or `node N` without a name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeRef {
+    /// Its number among the scene's nodes as the conversion numbered them: its index among a
+    /// glTF's nodes, or among the nodes handed to `scene_to_wad`. None where only its name is
+    /// known: the report's sources, which pair tiles and strats with names, and the objects
+    /// texture entries are counted by.
+    pub index: Option<usize>,
+    /// Its name as the tool that wrote it gave it (Blender: the object's name); None for a node
+    /// without one.
+    pub name: Option<String>,
+}
+
+impl NodeRef {
+    /// A node known by its name alone.
+    pub(super) fn named(name: &str) -> NodeRef {
+        NodeRef {
+            index: None,
+            name: Some(name.to_string()),
+        }
+    }
+}
+
+impl fmt::Display for NodeRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.name, self.index) {
+            (Some(name), _) => write!(f, "node '{name}'"),
+            (None, Some(index)) => write!(f, "node {index}"),
+            // The conversion always knows one of them; a NodeRef made elsewhere may know neither.
+            (None, None) => f.write_str("a node without name or number"),
+        }
+    }
 }
 
 /// The game's rules a converted level would break.
@@ -46,7 +83,7 @@ fn more_refusals(next: Option<&GltfToWadError>) -> String {
     }
 }
 
-pub(super) fn culprit(node: &Option<String>, faces: &[usize]) -> String {
+pub(super) fn culprit(node: &Option<NodeRef>, faces: &[usize]) -> String {
     let mut out = String::new();
     if let Some(n) = node {
         out.push_str(&format!("{n}: "));
@@ -99,26 +136,27 @@ impl GltfToWadError {
         self
     }
 
-    /// The node's name as the tool that wrote it gave it (its object), without the quoting of
-    /// `node`.
+    /// The node's name as the tool that wrote it gave it (its object); None when no node is
+    /// named or the node has no name.
     pub fn object(&self) -> Option<&str> {
-        let node = self.node.as_deref()?;
-        Some(
-            node.strip_prefix("node '")
-                .and_then(|n| n.strip_suffix('\''))
-                .unwrap_or(node),
-        )
+        self.node.as_ref()?.name.as_deref()
     }
 
-    pub(super) fn node(node: &str, message: impl Into<String>) -> GltfToWadError {
+    /// The node's number as the conversion numbered it ([`NodeRef::index`]); None when no node
+    /// is named or only its name is known.
+    pub fn node_index(&self) -> Option<usize> {
+        self.node.as_ref()?.index
+    }
+
+    pub(super) fn node(node: &NodeRef, message: impl Into<String>) -> GltfToWadError {
         GltfToWadError {
-            node: Some(node.to_string()),
+            node: Some(node.clone()),
             ..GltfToWadError::level(message)
         }
     }
 
     pub(super) fn faces(
-        node: &str,
+        node: &NodeRef,
         faces: Vec<usize>,
         message: impl Into<String>,
     ) -> GltfToWadError {
@@ -141,7 +179,7 @@ impl GltfToWadError {
         };
         let node = of(first.tile, sources)
             .or_else(|| of(first.strat, strat_sources))
-            .map(|(_, name)| format!("node '{name}'"));
+            .map(|(_, name)| NodeRef::named(&name));
         let more = match errors.len() {
             1 => String::new(),
             n => format!(" (and {} more errors)", n - 1),
@@ -162,7 +200,7 @@ impl GltfToWadError {
     }
 
     /// A node's mesh that cannot be read, with the faces at fault where the reader names them.
-    pub(super) fn read(node: &str, e: ReadError) -> GltfToWadError {
+    pub(super) fn read(node: &NodeRef, e: ReadError) -> GltfToWadError {
         GltfToWadError::faces(node, e.faces, e.message).code(Code::Unreadable)
     }
 }

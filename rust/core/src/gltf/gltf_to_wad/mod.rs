@@ -27,7 +27,7 @@ mod tile;
 mod waypoints;
 mod zones;
 
-pub use error::{BrokenRules, GltfToWadError};
+pub use error::{BrokenRules, GltfToWadError, NodeRef};
 pub use report::{ChangeReport, GltfToWadOptions, TileEdit};
 pub use scene_arrays::{MeshArrays, NodeArrays, SceneArrays};
 
@@ -265,7 +265,7 @@ fn check_entry_count(entries: usize, report: &mut ChangeReport) -> Result<(), Gl
                 named.join(", ")
             );
         let e = match by_object.first() {
-            Some((first, _)) => GltfToWadError::node(&format!("node '{first}'"), message),
+            Some((first, _)) => GltfToWadError::node(&NodeRef::named(first), message),
             None => GltfToWadError::level(message),
         };
         return Err(e.code(Code::TextureEntryLimit));

@@ -8,7 +8,7 @@ use glam::Vec3;
 
 use super::attributes::integer;
 use super::colours::{corner_colours, same_colour, vertex_colours};
-use super::error::GltfToWadError;
+use super::error::{GltfToWadError, NodeRef};
 use super::recut::recut_quads;
 use super::report::{ChangeReport, TileEdit};
 use crate::geometry::{bounding_box, face_plane, smooth_normals, sort_into_batches};
@@ -222,8 +222,8 @@ pub(super) struct ModelSource<'a> {
     pub tris: &'a Triangles,
     pub flags: &'a [Option<u16>],
     pub textures: &'a [Option<i64>],
-    /// The node, for refusals ("node 'NAME'").
-    pub name: &'a str,
+    /// The node, named by its refusals and warnings.
+    pub culprit: &'a NodeRef,
     /// The node's own name (the object of the tool that wrote it), for the report.
     pub object: &'a str,
     /// The model the tile had, whose face order and vertex numbering are kept.
@@ -247,7 +247,7 @@ pub(super) fn build_model(
 ) -> Result<BuiltModel, GltfToWadError> {
     let ModelSource {
         tris,
-        name,
+        culprit,
         object,
         base,
         frames,
@@ -277,7 +277,7 @@ pub(super) fn build_model(
         &fit,
         (&mut flags, &mut textures),
         fitter,
-        (name, object),
+        (culprit, object),
         report,
     )?;
     let entries = &fitter.entries;
@@ -286,7 +286,7 @@ pub(super) fn build_model(
         .collect();
     if let Some(&first) = out_of_range.first() {
         return Err(GltfToWadError::faces(
-            name,
+            culprit,
             out_of_range,
             format!(
                 "texture entry {} does not exist: the level's table has entries 0 to {}",
@@ -405,7 +405,7 @@ pub(super) fn build_model(
     }
     if positions.len() > MAX_MODEL_VERTICES {
         return Err(GltfToWadError::node(
-            name,
+            culprit,
             format!(
                 "has {} vertices; a tile model can have at most {MAX_MODEL_VERTICES}: split it into smaller tiles",
                 positions.len()
@@ -415,7 +415,7 @@ pub(super) fn build_model(
     }
     if faces.len() > u16::MAX as usize {
         return Err(GltfToWadError::node(
-            name,
+            culprit,
             format!(
                 "has {} faces; a tile model can have at most 65,535",
                 faces.len()
@@ -425,7 +425,7 @@ pub(super) fn build_model(
     }
     if degenerate > 0 {
         report.warnings.push(format!(
-            "{name}: {degenerate} faces without area were left out"
+            "{culprit}: {degenerate} faces without area were left out"
         ));
     }
     sort_into_batches(&mut faces, entries);
@@ -461,7 +461,7 @@ pub(super) fn fit_entries(
     fit: &[bool],
     (flags, textures): (&mut [Option<u16>], &mut [Option<i64>]),
     fitter: &mut Fitter,
-    (name, object): (&str, &str),
+    (culprit, object): (&NodeRef, &str),
     report: &mut ChangeReport,
 ) -> Result<Vec<Option<usize>>, GltfToWadError> {
     // A face as the artist knows it: the tool's face where the triangles say, else the triangle.
@@ -512,7 +512,7 @@ pub(super) fn fit_entries(
     }
     if !no_material.is_empty() {
         return Err(GltfToWadError::faces(
-            name,
+            culprit,
             no_material,
             "no texture entry, and no material named after a page (\"page 3 blend 0\") to \
              fit one on: give them a page's material",
@@ -521,7 +521,7 @@ pub(super) fn fit_entries(
     }
     if !no_uvs.is_empty() {
         return Err(GltfToWadError::faces(
-            name,
+            culprit,
             no_uvs,
             "no texture entry and no UVs to fit one from: unwrap them onto their page",
         )
@@ -529,7 +529,7 @@ pub(super) fn fit_entries(
     }
     if !off.is_empty() {
         return Err(GltfToWadError::faces(
-            name,
+            culprit,
             off,
             format!(
                 "UVs that are no half of a texture rectangle, which is all the game can show \

@@ -7,7 +7,7 @@ use glam::{DAffine3, DMat3, DVec2, DVec3, Mat4, Vec3};
 
 use super::attributes::integer;
 use super::collision::encode;
-use super::error::GltfToWadError;
+use super::error::{GltfToWadError, NodeRef};
 use super::model::POSITION_TOLERANCE;
 use crate::geometry::decode_collision_polygon;
 use crate::gltf::read::Triangles;
@@ -188,7 +188,7 @@ fn outer(a: DVec3, b: DVec3) -> DMat3 {
 pub(super) fn moved_collision(
     model: &Model,
     t: &DAffine3,
-    name: &str,
+    culprit: &NodeRef,
 ) -> Result<[Vec<CollisionPolygon>; 3], GltfToWadError> {
     let mirrored = t.matrix3.determinant() < 0.0;
     let mut out: [Vec<CollisionPolygon>; 3] = Default::default();
@@ -206,7 +206,7 @@ pub(super) fn moved_collision(
                 &corners,
                 poly.material as i64,
                 poly.kind as i64,
-                name,
+                culprit,
                 &[],
                 number,
             )

@@ -13,7 +13,7 @@ use glam::{Mat4, Vec3};
 
 use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::{encode, given_polygons, GivenPolygon};
-use super::error::GltfToWadError;
+use super::error::{GltfToWadError, NodeRef};
 use super::model::{build_model, ModelSource};
 use super::nodes::{placement, says_no_collision, NewMesh};
 use super::recut::recut_new_quads;
@@ -87,9 +87,9 @@ pub(super) fn world_triangles(
     scene: &Scene,
     node: &Node,
     grid: (u32, u32),
-    name: &str,
+    culprit: &NodeRef,
 ) -> Result<Triangles, GltfToWadError> {
-    let mut tris = node_triangles(scene, node, grid, name)?.into_owned();
+    let mut tris = node_triangles(scene, node, grid, culprit)?.into_owned();
     for p in &mut tris.positions {
         *p = node.world.transform_point3(*p);
     }
@@ -177,17 +177,17 @@ pub fn add_new_geometry(
 
     let mut rotations = Vec::with_capacity(meshes.len());
     for (mesh_index, mesh) in meshes.iter().enumerate() {
-        let name = mesh.node.label();
+        let culprit = mesh.node.culprit();
         let object = mesh.node.raw_name();
         // Its tiles turn as the mesh does, so that its faces and polygons keep their own frame
         // (and a re-tiled level its planes); a scaled or tilted mesh is baked into unturned tiles.
-        let rotation = placement(&mesh.frame, &name).map_or(0, |(_, r)| r);
+        let rotation = placement(&mesh.frame, &culprit).map_or(0, |(_, r)| r);
         rotations.push(rotation);
         // Every mesh is tried, so that a refusal names every culprit.
         let mut place = || -> Result<(), GltfToWadError> {
             let tris = match &mesh.tris {
                 Some(tris) => tris.clone(),
-                None => world_triangles(scene, mesh.node, (width, height), &name)?,
+                None => world_triangles(scene, mesh.node, (width, height), &culprit)?,
             };
             let tris = recut_new_quads(&tris, fitter).unwrap_or(tris);
             let centroid = |t: usize| {
@@ -202,7 +202,7 @@ pub fn add_new_geometry(
                 let c = centroid(t);
                 if !c.is_finite() {
                     return Err(GltfToWadError::faces(
-                        &name,
+                        &culprit,
                         vec![t],
                         "a corner that is not a finite number",
                     )
@@ -213,7 +213,7 @@ pub fn add_new_geometry(
                     .or_default()
                     .push(t);
             }
-            let flags = face_flags(&tris, &name)?;
+            let flags = face_flags(&tris, &culprit)?;
             let anchor = Anchor(mesh.frame.w_axis.truncate());
             // A mesh with faces over its own origin's cell (a tile's node), or collision alone, keeps
             // its collision at its origin; one drawn away from its origin (another tool's, at the
@@ -234,7 +234,7 @@ pub fn add_new_geometry(
                         tris: &local,
                         flags: &local_flags,
                         textures: &textures,
-                        name: &name,
+                        culprit: &culprit,
                         object: &object,
                         base: None,
                         frames: 1,
@@ -258,7 +258,7 @@ pub fn add_new_geometry(
                     scene,
                     node,
                     (width, height),
-                    &node.label(),
+                    &node.culprit(),
                 )?),
                 _ => None,
             };
@@ -275,7 +275,7 @@ pub fn add_new_geometry(
                 }
                 _ => {
                     report.warnings.push(format!(
-                        "{name} has no collision: the llama falls through it (give it a child mesh named \"collision…\", or let export make it from its faces)"
+                        "{culprit} has no collision: the llama falls through it (give it a child mesh named \"collision…\", or let export make it from its faces)"
                     ));
                     Vec::new()
                 }
@@ -285,7 +285,7 @@ pub fn add_new_geometry(
                 &mut tiles,
                 (width, height),
                 (mesh_index, anchor, around, rotation),
-                &name,
+                &culprit,
             )
             .map_err(|e| e.in_source_faces(given.as_ref().unwrap_or(&tris)))?;
 
@@ -367,7 +367,7 @@ pub(super) fn home_collision(
     tiles: &mut BTreeMap<Slot, NewTile>,
     (width, height): (u32, u32),
     (mesh, anchor, at_anchor, rotation): (usize, Anchor, bool, u32),
-    name: &str,
+    culprit: &NodeRef,
 ) -> Result<(), GltfToWadError> {
     // The anchor's own cell is the one the loader lists a tile at the anchor under.
     let clamp = |v: i64, n: u32| v.clamp(0, n.saturating_sub(1) as i64) as u32;
@@ -381,7 +381,7 @@ pub(super) fn home_collision(
         let centre = corners.iter().copied().sum::<Vec3>() / corners.len() as f32;
         if !centre.is_finite() {
             return Err(GltfToWadError::faces(
-                name,
+                culprit,
                 polygon.tris.clone(),
                 "a corner that is not a finite number",
             )
@@ -414,7 +414,7 @@ pub(super) fn home_collision(
             &local,
             polygon.material,
             polygon.kind,
-            name,
+            culprit,
             &polygon.tris,
             tile.model.collision_count(),
         )?;

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use glam::{Mat4, Vec3};
 
-use super::error::GltfToWadError;
+use super::error::{GltfToWadError, NodeRef};
 use super::scene::{Node, Scene};
 use crate::gltf::read::number;
 
@@ -47,11 +47,14 @@ pub(super) fn says_no_collision(node: &Node) -> bool {
 }
 
 /// A tile's placement from its node's world transform: export-space position and rotation.
-pub(super) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), GltfToWadError> {
+pub(super) fn placement(
+    world: &Mat4,
+    culprit: &NodeRef,
+) -> Result<([f32; 3], u32), GltfToWadError> {
     let (scale, rotation, translation) = world.to_scale_rotation_translation();
     if (scale - Vec3::ONE).abs().max_element() > 1e-3 {
         return Err(GltfToWadError::node(
-            name,
+            culprit,
             format!(
                 "is scaled by {scale}; tiles cannot be scaled: apply the scale to the mesh, then export again"
             ),
@@ -61,7 +64,7 @@ pub(super) fn placement(world: &Mat4, name: &str) -> Result<([f32; 3], u32), Glt
     let up = rotation * Vec3::Y;
     if (up - Vec3::Y).abs().max_element() > 1e-3 {
         return Err(GltfToWadError::node(
-            name,
+            culprit,
             "is turned about x or z; the game turns tiles about the vertical axis only: clear that rotation",
         )
     .code(Code::TileTilted));
@@ -125,7 +128,7 @@ pub(super) fn sort_nodes<'a>(
             ("tile", Some(i)) if i < tile_count => sorted.tiles.push((i, node)),
             ("tile", _) => {
                 return Err(GltfToWadError::node(
-                    &node.label(),
+                    &node.culprit(),
                     format!("names a tile the base level does not have ({tile_count} tiles)"),
                 )
                 .code(Code::UnknownTile));

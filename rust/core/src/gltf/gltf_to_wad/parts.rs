@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use glam::{Mat4, Quat, Vec3};
 
 use super::attributes::{node_triangles, per_triangle};
-use super::error::GltfToWadError;
+use super::error::{GltfToWadError, NodeRef};
 use super::new_geometry::NewGeometry;
 use super::nodes::Nodes;
 use super::scene::{Node, Scene};
@@ -56,7 +56,7 @@ pub(super) struct Claims<'a> {
 /// the base does not have.
 fn by_tile(
     tris: &Triangles,
-    name: &str,
+    culprit: &NodeRef,
     tiles: usize,
 ) -> Result<BTreeMap<Option<usize>, Vec<usize>>, GltfToWadError> {
     let mut out: BTreeMap<Option<usize>, Vec<usize>> = BTreeMap::new();
@@ -72,7 +72,7 @@ fn by_tile(
         return Ok(out);
     }
     Err(GltfToWadError::faces(
-        name,
+        culprit,
         unknown,
         format!("_TILE names a tile the base level does not have ({tiles} tiles)"),
     )
@@ -90,7 +90,7 @@ fn one_model(scene: &Scene, node: &Node) -> Result<(), GltfToWadError> {
     let counted = node.mesh.and_then(|m| scene.triangle_count(m));
     match counted {
         Some((triangles, false)) if triangles > u16::MAX as usize => Err(GltfToWadError::node(
-            &node.label(),
+            &node.culprit(),
             format!("has {triangles} triangles; a tile model can have at most 65,535 faces"),
         )
         .code(Code::FaceLimit)),
@@ -128,9 +128,9 @@ pub(super) fn claim_parts<'a>(
         }
     };
     let read = |node: &'a Node, refused: &mut Vec<GltfToWadError>| {
-        let name = node.label();
-        let read = node_triangles(scene, node, grid, &name)
-            .and_then(|tris| Ok((by_tile(&tris, &name, map.tiles.len())?, tris)));
+        let culprit = node.culprit();
+        let read = node_triangles(scene, node, grid, &culprit)
+            .and_then(|tris| Ok((by_tile(&tris, &culprit, map.tiles.len())?, tris)));
         read.map_err(|e| refused.push(e)).ok()
     };
     for &(i, node) in &nodes.tiles {
@@ -227,7 +227,7 @@ pub(super) fn claim_parts<'a>(
         if !parts.iter().any(|p| p.tile == tile && !p.copy) {
             warnings.push(format!(
                 "{} is the collision of tile {tile}, which nothing in the scene is any more: left out",
-                node.label()
+                node.culprit()
             ));
         }
     }

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use glam::Mat4;
 
+use super::error::NodeRef;
 use crate::gltf::read::{extras_json, Document, ReadError, Triangles};
 
 /// A node of the scene.
@@ -26,11 +27,12 @@ pub struct Node {
 }
 
 impl Node {
-    /// How a node is named in messages: `node 'NAME'`, or `node N` without a name.
-    pub fn label(&self) -> String {
-        match &self.name {
-            Some(n) => format!("node '{n}'"),
-            None => format!("node {}", self.index),
+    /// The node as a refusal names it: its number and name (shown in messages as `node 'NAME'`,
+    /// or `node N` without a name).
+    pub fn culprit(&self) -> NodeRef {
+        NodeRef {
+            index: Some(self.index),
+            name: self.name.clone(),
         }
     }
 

@@ -67,7 +67,7 @@ pub struct MeshArrays {
 /// Why arrays cannot be read: refused like a glTF that cannot be read.
 fn unreadable(node: Option<&Node>, message: String) -> GltfToWadError {
     match node {
-        Some(n) => GltfToWadError::node(&n.label(), message),
+        Some(n) => GltfToWadError::node(&n.culprit(), message),
         None => GltfToWadError::level(message),
     }
     .code(Code::Unreadable)

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use glam::Vec3;
 use serde_json::Value;
 
-use super::error::GltfToWadError;
+use super::error::{GltfToWadError, NodeRef};
 use super::nodes::role;
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
@@ -76,7 +76,7 @@ pub(super) fn apply_strats(
             Some(i) if i < count => by_strat.entry(i).or_default().push((order, node)),
             _ => refused.push(
                 GltfToWadError::node(
-                    &node.label(),
+                    &node.culprit(),
                     format!("names a strat the base level does not have ({count} strats)"),
                 )
                 .code(Code::UnknownStrat),
@@ -262,11 +262,11 @@ fn read_node<'a>(
     base: &StratRecord,
     report: &mut ChangeReport,
 ) -> Result<Given<'a>, Vec<GltfToWadError>> {
-    let label = node.label();
+    let culprit = node.culprit();
     let mut errors = Vec::new();
     let mut fields = Fields {
         extras: node.extras.as_ref(),
-        label: &label,
+        culprit: &culprit,
         what: format!("strat {i}"),
         errors: &mut errors,
     };
@@ -311,7 +311,7 @@ fn read_node<'a>(
         )
         .map(|v| v.into_iter().map(|p| p as u32).collect());
 
-    let placed = placement(node, &label, &format!("strat {i}"), base.rotation, report);
+    let placed = placement(node, &culprit, &format!("strat {i}"), base.rotation, report);
     let (position, turn) = match placed {
         Ok(p) => p,
         Err(e) => {
@@ -337,7 +337,7 @@ fn read_node<'a>(
 /// and z the record keeps, as is a place past what 20.12 holds.
 pub(super) fn placement(
     node: &Node,
-    label: &str,
+    culprit: &NodeRef,
     what: &str,
     rotation: [u16; 3],
     report: &mut ChangeReport,
@@ -346,14 +346,14 @@ pub(super) fn placement(
     let (scale, turned, translation) = node.world.to_scale_rotation_translation();
     if (scale - Vec3::ONE).abs().max_element() > 1e-3 {
         report.warnings.push(format!(
-            "{label}: {what} is scaled by {scale}; its record holds no scale: its place and turn are written, the scale is not"
+            "{culprit}: {what} is scaled by {scale}; its record holds no scale: its place and turn are written, the scale is not"
         ));
     }
     let up = turned * Vec3::Y;
     if (up - Vec3::Y).abs().max_element() > 1e-3 {
         errors.push(
             GltfToWadError::node(
-                label,
+                culprit,
                 format!(
                     "{what} is turned about x or z; its record holds the turn about the vertical axis as the node shows it (its rotations x and z, {} and {}, are kept as stored): clear that rotation",
                     rotation[0], rotation[2]
@@ -371,7 +371,7 @@ pub(super) fn placement(
     if fixed.iter().any(|v| !range.contains(v)) {
         errors.push(
             GltfToWadError::node(
-                label,
+                culprit,
                 format!(
                     "{what} stands at {translation}, past what its 20.12 position holds (±524,288 units)"
                 ),
@@ -389,7 +389,7 @@ pub(super) fn placement(
 /// does not fit its field is refused.
 pub(super) struct Fields<'a> {
     pub extras: Option<&'a Value>,
-    pub label: &'a str,
+    pub culprit: &'a NodeRef,
     pub what: String,
     pub errors: &'a mut Vec<GltfToWadError>,
 }
@@ -403,7 +403,7 @@ impl Fields<'_> {
     fn refuse(&mut self, key: &str, value: &Value, what: String) {
         self.errors.push(
             GltfToWadError::node(
-                self.label,
+                self.culprit,
                 format!(
                     "{}: `{key}` is {value}, which does not fit the record: {what}",
                     self.what

@@ -89,12 +89,12 @@ impl Conversion<'_> {
         part: &Part<'s>,
     ) -> Result<Option<NewGeometry<'s>>, GltfToWadError> {
         let (i, node, copy) = (part.tile, part.node, part.copy);
-        let name = node.label();
+        let culprit = node.culprit();
         let base_map = self.base.map().expect("checked by gltf_to_wad");
         let base_tile = &base_map.tiles[i];
         let base_model = &self.base.trak().expect("checked by gltf_to_wad").models
             [base_tile.model_index as usize];
-        let flags = face_flags(&part.tris, &name)?;
+        let flags = face_flags(&part.tris, &culprit)?;
         let textures = per_triangle(&part.tris, "TEXTURE");
         let entries = &self.fitter.entries;
         let mut geometry_same = matches_model(&part.tris, base_model, &flags, &textures, entries);
@@ -123,7 +123,7 @@ impl Conversion<'_> {
             None => &part.tris,
         };
 
-        let (position, rotation) = placement(&frame, &name)?;
+        let (position, rotation) = placement(&frame, &culprit)?;
         let mut tile = base_tile.clone();
         let moved = (0..3)
             .any(|k| (position[k] - base_tile.float.position[k]).abs() > POSITION_TOLERANCE)
@@ -135,7 +135,7 @@ impl Conversion<'_> {
         if tile_cell(&tile, base_map.width, base_map.height).is_none() {
             let (w, h) = (base_map.width, base_map.height);
             return Err(GltfToWadError::node(
-                &name,
+                &culprit,
                 format!(
                     "stands at x {:.2}, z {:.2}, outside the {w}×{h} grid; move it inside (0 ≤ x < {w}, 0 ≤ z < {h})",
                     position[0], -position[2]
@@ -152,9 +152,9 @@ impl Conversion<'_> {
                 n => Given::Edited((Default::default(), n)),
             },
             Some((cnode, cworld)) => {
-                let ctris = node_triangles(scene, cnode, grid, &name)?;
+                let ctris = node_triangles(scene, cnode, grid, &culprit)?;
                 let edited = |tile_world: &Mat4| {
-                    collision_from_node(&ctris, &cworld, tile_world, base_model, &name)
+                    collision_from_node(&ctris, &cworld, tile_world, base_model, &culprit)
                         .map_err(|e| e.in_source_faces(&ctris))
                 };
                 // Compared where the faces' frame stands, so that collision the artist left alone
@@ -187,7 +187,7 @@ impl Conversion<'_> {
             (Given::Unchanged, Motion::Whole(t)) if base_model.collision_count() > 0 => {
                 collision_followed = true;
                 self.report.collision_polygons_changed += base_model.collision_count();
-                Some(moved_collision(base_model, &t, &name)?)
+                Some(moved_collision(base_model, &t, &culprit)?)
             }
             (Given::Unchanged, Motion::Reshaped) => {
                 collision_kept = base_model.collision_count() > 0;
@@ -257,7 +257,7 @@ impl Conversion<'_> {
                 tris,
                 flags: &flags,
                 textures: &textures,
-                name: &name,
+                culprit: &culprit,
                 object: &node.raw_name(),
                 base: Some(base_model),
                 frames,

@@ -52,7 +52,7 @@ pub(super) fn apply_waypoints(
             Some(i) if i < count => by_waypoint.entry(i).or_default().push(node),
             _ => refused.push(
                 GltfToWadError::node(
-                    &node.label(),
+                    &node.culprit(),
                     format!("names a waypoint the base level does not have ({count} waypoints)"),
                 )
                 .code(Code::UnknownWaypoint),
@@ -156,12 +156,12 @@ fn read_node(
     base: &Waypoint,
     report: &mut ChangeReport,
 ) -> Result<Waypoint, Vec<GltfToWadError>> {
-    let label = node.label();
+    let culprit = node.culprit();
     let what = format!("waypoint {i}");
     let mut errors = Vec::new();
     let mut fields = Fields {
         extras: node.extras.as_ref(),
-        label: &label,
+        culprit: &culprit,
         what: what.clone(),
         errors: &mut errors,
     };
@@ -182,7 +182,7 @@ fn read_node(
         w.unknown_1a = [0, 1].map(|k| v[k] as u32);
     }
     // The node's place and turn win where they are no longer what export wrote.
-    match placement(node, &label, &what, w.rotation, report) {
+    match placement(node, &culprit, &what, w.rotation, report) {
         Ok((position, turn)) => {
             if position != base.position {
                 w.position = position;

@@ -19,10 +19,10 @@ pub(super) fn apply_zones(
     let Some(mesh) = node.mesh else {
         return Ok(());
     };
-    let name = node.label();
+    let culprit = node.culprit();
     let tris = scene
         .triangles(mesh)
-        .map_err(|e| GltfToWadError::read(&name, e))?;
+        .map_err(|e| GltfToWadError::read(&culprit, e))?;
     let cells = per_triangle(&tris, "CELL");
     let zones = per_triangle(&tris, "ZONE");
     let map = level.map_mut().expect("checked by the caller");
@@ -39,7 +39,7 @@ pub(super) fn apply_zones(
         };
         if !(0..32).contains(&zone) {
             return Err(GltfToWadError::faces(
-                &name,
+                &culprit,
                 vec![t],
                 format!("zone {zone} is not 0 to 31"),
             )
