@@ -5,7 +5,8 @@ use gltf::json::{self, mesh::Semantic, validation::Checked::Valid, Index};
 use image::{Rgba, RgbaImage};
 use llamawad::generate::{generate, Size};
 use llamawad::gltf::{
-    wad_to_gltf, ChangeReport, Document, Gltf, GltfToWadError, GltfToWadOptions, Source,
+    scene_to_wad, wad_to_gltf, ChangeReport, Document, Gltf, GltfToWadError, GltfToWadOptions,
+    ImageArrays, SceneArrays, Source,
 };
 use llamawad::level::pages::{decode_page, encode_png, rgba_to_abgr1555};
 use llamawad::level::text::PageKind;
@@ -286,4 +287,29 @@ fn faces_that_show_no_half_rectangle_of_a_new_image_are_refused() {
     assert_eq!(e.code, Code::UvsNotRectangle);
     assert_eq!(e.node.as_deref(), Some("node 'platform'"));
     assert!(!e.faces.is_empty());
+}
+
+#[test]
+fn more_pages_than_entries_can_name_are_refused() {
+    let base = generate(1, Size::Small);
+    let gltf = exported(&base);
+    let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
+    let mut arrays = SceneArrays::of_document(&doc).unwrap();
+    // Whole-page images, one page each, up to one page past the 128 a signed byte names.
+    let wanted = 129 - base.text().unwrap().pages.len();
+    for k in 0..wanted {
+        arrays.images.push(ImageArrays {
+            name: format!("image {k}"),
+            width: 256,
+            height: 256,
+            rgba: vec![255; 256 * 256 * 4],
+        });
+        arrays
+            .material_images
+            .push((format!("new {k}"), arrays.images.len() - 1));
+    }
+    let bytes = base.to_bytes().unwrap();
+    let e = scene_to_wad(&base, &bytes, arrays, GltfToWadOptions::default()).unwrap_err();
+    assert_eq!(e.code, Code::PageCount);
+    assert!(e.message.contains("129 texture pages"), "{}", e.message);
 }
