@@ -201,6 +201,12 @@ def summary(report: dict) -> str:
         n = int(report.get(key) or 0)
         if n:
             parts.append(f"{plural(n, one, many)} {verb}")
+    repainted = len(report.get("pages_changed") or [])
+    if repainted:
+        parts.append(f"{plural(repainted, 'page', 'pages')} written from {'its image' if repainted == 1 else 'their images'}")
+    added = len(report.get("pages_added") or [])
+    if added:
+        parts.append(f"{plural(added, 'new page', 'new pages')} for new images")
     generated = report.get("collision_generated") or []
     if generated:
         parts.append(f"collision made for {plural(len(generated), 'new mesh', 'new meshes')}")
@@ -228,12 +234,29 @@ def details(report: dict, models_before: list[int] | None = None, models_after: 
     out = added_text(report) + strat_changes(report) + waypoint_changes(report)
     if models_before is not None and models_after is not None:
         out += model_changes(report, models_before, models_after)
+    out += page_changes(report)
     fit = fit_text(report.get("fit") or {})
     if fit:
         out.append(fit)
     out.extend(snapped_text(report))
     for name in report.get("collision_generated") or []:
         out.append(f"{name}: collision made from its floors and walls")
+    return out
+
+
+def page_changes(report: dict) -> list[str]:
+    """One sentence per texture page the export wrote from an image, one for the pages it added,
+    and the pages' size against the base's when it changed."""
+    out = []
+    for p in report.get("pages_changed") or []:
+        moved = f", {plural(p['pixels_moved'], 'pixel', 'pixels')} more than a 5-bit step from the nearest palette colour" if p["pixels_moved"] else ""
+        out.append(f"page {p['page']}: {plural(p['pixels_changed'], 'pixel', 'pixels')} written from its image{moved}")
+    added = report.get("pages_added") or []
+    if added:
+        out.append(f"new {'pages' if len(added) > 1 else 'page'} {', '.join(map(str, added))} for new images")
+    before, after = report.get("page_bytes_before"), report.get("page_bytes_after")
+    if before is not None and after is not None and before != after:
+        out.append(f"texture pages: {after:,} bytes (the base's {before:,})")
     return out
 
 

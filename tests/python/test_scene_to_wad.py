@@ -185,3 +185,37 @@ def test_arrays_need_not_be_contiguous(small):
             mesh["attributes"][name] = wide[::2]
             assert not mesh["attributes"][name].flags.c_contiguous or values.size == 0
     assert llamawad.scene_to_wad(wad, scene)[0] == wad
+
+
+def test_a_new_image_arrives_as_a_new_page(small):
+    """A material showing an image no page shows: its image is placed on a new page, and the
+    faces using it get texture entries within the image's rectangle."""
+    wad, glb = small
+    scene = scene_of(glb)
+    corners = np.array([[2, 1, 2], [2, 1, 3], [3, 1, 2], [3, 1, 2], [2, 1, 3], [3, 1, 3]], np.float32)
+    uvs = np.array([[0, 0], [0, 1], [1, 0], [1, 0], [0, 1], [1, 1]], np.float32)
+    scene["meshes"].append(
+        {
+            "attributes": {"POSITION": corners.ravel(), "TEXCOORD_0": uvs.ravel()},
+            "materials": ["painted"],
+            "triangle_materials": np.zeros(0, np.uint32),
+        }
+    )
+    nodes = scene["nodes"]
+    nodes["name"].append("platform")
+    nodes["extras"].append(None)
+    nodes["parent"] = np.append(nodes["parent"], np.int32(-1))
+    nodes["mesh"] = np.append(nodes["mesh"], np.int32(len(scene["meshes"]) - 1))
+    nodes["matrix"] = np.concatenate([nodes["matrix"], np.eye(4, dtype=np.float32).ravel()[None]])
+    pixels = np.zeros((64, 64, 4), np.uint8)
+    pixels[..., 0] = np.arange(64, dtype=np.uint8)[None, :] * 4
+    pixels[..., 3] = 255
+    scene["images"] = [{"name": "painted.png", "width": 64, "height": 64, "pixels": pixels.ravel()}]
+    scene["material_images"] = {"painted": 0}
+    written, report = llamawad.scene_to_wad(wad, scene)
+    assert len(report["pages_added"]) == 1
+    assert report["pages_changed"] == []
+    # A new page: its 12-byte header (flags, width, height) and 256 × 256 16-bit pixels.
+    assert report["page_bytes_after"] == report["page_bytes_before"] + 12 + 256 * 256 * 2
+    assert report["fit"]["faces_fitted"] == 2
+    assert llamawad.parse_info(written)["page_bytes"] == report["page_bytes_after"]

@@ -19,6 +19,9 @@ What is handed over:
 - collision meshes: ``_POLYGON``, ``_MATERIAL``, ``_KIND``, ``_GROUP``; a polygon index that two
   faces carry stays with the first, the other face is a new polygon;
 - the Zones mesh: ``_CELL``, ``_ZONE``;
+- the images the written meshes' materials show, and which material shows which
+  (``images.py``): an edited page image is written into its page, another image becomes new
+  pages (MAPPING.md, "Images");
 - the root node ``Strats`` and one node per strat object (custom property ``llamawad`` =
   ``strat``), with its world placement and its custom properties as extras: the Rust side writes
   where it stands and how it is turned about the vertical, its record's fields and parameters; a
@@ -48,6 +51,7 @@ import numpy as np
 
 from ...common import space
 from .. import read_only
+from . import images as scene_images
 from .. import scene as level_scene
 from .. import materials as mats
 
@@ -621,6 +625,7 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
         w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays, as_seen=False)
     _level_objects(scene, w, level_objects, loose, lambda obj: file_world[number[obj]], out.notes)
     out.scene = w.arrays(scene.llamawad.level_json)
+    out.scene["images"], out.scene["material_images"] = scene_images.gather({n for m in w.meshes for n in m["materials"] if n})
     return out
 
 

@@ -73,6 +73,7 @@ codes! {
     NoUvs = "no-uvs": "faces have no UVs, so no texture rectangle to show",
     UvsNotRectangle = "uvs-not-rectangle": "a face's UVs are not half of a rectangle, all the game can show",
     EntryOutsidePage = "entry-outside-page": "a texture entry's rectangle reaches past its page's pixels, or its page does not exist",
+    PageImage = "page-image": "a page's edited image cannot be written into it (RLE16-compressed or damaged page, another size, no palette colour), or two images of one page differ",
     PageCount = "page-count": "more texture pages than a texture entry's signed page byte can name (pages 0 to 127)",
     // Collision.
     CollisionMaterial = "collision-material": "a collision polygon's material is not a number the game stores",

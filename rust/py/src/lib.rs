@@ -695,6 +695,12 @@ mod _native {
     /// `point_attributes` with `corner_points` (uint32 buffer, each corner's point) and
     /// `face_attributes` with `triangle_faces` (uint32 buffer, each triangle's face). Buffers are
     /// anything with the buffer protocol (numpy arrays), read without a copy in Python.
+    /// Optional: `images`, a list of dicts `name` (str), `width`, `height` (int, 1 to 4096) and
+    /// `pixels` (uint8 buffer, width × height × 4: RGBA, rows top first); `material_images`, a
+    /// dict of material name to the index of the image in `images` the material shows (its
+    /// base colour). A page's material (`page 3 blend 0`) shows its page: an image that differs
+    /// from the page is written into it. Any other material's image is a new texture, placed on
+    /// new pages (resampled to fit a page when larger), its faces fitted within it.
     /// `tile_collision_given` False says the scene leaves tile collision out: a tile without a
     /// collision node keeps its model's instead of having had it deleted.
     /// Raises GltfToWadRefused for arrays that are wrong (code `unreadable`, naming the node), as

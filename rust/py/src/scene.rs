@@ -9,6 +9,7 @@ use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 
 use crate::WadError;
+use llamawad::level::text::MAX_PAGE_SIDE;
 
 /// The scene `scene_to_wad` is given, as its doc says.
 #[derive(FromPyObject)]
@@ -17,6 +18,20 @@ struct SceneColumns {
     extras: Option<String>,
     nodes: NodeColumns,
     meshes: Vec<MeshColumns>,
+    #[pyo3(default)]
+    images: Vec<ImageColumns>,
+    #[pyo3(default)]
+    material_images: BTreeMap<String, usize>,
+}
+
+/// An image: RGBA8 pixels, rows top first.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct ImageColumns {
+    name: String,
+    width: u32,
+    height: u32,
+    pixels: PyBuffer<u8>,
 }
 
 #[derive(FromPyObject)]
@@ -132,9 +147,37 @@ pub(crate) fn scene_arrays(
         })
         .collect::<PyResult<_>>()
         .map_err(shape)?;
+    // The core checks each image's size against its bytes before taking its pixels; a buffer
+    // is copied only when it is no larger than the largest image read, so that a stranger's
+    // huge buffer is refused before it is copied.
+    let most = (MAX_PAGE_SIDE as usize).pow(2) * 4;
+    let images = columns
+        .images
+        .into_iter()
+        .map(|image| {
+            let bytes = image.pixels.item_count();
+            let rgba = if bytes <= most {
+                image.pixels.to_vec(py)?
+            } else {
+                return Err(WadError::new_err(format!(
+                    "scene: image '{}' has {bytes} bytes, more than an image of \
+                     {MAX_PAGE_SIDE}×{MAX_PAGE_SIDE} RGBA pixels, the largest read",
+                    image.name
+                )));
+            };
+            Ok(wad_gltf::ImageArrays {
+                name: image.name,
+                width: image.width,
+                height: image.height,
+                rgba,
+            })
+        })
+        .collect::<PyResult<_>>()?;
     Ok(wad_gltf::SceneArrays {
         extras: columns.extras,
         nodes,
         meshes,
+        images,
+        material_images: columns.material_images.into_iter().collect(),
     })
 }

@@ -13,7 +13,8 @@ pub mod wad_to_gltf;
 
 pub use gltf_to_wad::{
     gltf_to_wad, scene_to_wad, scene_to_wad_checked, BrokenRules, ChangeReport, Checked,
-    GltfToWadError, GltfToWadOptions, MeshArrays, NodeArrays, NodeRef, SceneArrays, TileEdit,
+    GltfToWadError, GltfToWadOptions, ImageArrays, MeshArrays, NodeArrays, NodeRef, PageChanged,
+    SceneArrays, TileEdit,
 };
 pub use read::Document;
 pub use wad_to_gltf::{wad_to_gltf, Gltf, Source, WadToGltfError};

@@ -102,6 +102,8 @@ def check_scene(
     generate_collision: bool = True,
     tile_collision_given: bool = True,
 ) -> tuple[ChangeReport, CheckReport, list[int]]: ...
+# scene: extras, nodes, meshes; optionally images (list of answers.SceneImage) and
+# material_images (dict of material name to an index into images).
 def scene_to_wad(
     base: bytes,
     scene: dict[str, Any],

@@ -7,7 +7,7 @@ an Option as None or the value. For type checkers and readers; at run time they 
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-__all__ = ["Candidate", "Cell", "ChangeReport", "CheckReport", "ChunkInfo", "Convention", "FitReport", "FloorComparison", "HandOverAttribute", "HandOverBatch", "HandOverInfo", "HandOverMaterial", "HandOverNodes", "Info", "PolygonOutline", "Probe", "Problem", "Refusal", "Surface"]
+__all__ = ["Candidate", "Cell", "ChangeReport", "CheckReport", "ChunkInfo", "Convention", "FitReport", "FloorComparison", "HandOverAttribute", "HandOverBatch", "HandOverInfo", "HandOverMaterial", "HandOverNodes", "Info", "PageChanged", "PolygonOutline", "Probe", "Problem", "Refusal", "SceneImage", "Surface"]
 
 class Refusal(TypedDict):
     code: str  # one of llamawad.CODES
@@ -177,6 +177,18 @@ class FitReport(TypedDict):
     mean_error: float
     tolerance: float
 
+class PageChanged(TypedDict):
+    page: int
+    pixels_changed: int
+    pixels_moved: int  # 8-bit pages: pixels whose palette colour is more than a 5-bit step off
+
+class SceneImage(TypedDict):
+    """An image handed to scene_to_wad (its `images`): RGBA8, rows top first."""
+    name: str
+    width: int
+    height: int
+    pixels: Any  # a uint8 buffer of width * height * 4 bytes
+
 class ChangeReport(TypedDict):
     tiles_moved: list[int]
     tiles_reshaped: list[int]
@@ -191,6 +203,10 @@ class ChangeReport(TypedDict):
     models_added: int
     collision_polygons_changed: int
     texture_entries_appended: int
+    pages_changed: list[PageChanged]
+    pages_added: list[int]
+    page_bytes_before: int
+    page_bytes_after: int
     cells_rezoned: int
     zone_masks_changed: int
     fit: FitReport

@@ -12,6 +12,7 @@ mod collision;
 mod colours;
 mod cover;
 mod error;
+mod images;
 mod model;
 mod motion;
 mod new_geometry;
@@ -28,8 +29,9 @@ mod waypoints;
 mod zones;
 
 pub use error::{BrokenRules, GltfToWadError, NodeRef};
+pub use images::PageChanged;
 pub use report::{ChangeReport, GltfToWadOptions, TileEdit};
-pub use scene_arrays::{MeshArrays, NodeArrays, SceneArrays};
+pub use scene_arrays::{ImageArrays, MeshArrays, NodeArrays, SceneArrays};
 
 use crate::codes::Code;
 use std::collections::HashMap;
@@ -40,6 +42,7 @@ use crate::gltf::read::Document;
 use crate::level::Level;
 use crate::limits::{MAX_TEXTURE_ENTRIES, MAX_TILES};
 use cover::cover;
+use images::{add_new_images, write_page_images};
 use new_geometry::add_new_geometry;
 use nodes::sort_nodes;
 use parts::claim_parts;
@@ -57,7 +60,7 @@ pub fn gltf_to_wad(
     doc: &Document,
     options: GltfToWadOptions,
 ) -> Result<(Level, ChangeReport), GltfToWadError> {
-    convert_scene(base, base_bytes, &Scene::of_document(doc), options)
+    convert_scene(base, base_bytes, Scene::of_document(doc), options)
         .map(|(level, report, _)| (level, report))
 }
 
@@ -70,7 +73,7 @@ pub fn scene_to_wad(
     arrays: SceneArrays,
     options: GltfToWadOptions,
 ) -> Result<(Level, ChangeReport), GltfToWadError> {
-    convert_scene(base, base_bytes, &Scene::of_arrays(arrays)?, options)
+    convert_scene(base, base_bytes, Scene::of_arrays(arrays)?, options)
         .map(|(level, report, _)| (level, report))
 }
 
@@ -91,7 +94,7 @@ pub fn scene_to_wad_checked(
     options: GltfToWadOptions,
 ) -> Result<Checked, GltfToWadError> {
     let (level, report, check) =
-        convert_scene(base, base_bytes, &Scene::of_arrays(arrays)?, options)?;
+        convert_scene(base, base_bytes, Scene::of_arrays(arrays)?, options)?;
     // An unchanged level is the base: the conversion did not check it.
     let check = check.unwrap_or_else(|| crate::game::check_against(&level, base));
     Ok(Checked {
@@ -105,22 +108,31 @@ pub fn scene_to_wad_checked(
 fn convert_scene(
     base: &Level,
     base_bytes: &[u8],
-    scene: &Scene,
+    mut scene: Scene,
     options: GltfToWadOptions,
 ) -> Result<(Level, ChangeReport, Option<Report>), GltfToWadError> {
     let mut report = ChangeReport::default();
-    check_source(base, base_bytes, scene, options, &mut report)?;
+    check_source(base, base_bytes, &scene, options, &mut report)?;
     let base_trak = base.trak().ok_or_else(|| {
         GltfToWadError::level("the base level has no TRAK chunk").code(Code::BaseIncomplete)
     })?;
     let base_map = base.map().ok_or_else(|| {
         GltfToWadError::level("the base level has no MAP chunk").code(Code::BaseIncomplete)
     })?;
+    let mut level = base.clone();
+    // Pages first: the faces of a new image's material are fitted on the page it lands on.
+    if let Some(text) = level.text_mut() {
+        report.page_bytes_before = page_bytes(text);
+        write_page_images(&scene, text, &mut report)?;
+        add_new_images(&mut scene, text, &mut report)?;
+        report.page_bytes_after = page_bytes(text);
+    }
+    let scene = &scene;
     let nodes = sort_nodes(scene, base_map.tiles.len())?;
     check_tile_count(base_map.tiles.len(), &nodes)?;
     let mut c = Conversion {
         base,
-        level: base.clone(),
+        level,
         new_models: Vec::new(),
         model_count: base_trak.models.len(),
         derived_from: HashMap::new(),
@@ -227,6 +239,11 @@ fn convert_scene(
             .push(format!("{} ({})", problem.message, problem.code));
     }
     Ok((level, report, check))
+}
+
+/// The pages' total size as stored in the file.
+fn page_bytes(text: &crate::level::text::Text) -> usize {
+    text.pages.iter().map(|p| p.stored_size()).sum()
 }
 
 /// A scene that would make more tiles than a level holds is refused before anything is

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::images::PageChanged;
 use crate::gltf::fit::FitReport;
 
 /// Options of the way back.
@@ -80,6 +81,13 @@ pub struct ChangeReport {
     pub models_added: usize,
     pub collision_polygons_changed: usize,
     pub texture_entries_appended: usize,
+    /// Pages whose image was edited, written from it.
+    pub pages_changed: Vec<PageChanged>,
+    /// New pages, holding the images of materials no page showed.
+    pub pages_added: Vec<usize>,
+    /// The pages' total size in the file, the base's and the written level's.
+    pub page_bytes_before: usize,
+    pub page_bytes_after: usize,
     pub cells_rezoned: usize,
     pub zone_masks_changed: usize,
     /// Faces that had no texture entry, or whose UVs or page changed, and got one fitted.
@@ -147,6 +155,8 @@ impl ChangeReport {
             && self.coverage_tiles.is_empty()
             && self.coverage_freed.is_empty()
             && self.models_added == 0
+            && self.pages_changed.is_empty()
+            && self.pages_added.is_empty()
             && self.cells_rezoned == 0
             && self.zone_masks_changed == 0
             && self.strats_moved.is_empty()

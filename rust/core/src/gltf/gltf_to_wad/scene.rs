@@ -6,9 +6,12 @@
 use std::borrow::Cow;
 
 use glam::Mat4;
+use image::RgbaImage;
+use rustc_hash::FxHashMap;
 
 use super::error::NodeRef;
 use crate::gltf::read::{extras_json, Document, ReadError, Triangles};
+use crate::level::pages::{decode_png, PageError};
 
 /// A node of the scene.
 #[derive(Debug, Clone)]
@@ -51,6 +54,38 @@ enum Meshes<'a> {
     Arrays(Vec<Result<Triangles, ReadError>>),
 }
 
+/// An image of the scene, as its door gave it: decoded only when it must be looked at.
+pub enum ImageData<'a> {
+    /// A glTF's PNG bytes, from a buffer view.
+    Png(&'a [u8]),
+    /// Pixels handed over as arrays.
+    Pixels(RgbaImage),
+    /// An image this tool does not read (by URI, or not a PNG), and why.
+    Unread(String),
+}
+
+impl ImageData<'_> {
+    /// The image's pixels; a PNG is decoded here, its size checked first.
+    pub fn pixels(&self) -> Result<Cow<'_, RgbaImage>, String> {
+        match self {
+            ImageData::Png(bytes) => decode_png(bytes)
+                .map(Cow::Owned)
+                .map_err(|e: PageError| e.to_string()),
+            ImageData::Pixels(image) => Ok(Cow::Borrowed(image)),
+            ImageData::Unread(why) => Err(why.clone()),
+        }
+    }
+}
+
+/// Faces of a material showing a new image, once the image is placed on a page: the material
+/// they take instead, and the rectangle of the page their UVs (0–1 across the image) map to, in
+/// the page's 0–1 coordinates (`[u, v, width, height]`).
+#[derive(Debug, Clone)]
+pub struct Retexture {
+    pub material: String,
+    pub rectangle: [f32; 4],
+}
+
 /// The nodes of every scene with their meshes, and our extras of the scene.
 pub struct Scene<'a> {
     /// Every node of every scene, parents before children (depth first, children in order).
@@ -60,6 +95,12 @@ pub struct Scene<'a> {
     /// Where each node number is in `nodes` (None for a node no scene holds).
     position: Vec<Option<usize>>,
     meshes: Meshes<'a>,
+    /// The images materials show, and which each material shows (by material name).
+    pub images: Vec<ImageData<'a>>,
+    pub material_images: Vec<(String, usize)>,
+    /// Materials whose new image was placed on a new page, by name: their faces are read as
+    /// faces of that page (`triangles`), so that the one fitter gives them entries.
+    pub retextured: FxHashMap<String, Retexture>,
 }
 
 impl<'a> Scene<'a> {
@@ -86,7 +127,17 @@ impl<'a> Scene<'a> {
                 .cloned()
         });
         let meshes = Meshes::Document(doc, doc.document.meshes().collect());
-        Scene::new(nodes, extras, doc.document.nodes().len(), meshes)
+        let mut scene = Scene::new(nodes, extras, doc.document.nodes().len(), meshes);
+        scene.images = doc.document.images().map(|i| image_data(doc, &i)).collect();
+        scene.material_images = doc
+            .document
+            .materials()
+            .filter_map(|m| {
+                let texture = m.pbr_metallic_roughness().base_color_texture()?;
+                Some((m.name()?.to_string(), texture.texture().source().index()))
+            })
+            .collect();
+        scene
     }
 
     /// The scene of arrays already checked (`arrays.rs`): nodes in walk order, one result per
@@ -124,7 +175,37 @@ impl<'a> Scene<'a> {
             extras,
             position,
             meshes,
+            images: Vec::new(),
+            material_images: Vec::new(),
+            retextured: FxHashMap::default(),
         }
+    }
+}
+
+/// A glTF image's bytes: those of its buffer view (the reader loaded and bounded the buffers);
+/// an image by URI is not read (this project's glTFs and Blender's GLBs keep them in the buffer).
+fn image_data<'a>(doc: &'a Document, image: &gltf::Image) -> ImageData<'a> {
+    let index = image.index();
+    match image.source() {
+        gltf::image::Source::View { view, mime_type } => {
+            let bytes = doc
+                .buffers
+                .get(view.buffer().index())
+                .and_then(|b| b.get(view.offset()..view.offset().checked_add(view.length())?));
+            match bytes {
+                Some(bytes) if mime_type == "image/png" => ImageData::Png(bytes),
+                Some(_) => ImageData::Unread(format!(
+                    "image {index} is {mime_type}: only PNG images are read"
+                )),
+                None => ImageData::Unread(format!(
+                    "image {index}: its buffer view reaches past its buffer"
+                )),
+            }
+        }
+        gltf::image::Source::Uri { .. } => ImageData::Unread(format!(
+            "image {index} is named by a URI: only images inside the glTF's buffers are read \
+             (a GLB, or a .gltf with embedded images)"
+        )),
     }
 }
 
@@ -159,8 +240,41 @@ impl Scene<'_> {
         }
     }
 
-    /// The triangles of a mesh, every attribute checked.
+    /// The triangles of a mesh, every attribute checked; faces of a material whose new image was
+    /// placed on a page show that page ([`Retexture`]).
     pub fn triangles(&self, mesh: usize) -> Result<Cow<'_, Triangles>, ReadError> {
+        let tris = self.read_triangles(mesh)?;
+        if self.retextured.is_empty()
+            || !tris
+                .materials
+                .iter()
+                .flatten()
+                .any(|m| self.retextured.contains_key(m))
+        {
+            return Ok(tris);
+        }
+        let mut tris = tris.into_owned();
+        for t in 0..tris.count() {
+            let Some(to) = tris.materials[t]
+                .as_ref()
+                .and_then(|m| self.retextured.get(m))
+            else {
+                continue;
+            };
+            tris.materials[t] = Some(to.material.clone());
+            let [u, v, w, h] = to.rectangle;
+            for uv in tris
+                .uvs
+                .iter_mut()
+                .flat_map(|uvs| &mut uvs[3 * t..3 * t + 3])
+            {
+                *uv = [u + uv[0] * w, v + uv[1] * h];
+            }
+        }
+        Ok(Cow::Owned(tris))
+    }
+
+    fn read_triangles(&self, mesh: usize) -> Result<Cow<'_, Triangles>, ReadError> {
         let missing = || ReadError {
             message: format!("mesh {mesh} does not exist"),
             faces: Vec::new(),

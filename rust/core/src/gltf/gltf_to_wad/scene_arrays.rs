@@ -7,13 +7,15 @@
 
 use crate::codes::Code;
 use glam::{Mat4, Vec3};
+use image::RgbaImage;
 
 use super::error::GltfToWadError;
-use super::scene::{Node, Scene};
+use super::scene::{ImageData, Node, Scene};
 use crate::gltf::read::{
     extras_json, is_mapping_attribute, spelled_out, Document, ReadError, Triangles,
     MAX_MESH_TRIANGLES, MAX_NODE_DEPTH,
 };
+use crate::level::text::MAX_PAGE_SIDE;
 
 /// The scene: what a glTF's level scene says, as arrays.
 #[derive(Debug, Clone, Default)]
@@ -23,6 +25,22 @@ pub struct SceneArrays {
     pub extras: Option<String>,
     pub nodes: Vec<NodeArrays>,
     pub meshes: Vec<MeshArrays>,
+    /// The images materials show.
+    pub images: Vec<ImageArrays>,
+    /// (material name, index into `images`): the base-colour image each material shows. A
+    /// page's material (`page 3 blend 0`) shows its page's image; any other material's image is
+    /// a new texture.
+    pub material_images: Vec<(String, usize)>,
+}
+
+/// An image: RGBA, 8 bits a channel, rows top first (as a page's, and a glTF's image).
+#[derive(Debug, Clone)]
+pub struct ImageArrays {
+    pub name: String,
+    pub width: u32,
+    pub height: u32,
+    /// `width × height × 4` bytes.
+    pub rgba: Vec<u8>,
 }
 
 /// A node, as a glTF node would be.
@@ -81,7 +99,22 @@ impl Scene<'static> {
             extras,
             nodes,
             meshes,
+            images,
+            material_images,
         } = arrays;
+        let images = images
+            .into_iter()
+            .map(checked_image)
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some((material, image)) = material_images.iter().find(|(_, i)| *i >= images.len()) {
+            return Err(unreadable(
+                None,
+                format!(
+                    "material '{material}' shows image {image}, but there are {} images",
+                    images.len()
+                ),
+            ));
+        }
         // Our own object, as the tool keeps it: nothing a glTF exporter made of it to undo.
         let extras = match extras {
             None => None,
@@ -174,8 +207,41 @@ impl Scene<'static> {
             .map(|i| slots[i].take().expect("each node is walked once"))
             .collect();
         let meshes = meshes.into_iter().map(mesh_triangles).collect();
-        Ok(Scene::of_checked_arrays(walked, extras, count, meshes))
+        let mut scene = Scene::of_checked_arrays(walked, extras, count, meshes);
+        scene.images = images;
+        scene.material_images = material_images;
+        Ok(scene)
     }
+}
+
+/// An image's pixels, its size checked against its bytes and against the largest page side the
+/// reader takes (as a PNG's is) before they are taken.
+fn checked_image(image: ImageArrays) -> Result<ImageData<'static>, GltfToWadError> {
+    let ImageArrays {
+        name,
+        width,
+        height,
+        rgba,
+    } = image;
+    let sides = 1..=MAX_PAGE_SIDE;
+    let wanted = width as usize * height as usize * 4;
+    if !sides.contains(&width) || !sides.contains(&height) || rgba.len() != wanted {
+        return Err(unreadable(
+            None,
+            format!(
+                "image '{name}' is {width}×{height} with {} bytes: images are 1 to \
+                 {MAX_PAGE_SIDE} pixels a side, 4 bytes (RGBA) a pixel",
+                rgba.len()
+            ),
+        ));
+    }
+    let pixels = RgbaImage::from_raw(width, height, rgba).ok_or_else(|| {
+        unreadable(
+            None,
+            format!("image '{name}': its bytes are not its pixels"),
+        )
+    })?;
+    Ok(ImageData::Pixels(pixels))
 }
 
 /// How many values a corner has of an attribute, by its name; None for a name the mapping does
@@ -409,10 +475,28 @@ impl SceneArrays {
             .meshes()
             .map(|mesh| doc.triangles(&mesh).map(mesh_arrays))
             .collect::<Result<_, _>>()?;
+        // Images as the glTF's scene reads them, decoded.
+        let scene = Scene::of_document(doc);
+        let images = doc
+            .document
+            .images()
+            .zip(&scene.images)
+            .map(|(image, data)| {
+                let pixels = data.pixels().map_err(read_error)?;
+                Ok(ImageArrays {
+                    name: image.name().unwrap_or_default().to_string(),
+                    width: pixels.width(),
+                    height: pixels.height(),
+                    rgba: pixels.into_owned().into_raw(),
+                })
+            })
+            .collect::<Result<_, _>>()?;
         Ok(SceneArrays {
             extras,
             nodes,
             meshes,
+            images,
+            material_images: scene.material_images.clone(),
         })
     }
 }

@@ -6,7 +6,8 @@
 //! [`MAX_NODE_DEPTH`], every transform and attribute value must be a finite number, and the
 //! attributes the mapping reads must have the types it expects. A `.gltf`'s buffers are read only
 //! from `data:` URIs and from regular files inside its own folder, never more bytes than they
-//! declare. Images are never read: materials are known by name.
+//! declare. Images are not read here: the way back takes the PNG bytes of those in buffer views
+//! (`gltf_to_wad/scene.rs`) and decodes them only when they differ from a page's.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -87,6 +87,18 @@ impl Gltf {
         accessor
     }
 
+    /// Appends a PNG image to the document's buffer: for tools and tests that paint a level's
+    /// pages or give it new images.
+    pub fn push_png(&mut self, png: &[u8], name: &str) -> Index<json::Image> {
+        let mut buffer = Buffer {
+            bytes: std::mem::take(&mut self.bin),
+        };
+        let image = buffer.png(&mut self.root, png, name.to_string());
+        self.bin = buffer.bytes;
+        self.root.buffers[0].byte_length = self.bin.len().into();
+        image
+    }
+
     /// The binary glTF; refused when its lengths would not fit the u32 fields of its header and
     /// chunks (the GLB would say another length than it has).
     pub fn to_glb(&self) -> Result<Vec<u8>, WadToGltfError> {

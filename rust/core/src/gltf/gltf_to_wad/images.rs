@@ -1,0 +1,182 @@
+//! The scene's images into the level's pages (FORMAT.md §8): a page's image the artist edited is
+//! written into the page; an image no page shows, on a material of its own, is placed on new
+//! pages, and its material's faces are read as faces of that page.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use image::RgbaImage;
+use serde::Serialize;
+
+use super::error::GltfToWadError;
+use super::report::ChangeReport;
+use super::scene::{ImageData, Retexture, Scene};
+use crate::codes::Code;
+use crate::gltf::fit::PageMaterial;
+use crate::level::pages::{
+    add_pages, decode_page, encode_png, fit_to_page, update_page, PageError, PageUpdate, PAGE_SIDE,
+};
+use crate::level::text::Text;
+
+/// A page whose pixels were written from its edited image.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageChanged {
+    pub page: usize,
+    /// Pixels whose value changed.
+    pub pixels_changed: usize,
+    /// On an 8-bit page, changed pixels whose nearest palette colour is more than one 5-bit step
+    /// from the image's (0 on a 16-bit page).
+    pub pixels_moved: usize,
+}
+
+/// A page refusal: the page is named in the message.
+fn refused(e: PageError) -> GltfToWadError {
+    let code = match e {
+        PageError::TooManyPages { .. } => Code::PageCount,
+        _ => Code::PageImage,
+    };
+    GltfToWadError::level(e.to_string()).code(code)
+}
+
+/// Writes the edited images of `text`'s pages into them. A page's image is the base-colour image
+/// of a material named after the page (`page 3 blend 0`); an image whose bytes are the PNG the
+/// way there wrote is unchanged without being decoded, any other is decoded and compared with the
+/// page at its own precision ([`update_page`]). Refused: a changed page that cannot hold it
+/// (RLE16, damaged, another size), and two images of one page that differ.
+pub(super) fn write_page_images(
+    scene: &Scene,
+    text: &mut Text,
+    report: &mut ChangeReport,
+) -> Result<(), GltfToWadError> {
+    let mut by_page: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    for (material, image) in &scene.material_images {
+        let page = PageMaterial::from_name(material).and_then(|m| usize::try_from(m.page).ok());
+        if let Some(page) = page.filter(|&p| p < text.pages.len()) {
+            by_page.entry(page).or_default().insert(*image);
+        }
+    }
+    for (page, images) in by_page {
+        let mut written: Option<(usize, PageUpdate)> = None;
+        for image in images {
+            let Some(data) = scene.images.get(image) else {
+                continue;
+            };
+            // A glTF whose images lie beside it (by URI) still converts: its pages stay.
+            if let ImageData::Unread(why) = data {
+                report.warnings.push(format!(
+                    "page {page}'s image is not read ({why}): the page keeps its pixels"
+                ));
+                continue;
+            }
+            let update = page_update(data, text, page).map_err(|why| {
+                GltfToWadError::level(format!("page {page}'s image: {why}")).code(Code::PageImage)
+            })?;
+            let Some(update) = update else { continue };
+            match &written {
+                Some((other, earlier)) if *earlier != update => {
+                    return Err(GltfToWadError::level(format!(
+                        "page {page} is shown by images {other} and {image}, which differ: give \
+                         the page's materials one image"
+                    ))
+                    .code(Code::PageImage))
+                }
+                Some(_) => {}
+                None => written = Some((image, update)),
+            }
+        }
+        if let Some((_, PageUpdate::Changed(changed))) = written {
+            if changed.moved > 0 {
+                report.warnings.push(format!(
+                    "page {page} is 8-bit: {} of its {} changed pixels took a palette colour more \
+                     than one 5-bit step from the image's",
+                    changed.moved, changed.changed
+                ));
+            }
+            report.pages_changed.push(PageChanged {
+                page,
+                pixels_changed: changed.changed,
+                pixels_moved: changed.moved,
+            });
+            text.pages[page] = changed.page;
+        }
+    }
+    Ok(())
+}
+
+/// What an image makes of its page; None for PNG bytes the way there wrote for the page as it is
+/// (nothing decoded). An image that cannot be read is an error naming why.
+fn page_update(data: &ImageData, text: &Text, page: usize) -> Result<Option<PageUpdate>, String> {
+    if let ImageData::Png(bytes) = data {
+        let shown = decode_page(&text.pages[page], &text.palettes, page);
+        if *bytes == encode_png(&shown.image).as_slice() {
+            return Ok(None);
+        }
+    }
+    let image = data.pixels()?;
+    update_page(&text.pages[page], &text.palettes, page, &image)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+/// Places the images of materials that are no page's on new pages of `text`, and tells `scene`
+/// to read those materials' faces as faces of the new pages. An image several materials show is
+/// placed once. Refused: an image that cannot be read, more pages than entries can name.
+pub(super) fn add_new_images(
+    scene: &mut Scene,
+    text: &mut Text,
+    report: &mut ChangeReport,
+) -> Result<(), GltfToWadError> {
+    let page_images: BTreeSet<usize> = scene
+        .material_images
+        .iter()
+        .filter(|(m, _)| PageMaterial::from_name(m).is_some())
+        .map(|&(_, i)| i)
+        .collect();
+    // Image number → the materials showing it, in image order.
+    let mut new: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for (material, image) in &scene.material_images {
+        if PageMaterial::from_name(material).is_none() && !page_images.contains(image) {
+            new.entry(*image).or_default().push(material.clone());
+        }
+    }
+    if new.is_empty() {
+        return Ok(());
+    }
+    let mut pixels: Vec<RgbaImage> = Vec::with_capacity(new.len());
+    for (&image, materials) in &new {
+        let unread = |why: String| {
+            GltfToWadError::level(format!("material '{}': {why}", materials[0]))
+                .code(Code::Unreadable)
+        };
+        let data = scene.images.get(image).ok_or_else(|| {
+            unread(format!(
+                "names image {image}, but there are {}",
+                scene.images.len()
+            ))
+        })?;
+        // Fitted here rather than by add_pages, so that the warning names the material.
+        let (fitted, warning) = fit_to_page(data.pixels().map_err(unread)?.into_owned());
+        report
+            .warnings
+            .extend(warning.map(|w| format!("material '{}': {w}", materials[0])));
+        pixels.push(fitted);
+    }
+    let first = text.pages.len();
+    let added = add_pages(text, pixels).map_err(refused)?;
+    report.pages_added = (first..text.pages.len()).collect();
+    let side = PAGE_SIDE as f32;
+    for ((_, materials), at) in new.into_iter().zip(&added.placements) {
+        let retexture = Retexture {
+            material: format!("page {} blend 0", at.page),
+            rectangle: [
+                at.x as f32 / side,
+                at.y as f32 / side,
+                at.width as f32 / side,
+                at.height as f32 / side,
+            ],
+        };
+        for material in materials {
+            scene.retextured.insert(material, retexture.clone());
+        }
+    }
+    Ok(())
+}
