@@ -38,6 +38,23 @@ def import_level(path, collision: bool = False) -> set:
     return result
 
 
+# Where the tests add a floor: over cell (4, 5), by its centre.
+SPOT = (4.5, -5.5)
+
+
+def level_with_spot(wad_file, tmp_path):
+    """The level at ``wad_file`` imported; its bytes (``base``), where to export (``out``) and the
+    height 2 units above the ground at SPOT (``height``), where a new floor goes."""
+    from types import SimpleNamespace
+
+    import llamawad
+
+    assert import_level(wad_file) == {"FINISHED"}
+    base = wad_file.read_bytes()
+    (ground,) = llamawad.probe(base, [(SPOT[0], 60.0, -SPOT[1])])
+    return SimpleNamespace(base=base, out=tmp_path / "edited.wad", height=round(ground["floor"]["height"] + 2.0, 3))
+
+
 def export(path, **options) -> bytes:
     """The scene exported through the add-on's operator to ``path``; the bytes written."""
     import bpy

@@ -4,8 +4,6 @@ artist excluded from the view layer is left out and named. After import the Tile
 the active one, so that Shift A puts a new mesh there. Export reports what was added by object
 name; the written WAD is read back (the floor test, the add-on's import)."""
 
-from types import SimpleNamespace
-
 import addon_support
 import bpy
 import llamawad
@@ -13,17 +11,12 @@ import pytest
 
 pytestmark = pytest.mark.generator
 
-# Where the tests add a floor: over cell (4, 5), by its centre, 2 units above its ground.
-SPOT = (4.5, -5.5)
+SPOT = addon_support.SPOT
 
 
 @pytest.fixture
 def level(small_wad_file, tmp_path):
-    assert addon_support.import_level(small_wad_file) == {"FINISHED"}
-    base = small_wad_file.read_bytes()
-    (ground,) = llamawad.probe(base, [(SPOT[0], 60.0, -SPOT[1])])
-    height = round(ground["floor"]["height"] + 2.0, 3)
-    return SimpleNamespace(base=base, out=tmp_path / "edited.wad", height=height)
+    return addon_support.level_with_spot(small_wad_file, tmp_path)
 
 
 def page_material():

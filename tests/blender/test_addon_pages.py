@@ -2,8 +2,6 @@
 repaints is written into the level's page, a new image on a new mesh becomes a new page its
 faces show. The written WAD is read back by the add-on's own import and by llamawad.parse_info."""
 
-from types import SimpleNamespace
-
 import addon_support
 import bpy
 import llamawad
@@ -14,15 +12,12 @@ from addon.blender.scene_to_wad.images import rgba_bytes
 
 pytestmark = pytest.mark.generator
 
-SPOT = (4.5, -5.5)
+SPOT = addon_support.SPOT
 
 
 @pytest.fixture
 def level(small_wad_file, tmp_path):
-    assert addon_support.import_level(small_wad_file) == {"FINISHED"}
-    base = small_wad_file.read_bytes()
-    (ground,) = llamawad.probe(base, [(SPOT[0], 60.0, -SPOT[1])])
-    return SimpleNamespace(base=base, out=tmp_path / "edited.wad", height=round(ground["floor"]["height"] + 2.0, 3))
+    return addon_support.level_with_spot(small_wad_file, tmp_path)
 
 
 def changes() -> list[str]:
