@@ -149,3 +149,22 @@ def test_the_base_a_scene_was_made_from():
     # Same size, another checksum: the message says both, so it never contradicts itself.
     assert f"{len(level):,} bytes, CRC-32 {doc_source['crc32']:08x}" in message
     assert f"{len(level):,} bytes, CRC-32 {source.source_of(changed)['crc32']:08x}" in message
+
+
+def test_pages_written_and_added_are_said_with_their_size():
+    report = {
+        "pages_changed": [{"page": 2, "pixels_changed": 16, "pixels_moved": 0}, {"page": 5, "pixels_changed": 1, "pixels_moved": 1}],
+        "pages_added": [8],
+        "page_bytes_before": 131_120,
+        "page_bytes_after": 262_240,
+    }
+    assert changes.summary(report) == "2 pages written from their images; 1 new page for new images"
+    assert changes.page_changes(report) == [
+        "page 2: 16 pixels written from its image",
+        "page 5: 1 pixel written from its image, 1 pixel more than a 5-bit step from the nearest palette colour",
+        "new page 8 for new images",
+        "texture pages: 262,240 bytes (the base's 131,120)",
+    ]
+    unchanged = {"pages_changed": [], "pages_added": [], "page_bytes_before": 10, "page_bytes_after": 10}
+    assert changes.page_changes(unchanged) == []
+    assert changes.summary(unchanged) == changes.UNCHANGED
