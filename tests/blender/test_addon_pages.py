@@ -71,3 +71,92 @@ def test_a_new_image_on_a_new_mesh_becomes_a_new_page(level):
     assert llamawad.parse_info(written)["pages"] == pages + 1
     assert any(f"new page {pages} for new images" in line for line in changes()), changes()
     addon_support.assert_no_new_errors(written, level.base)
+
+
+def new_image(name: str, width: int, height: int, rgba) -> bpy.types.Image:
+    """An image of ``rgba`` (rows top first, 0..255) as Blender keeps it (rows bottom first)."""
+    image = bpy.data.images.new(name, width, height, alpha=True)
+    image.pixels.foreach_set((np.asarray(rgba, np.float32)[::-1] / 255.0).ravel())
+    return image
+
+
+def image_material(image: bpy.types.Image) -> bpy.types.Material:
+    mat = bpy.data.materials.new(image.name)
+    if mat.node_tree is None:
+        mat.use_nodes = True
+    tex = mat.node_tree.nodes.new("ShaderNodeTexImage")
+    tex.image = image
+    mat.node_tree.nodes.active = tex
+    return mat
+
+
+def five_bits(rgba: np.ndarray) -> np.ndarray:
+    """Colours at the page's precision: 5 bits a channel, alpha transparent or not, a transparent
+    pixel without a colour (the page's 0)."""
+    out = (rgba.astype(np.int32) * 31 + 127) // 255
+    out[..., 3] = rgba[..., 3] >= 128
+    out[out[..., 3] == 0] = 0
+    return out
+
+
+@pytest.mark.parametrize(
+    "size, transparent",
+    [((64, 48), False), ((32, 32), True), ((300, 200), False)],
+    ids=["64x48", "transparent", "larger than a page"],
+)
+def test_a_new_image_lands_on_a_new_page_as_the_game_shows_it(level, tmp_path, size, transparent):
+    """The image on a new plane: a new page holding its pixels (resampled to fit when larger than
+    a page, with a warning naming both sizes), transparent pixels 0, the other pages as they were."""
+    w, h = size
+    rng = np.random.default_rng(7)
+    rgba = rng.integers(0, 256, (h, w, 4))
+    rgba[..., 3] = 255
+    if transparent:
+        rgba[: h // 2, :, 3] = 0
+    image = new_image("new image", w, h, rgba)
+    assert bpy.ops.mesh.primitive_plane_add(size=0.8, location=(*SPOT, level.height)) == {"FINISHED"}
+    bpy.context.active_object.data.materials.append(image_material(image))
+    pages = llamawad.parse_info(level.base)["pages"]
+    old = {n: rgba_bytes(page_image(n)) for n in range(pages)}
+    written = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(written, level.base)
+    assert llamawad.parse_info(written)["pages"] == pages + 1
+    warned = [line for line in changes() if "resampled" in line]
+    if max(w, h) > 256:
+        assert warned and "300×200" in warned[0] and "256×171" in warned[0], changes()
+        w, h = 256, 171
+    else:
+        assert warned == []
+    assert addon_support.import_level(level.out) == {"FINISHED"}
+    page = rgba_bytes(page_image(pages)).reshape(256, 256, 4)
+    if (w, h) == size:
+        # At the new page's top-left corner, pixel for pixel at the page's precision.
+        assert (five_bits(page[:h, :w]) == five_bits(rgba.astype(np.uint8))).all()
+    if transparent:
+        assert (page[: h // 2, :w, 3] == 0).all() and (page[h // 2 : h, :w, 3] == 255).all()
+    for n in range(pages):
+        assert (rgba_bytes(page_image(n)) == old[n]).all(), f"page {n} changed"
+
+
+def test_a_repainted_8_bit_page_takes_its_palette_colours(tmp_path):
+    """Page 7 of the generated full level is 8-bit: repainted, its pixels become the nearest
+    colours of the first palette, and the report says how many moved by more than a 5-bit step."""
+    wad = tmp_path / "full-1.wad"
+    wad.write_bytes(llamawad.generate(1, "full"))
+    assert addon_support.import_level(wad) == {"FINISHED"}
+    image = page_image(7)
+    w, h = image.size
+    before = rgba_bytes(image).reshape(h, w, 4)
+    after = before.copy()
+    after[:8, :8] = (12, 200, 90, 255)
+    image.pixels.foreach_set((after[::-1].astype(np.float32) / 255.0).ravel())
+    written = addon_support.export(tmp_path / "edited.wad")
+    addon_support.assert_no_new_errors(written, wad.read_bytes())
+    (line,) = [line for line in changes() if line.startswith("page 7: ")]
+    assert "written from its image" in line
+    assert addon_support.import_level(tmp_path / "edited.wad") == {"FINISHED"}
+    back = rgba_bytes(page_image(7)).reshape(h, w, 4)
+    assert (back[8:] == before[8:]).all() and (back[:, 8:] == before[:, 8:]).all()
+    # Every pixel of the block took one palette colour: the one nearest the painted colour.
+    block = back[:8, :8].reshape(-1, 4)
+    assert (block == block[0]).all() and block[0, 3] == 255
