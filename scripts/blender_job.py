@@ -31,6 +31,7 @@ import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
 
 import addon  # noqa: E402
+from addon.blender import materials  # noqa: E402
 from addon.blender import scene as level_scene  # noqa: E402
 
 
@@ -224,13 +225,7 @@ def edited_exports(runs: int, wad: Path, wad_bytes: bytes, work: Path, empty) ->
         _new_mesh("painted platform", 3, 3.0, (x, y, _ground(wad_bytes, x, y) + 2.0), 1.0)
         image = bpy.data.images.new("painted", 256, 256)
         image.pixels.foreach_set(np.random.default_rng(1).random(256 * 256 * 4, np.float32))
-        mat = bpy.data.materials.new("painted")
-        if mat.node_tree is None:
-            mat.use_nodes = True
-        tex = mat.node_tree.nodes.new("ShaderNodeTexImage")
-        tex.image = image
-        mat.node_tree.nodes.active = tex
-        bpy.data.objects["painted platform"].data.materials[0] = mat
+        bpy.data.objects["painted platform"].data.materials[0] = materials.new_material("painted", image=image)
 
     def large_tile():
         x, y = 30.5, -30.5
