@@ -160,3 +160,18 @@ def test_a_repainted_8_bit_page_takes_its_palette_colours(tmp_path):
     # Every pixel of the block took one palette colour: the one nearest the painted colour.
     block = back[:8, :8].reshape(-1, 4)
     assert (block == block[0]).all() and block[0, 3] == 255
+
+
+def test_a_repainted_rle16_page_is_refused_and_nothing_written(level):
+    """Page 3 of the small level is RLE16, whose compression the notes do not give: painting its
+    placeholder refuses the export by page, and no file is written."""
+    image = page_image(3)
+    w, h = image.size
+    pixels = np.empty(w * h * 4, np.float32)
+    image.pixels.foreach_get(pixels)
+    pixels[:16] = 0.5
+    image.pixels.foreach_set(pixels)
+    with pytest.raises(RuntimeError, match="page 3") as error:
+        bpy.ops.export_scene.llamawad(filepath=str(level.out))
+    assert "Not written" in str(error.value) and "RLE16" in str(error.value)
+    assert not level.out.exists()
