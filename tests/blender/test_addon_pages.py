@@ -7,6 +7,7 @@ import bpy
 import llamawad
 import numpy as np
 import pytest
+from gltf_arrays import Document
 
 from addon.blender.scene_to_wad.images import rgba_bytes
 
@@ -175,3 +176,62 @@ def test_a_repainted_rle16_page_is_refused_and_nothing_written(level):
         bpy.ops.export_scene.llamawad(filepath=str(level.out))
     assert "Not written" in str(error.value) and "RLE16" in str(error.value)
     assert not level.out.exists()
+
+
+def test_a_new_image_on_an_existing_tile_is_what_its_faces_show(level):
+    """Every face of an existing tile given a new 64×64 image, each face's UVs a half or the whole
+    of the image: the tile's faces, read back, name entries of one new page whose rectangle is
+    the image's, and the image is at that rectangle of the page."""
+    tile = addon_support.mesh_tiles()[0]
+    faces = len(tile.data.polygons)
+    rgba = np.random.default_rng(3).integers(0, 256, (64, 64, 4))
+    rgba[..., 3] = 255
+    tile.data.materials.append(image_material(new_image("tile image", 64, 64, rgba)))
+    tile.data.polygons.foreach_set("material_index", np.full(faces, len(tile.data.materials) - 1, np.int32))
+    corners = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+    uv = tile.data.uv_layers.active.data
+    for polygon in tile.data.polygons:
+        assert polygon.loop_total in (3, 4)
+        for k, loop in enumerate(polygon.loop_indices):
+            uv[loop].uv = corners[k]
+    pages = llamawad.parse_info(level.base)["pages"]
+    old = {n: rgba_bytes(page_image(n)) for n in range(pages)}
+    written = addon_support.export(level.out)
+    addon_support.assert_no_new_errors(written, level.base)
+    assert llamawad.parse_info(written)["pages"] == pages + 1
+
+    text, bin_data, _ = llamawad.wad_to_gltf(written)
+    doc = Document.from_json(text, bin_data)
+    entries = doc.scene_extras()["llamawad"]["texture_entries"]
+    (node,) = [n for n in doc.json["nodes"] if (n.get("extras") or {}).get("llamawad") == "tile" and n["extras"]["tile"] == tile["tile"]]
+    shown = {int(t) for t in doc.triangles(node["mesh"]).per_triangle("_TEXTURE")}
+    rectangles = {(entries[t]["page"], entries[t]["u0"], entries[t]["u1"], entries[t]["v0"], entries[t]["v1"]) for t in shown}
+    assert rectangles == {(pages, 0, 63, 0, 63)}
+    assert addon_support.import_level(level.out) == {"FINISHED"}
+    page = rgba_bytes(page_image(pages)).reshape(256, 256, 4)
+    assert (five_bits(page[:64, :64]) == five_bits(rgba.astype(np.uint8))).all()
+    for n in range(pages):
+        assert (rgba_bytes(page_image(n)) == old[n]).all(), f"page {n} changed"
+
+
+def test_a_new_image_whose_file_is_gone_is_refused_by_its_material(level, tmp_path):
+    assert bpy.ops.mesh.primitive_plane_add(size=0.8, location=(*SPOT, level.height)) == {"FINISHED"}
+    gone = tmp_path / "gone.png"
+    image = bpy.data.images.new("gone", 4, 4)
+    image.source, image.filepath = "FILE", str(gone)
+    bpy.context.active_object.data.materials.append(image_material(image))
+    with pytest.raises(RuntimeError, match="material 'gone'") as error:
+        bpy.ops.export_scene.llamawad(filepath=str(level.out))
+    assert "Not written" in str(error.value) and str(gone) in str(error.value)
+    assert not level.out.exists()
+
+
+def test_a_page_image_whose_file_is_gone_keeps_its_page_and_says_so(level):
+    image = page_image(0)
+    image.unpack(method="REMOVE")
+    image.filepath = "//gone/page 0.png"
+    image.reload()
+    assert tuple(image.size) == (0, 0)
+    assert addon_support.export(level.out) == level.base
+    warnings = [c.text for c in bpy.context.scene.llamawad.changes if "page 0's image" in c.text]
+    assert warnings and "keeps its pixels" in warnings[0] and "gone" in warnings[0], changes()

@@ -35,8 +35,9 @@ def rgba_bytes(image: bpy.types.Image) -> np.ndarray:
 
 def gather(material_names: set[str]) -> tuple[list[dict], dict[str, int]]:
     """The images of the materials named (as the written meshes name them), each once, and the
-    image each of them shows. An image without pixels (a missing file) is left out: its
-    material's faces then keep or choose their page as without an image."""
+    image each of them shows. An image without pixels (its file gone) is handed over as missing,
+    with why: the Rust side keeps a page's pixels and says so, and refuses a new texture by its
+    material."""
     images: list[dict] = []
     index: dict[str, int] = {}
     shows: dict[str, int] = {}
@@ -47,13 +48,19 @@ def gather(material_names: set[str]) -> tuple[list[dict], dict[str, int]]:
         image = material_image(mat)
         if image is None:
             continue
-        # Asking its size loads the image; a missing file has none.
-        width, height = image.size
-        if not (width and height):
-            continue
         if image.name_full not in index:
             index[image.name_full] = len(images)
-            images.append({"name": image.name, "width": width, "height": height, "pixels": rgba_bytes(image)})
+            images.append(_handed_over(image))
         shows[name] = index[image.name_full]
     return images, shows
 
+
+
+def _handed_over(image: bpy.types.Image) -> dict:
+    # Asking its size loads the image; a file that is gone gives none.
+    width, height = image.size
+    if width and height:
+        return {"name": image.name, "width": width, "height": height, "pixels": rgba_bytes(image)}
+    path = bpy.path.abspath(image.filepath) if image.filepath else "(none)"
+    why = f"its file {path} is missing or cannot be read: open it again (Image › Open) or give its faces another material"
+    return {"name": image.name, "width": 0, "height": 0, "pixels": np.empty(0, np.uint8), "missing": why}

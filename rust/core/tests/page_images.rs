@@ -303,6 +303,7 @@ fn more_pages_than_entries_can_name_are_refused() {
             width: 256,
             height: 256,
             rgba: vec![255; 256 * 256 * 4],
+            missing: None,
         });
         arrays
             .material_images
@@ -312,4 +313,51 @@ fn more_pages_than_entries_can_name_are_refused() {
     let e = scene_to_wad(&base, &bytes, arrays, GltfToWadOptions::default()).unwrap_err();
     assert_eq!(e.code, Code::PageCount);
     assert!(e.message.contains("129 texture pages"), "{}", e.message);
+}
+
+/// The arrays a tool would hand over for `gltf`, with the image `image` handed over as one whose
+/// file is gone.
+fn with_missing_image(gltf: &Gltf, image: usize) -> SceneArrays {
+    let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
+    let mut arrays = SceneArrays::of_document(&doc).unwrap();
+    let missing = &mut arrays.images[image];
+    (missing.width, missing.height, missing.rgba) = (0, 0, Vec::new());
+    missing.missing = Some("its file /gone/painted.png is missing".into());
+    arrays
+}
+
+#[test]
+fn a_page_image_without_pixels_keeps_its_page_and_says_so() {
+    let base = generate(1, Size::Small);
+    let gltf = exported(&base);
+    let (page, texture) = page_texture(&gltf, &base, PageKind::Direct16).unwrap();
+    let image = gltf.root.textures[texture].source.value();
+    let arrays = with_missing_image(&gltf, image);
+    let bytes = base.to_bytes().unwrap();
+    let (written, report) =
+        scene_to_wad(&base, &bytes, arrays, GltfToWadOptions::default()).unwrap();
+    assert!(written.to_bytes().unwrap() == bytes);
+    let warned: Vec<_> = report
+        .warnings
+        .iter()
+        .filter(|w| w.contains(&format!("page {page}'s image")))
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", report.warnings);
+    assert!(warned[0].contains("/gone/painted.png") && warned[0].contains("keeps its pixels"));
+}
+
+#[test]
+fn a_new_image_without_pixels_is_refused_by_its_material() {
+    let base = generate(1, Size::Small);
+    let mut gltf = exported(&base);
+    let material = new_material(&mut gltf, "painted", &checker(64, 64));
+    platform(&mut gltf, material, SQUARE);
+    let image = gltf.root.images.len() - 1;
+    let arrays = with_missing_image(&gltf, image);
+    let bytes = base.to_bytes().unwrap();
+    let e = scene_to_wad(&base, &bytes, arrays, GltfToWadOptions::default()).unwrap_err();
+    assert_eq!(e.code, Code::Unreadable);
+    for words in ["material 'painted'", "has no pixels", "/gone/painted.png"] {
+        assert!(e.message.contains(words), "{}", e.message);
+    }
 }

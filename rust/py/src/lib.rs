@@ -696,7 +696,9 @@ mod _native {
     /// `face_attributes` with `triangle_faces` (uint32 buffer, each triangle's face). Buffers are
     /// anything with the buffer protocol (numpy arrays), read without a copy in Python.
     /// Optional: `images`, a list of dicts `name` (str), `width`, `height` (int, 1 to 4096) and
-    /// `pixels` (uint8 buffer, width × height × 4: RGBA, rows top first); `material_images`, a
+    /// `pixels` (uint8 buffer, width × height × 4: RGBA, rows top first), or `missing` (str:
+    /// why there are no pixels, e.g. a file that is gone; a page's image missing keeps the page
+    /// with a warning, a new one is refused by material); `material_images`, a
     /// dict of material name to the index of the image in `images` the material shows (its
     /// base colour). A page's material (`page 3 blend 0`) shows its page: an image that differs
     /// from the page is written into it. Any other material's image is a new texture, placed on

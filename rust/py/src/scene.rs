@@ -32,6 +32,8 @@ struct ImageColumns {
     width: u32,
     height: u32,
     pixels: PyBuffer<u8>,
+    #[pyo3(default)]
+    missing: Option<String>,
 }
 
 #[derive(FromPyObject)]
@@ -170,6 +172,7 @@ pub(crate) fn scene_arrays(
                 width: image.width,
                 height: image.height,
                 rgba,
+                missing: image.missing,
             })
         })
         .collect::<PyResult<_>>()?;

@@ -41,6 +41,10 @@ pub struct ImageArrays {
     pub height: u32,
     /// `width × height × 4` bytes.
     pub rgba: Vec<u8>,
+    /// Why the tool handing the image over has no pixels for it (its file is gone), if so: the
+    /// image is then one this tool does not read, as a glTF's image by URI (a page keeps its
+    /// pixels, a new texture is refused by material), and its size and bytes are not looked at.
+    pub missing: Option<String>,
 }
 
 /// A node, as a glTF node would be.
@@ -222,7 +226,13 @@ fn checked_image(image: ImageArrays) -> Result<ImageData<'static>, GltfToWadErro
         width,
         height,
         rgba,
+        missing,
     } = image;
+    if let Some(why) = missing {
+        return Ok(ImageData::Unread(format!(
+            "image '{name}' has no pixels: {why}"
+        )));
+    }
     let sides = 1..=MAX_PAGE_SIDE;
     let wanted = width as usize * height as usize * 4;
     if !sides.contains(&width) || !sides.contains(&height) || rgba.len() != wanted {
@@ -438,7 +448,8 @@ fn mesh_triangles(mesh: MeshArrays) -> Result<Triangles, ReadError> {
 impl SceneArrays {
     /// The arrays of a glTF's scene: what a tool would hand over instead of writing that glTF,
     /// its nodes numbered anew, parents first. Tests put the two front doors side by side with
-    /// it. Fails where a mesh cannot be read.
+    /// it. Fails where a mesh cannot be read; an image it cannot read is handed over as missing,
+    /// with why.
     pub fn of_document(doc: &Document) -> Result<SceneArrays, ReadError> {
         let walked = doc.world_nodes();
         let mut number = vec![None; doc.document.nodes().len()];
@@ -482,15 +493,25 @@ impl SceneArrays {
             .images()
             .zip(&scene.images)
             .map(|(image, data)| {
-                let pixels = data.pixels().map_err(read_error)?;
-                Ok(ImageArrays {
-                    name: image.name().unwrap_or_default().to_string(),
-                    width: pixels.width(),
-                    height: pixels.height(),
-                    rgba: pixels.into_owned().into_raw(),
-                })
+                let name = image.name().unwrap_or_default().to_string();
+                match data.pixels() {
+                    Ok(pixels) => ImageArrays {
+                        name,
+                        width: pixels.width(),
+                        height: pixels.height(),
+                        rgba: pixels.into_owned().into_raw(),
+                        missing: None,
+                    },
+                    Err(why) => ImageArrays {
+                        name,
+                        width: 0,
+                        height: 0,
+                        rgba: Vec::new(),
+                        missing: Some(why),
+                    },
+                }
             })
-            .collect::<Result<_, _>>()?;
+            .collect();
         Ok(SceneArrays {
             extras,
             nodes,
