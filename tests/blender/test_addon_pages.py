@@ -235,3 +235,40 @@ def test_a_page_image_whose_file_is_gone_keeps_its_page_and_says_so(level):
     assert addon_support.export(level.out) == level.base
     warnings = [c.text for c in bpy.context.scene.llamawad.changes if "page 0's image" in c.text]
     assert warnings and "keeps its pixels" in warnings[0] and "gone" in warnings[0], changes()
+
+
+def test_pages_written_over_the_base_are_the_next_exports_base(level, tmp_path):
+    """A repainted page and a new image written over the base: the scene becomes the level as
+    written, its pages shown as written, so that exporting again changes nothing, and a next
+    repaint is written into the pages as they now are."""
+    base = tmp_path / "base.wad"
+    base.write_bytes(level.base)
+    bpy.context.scene.llamawad.base_path = str(base)
+    pages = llamawad.parse_info(level.base)["pages"]
+    repainted = rgba_bytes(page_image(0)).reshape(256, 256, 4)
+    repainted[:4, :4] = (255, 0, 0, 255)
+    page_image(0).pixels.foreach_set((repainted[::-1].astype(np.float32) / 255.0).ravel())
+    rgba = np.random.default_rng(5).integers(0, 256, (32, 32, 4))
+    rgba[..., 3] = 255
+    assert bpy.ops.mesh.primitive_plane_add(size=0.8, location=(*SPOT, level.height)) == {"FINISHED"}
+    bpy.context.active_object.data.materials.append(image_material(new_image("new image", 32, 32, rgba)))
+
+    first = addon_support.export(base, overwrite_base=True)
+    assert llamawad.parse_info(first)["pages"] == pages + 1
+    assert addon_support.export(tmp_path / "again.wad") == first
+    assert changes() == []
+    # The scene's images are the pages as written: the new page among them.
+    page = rgba_bytes(page_image(pages)).reshape(256, 256, 4)
+    assert (five_bits(page[:32, :32]) == five_bits(rgba.astype(np.uint8))).all()
+
+    repainted = rgba_bytes(page_image(pages)).reshape(256, 256, 4)
+    repainted[-4:, -4:] = (0, 0, 255, 255)
+    page_image(pages).pixels.foreach_set((repainted[::-1].astype(np.float32) / 255.0).ravel())
+    second = addon_support.export(base, overwrite_base=True)
+    assert llamawad.parse_info(second)["pages"] == pages + 1
+    assert any(line.startswith(f"page {pages}: 16 pixels written") for line in changes()), changes()
+    assert addon_support.import_level(base) == {"FINISHED"}
+    back = rgba_bytes(page_image(pages)).reshape(256, 256, 4)
+    assert (back[-4:, -4:] == (0, 0, 255, 255)).all()
+    assert (five_bits(back[:32, :32]) == five_bits(rgba.astype(np.uint8))).all()
+    assert (rgba_bytes(page_image(0)).reshape(256, 256, 4)[:4, :4] == (255, 0, 0, 255)).all()
