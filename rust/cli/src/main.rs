@@ -5,6 +5,7 @@
 //! for usage errors), a bug included: a panic is reported as an internal error, never as Rust's
 //! exit code 101. A round trip that changes the bytes exits with 3. No output is ever an input.
 
+mod light;
 mod pages;
 mod rules;
 mod strats;
@@ -17,6 +18,7 @@ use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
+use llamawad::game::light::{BakeOptions, Lighting, Which, DEFAULT_RAYS};
 use llamawad::generate::{self, Size};
 use llamawad::info::Info;
 use llamawad::{read_bytes, Level, WadError};
@@ -271,6 +273,68 @@ enum Command {
         #[arg(long)]
         resize: bool,
     },
+    /// Bake sun, sky and ambient occlusion into tiles' vertex colours
+    ///
+    /// Each chosen tile's vertex colours become sky · (the part of the sky it sees) + sun ·
+    /// max(0, n · −direction) where nothing hides the sun, against the faces of every tile.
+    /// Game space (y up); the sun's direction is the way its light travels (0,-1,0 is straight
+    /// down); colours in the game's shown scale (1.0 is raw 0x80). Every other byte is kept;
+    /// tiles with animated colours keep theirs unless --animated. The same input gives the same
+    /// bytes on every machine. LEVEL is never overwritten.
+    Bake {
+        /// The level WAD to read.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
+        /// Where to write the level (replaced atomically; must not be LEVEL).
+        #[arg(value_name = "OUT.wad")]
+        output: PathBuf,
+        /// Only these tiles (numbers, comma-separated).
+        #[arg(long, value_delimiter = ',', conflicts_with = "new")]
+        tiles: Option<Vec<usize>>,
+        /// Only tiles not lit yet: every vertex of one colour, as new geometry arrives.
+        #[arg(long)]
+        new: bool,
+        /// Light with what `fit-light` finds in the level's own colours.
+        #[arg(long, conflicts_with_all = ["sun", "sun_colour", "sky", "occlusion"])]
+        fit: bool,
+        /// The way the sun's light travels, X,Y,Z.
+        #[arg(long, value_name = "X,Y,Z", value_parser = light::triple, allow_hyphen_values = true, required_unless_present = "fit")]
+        sun: Option<[f32; 3]>,
+        /// The sun's colour, R,G,B (1.0 = raw 0x80).
+        #[arg(long, value_name = "R,G,B", value_parser = light::triple, required_unless_present = "fit")]
+        sun_colour: Option<[f32; 3]>,
+        /// The sky's colour, R,G,B (1.0 = raw 0x80).
+        #[arg(long, value_name = "R,G,B", value_parser = light::triple, required_unless_present = "fit")]
+        sky: Option<[f32; 3]>,
+        /// How much the level's geometry darkens the sky, 0 to 1.
+        #[arg(long)]
+        occlusion: Option<f32>,
+        /// Sky rays a vertex (1 to 4096).
+        #[arg(long = "ao-rays", value_name = "N", default_value_t = DEFAULT_RAYS)]
+        rays: u32,
+        /// Bake tiles with animated colours too, every colour set alike.
+        #[arg(long)]
+        animated: bool,
+        /// Print the light and what was baked as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Find the light that explains a level's vertex colours
+    ///
+    /// A least-squares fit of sun direction and colour, sky colour and occlusion to the colours
+    /// of the tiles with one colour set, with how much it leaves unexplained; prints the `bake`
+    /// arguments that light new geometry like the level.
+    FitLight {
+        /// The level WAD to read.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
+        /// Sky rays a vertex (1 to 4096).
+        #[arg(long = "ao-rays", value_name = "N", default_value_t = DEFAULT_RAYS)]
+        rays: u32,
+        /// Print the fit as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a synthetic level
     ///
     /// The level is the same for the same seed and size on every machine.
@@ -335,6 +399,7 @@ impl Command {
             Command::Testlevel { source, .. } => vec![source],
             Command::Pages { level, .. } => vec![level],
             Command::SetPage { level, image, .. } => vec![level, image],
+            Command::Bake { level, .. } | Command::FitLight { level, .. } => vec![level],
             Command::Generate { .. } => vec![],
         };
         match paths.as_slice() {
@@ -410,6 +475,44 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
             output,
             resize,
         } => pages::set_page(&level, page, &image, &output, resize, out),
+        Command::Bake {
+            level,
+            output,
+            tiles,
+            new,
+            fit,
+            sun,
+            sun_colour,
+            sky,
+            occlusion,
+            rays,
+            animated,
+            json,
+        } => {
+            let light = match (fit, sun, sun_colour, sky) {
+                (false, Some(sun_direction), Some(sun_colour), Some(sky_colour)) => {
+                    light::Light::Given(Lighting {
+                        sun_direction,
+                        sun_colour,
+                        sky_colour,
+                        occlusion: occlusion.unwrap_or(1.0),
+                    })
+                }
+                _ => light::Light::Fitted,
+            };
+            let which = match (tiles, new) {
+                (Some(list), _) => Which::Tiles(list),
+                (None, true) => Which::Unlit,
+                (None, false) => Which::All,
+            };
+            let options = BakeOptions {
+                which,
+                rays,
+                animated,
+            };
+            light::bake(&level, &output, light, &options, json, out)
+        }
+        Command::FitLight { level, rays, json } => light::fit_light(&level, rays, json, out),
         Command::Generate { seed, size, output } => {
             let bytes = generate::generate(seed, size)
                 .to_bytes()

@@ -6,7 +6,8 @@
 //! the engine's integers, [`floors`] two levels' floors compared; [`coverage`] which cells a
 //! collision polygon must be entered into, and the collision-only tiles that enter it there;
 //! [`strats`] the placed strats and the types the code names, in units and degrees;
-//! [`testlevel`] note 003's test level of every placeable type; [`check`](mod@check) every
+//! [`testlevel`] note 003's test level of every placeable type; [`light`] sun, sky and ambient
+//! occlusion baked into the tiles' vertex colours, and fitted to a level's; [`check`](mod@check) every
 //! rule, with the culprit named.
 
 pub mod cells;
@@ -14,6 +15,7 @@ pub mod check;
 pub mod coverage;
 pub mod floor;
 pub mod floors;
+pub mod light;
 pub mod space;
 pub mod strats;
 pub mod testlevel;

@@ -1,0 +1,171 @@
+//! Baking: each chosen tile's vertex colours from the light, as the notes' level builders do.
+
+use glam::Vec3A;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::rays::{tile_vertices, Occluders, SkySamples, WorldVertex};
+use super::{LightError, Lighting, DEFAULT_RAYS, MAX_RAYS};
+use crate::level::map::Rgba;
+use crate::Level;
+
+/// Which tiles a bake colours.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Which {
+    #[default]
+    All,
+    Tiles(Vec<usize>),
+    /// Tiles not lit yet: every vertex of one colour, as new geometry arrives (flat white, or
+    /// painted one colour).
+    Unlit,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BakeOptions {
+    pub which: Which,
+    /// Sky rays a vertex (1 to [`MAX_RAYS`]).
+    pub rays: u32,
+    /// Also bake tiles with animated colours (more than one set), every set alike; otherwise
+    /// they keep theirs.
+    pub animated: bool,
+}
+
+impl Default for BakeOptions {
+    fn default() -> Self {
+        BakeOptions {
+            which: Which::All,
+            rays: DEFAULT_RAYS,
+            animated: false,
+        }
+    }
+}
+
+/// What a bake did, tile by tile.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct BakeReport {
+    /// The tiles whose colours were baked.
+    pub baked: Vec<usize>,
+    /// Chosen tiles with animated colours, kept as they were.
+    pub animated_kept: Vec<usize>,
+    /// Vertices baked.
+    pub vertices: usize,
+}
+
+/// Vertices baked between two calls of the progress callback.
+const PROGRESS_STEP: usize = 8192;
+
+/// Bakes the light into the vertex colours of the chosen tiles of `level`, against the faces of
+/// all its tiles; `progress(done, total)` hears of the vertices as they are done. The byte of
+/// each colour entry that is not a colour (the first entry's says how many sets follow) and the
+/// swap models' colours are kept, and every other tile's colours too.
+pub fn bake(
+    level: &mut Level,
+    lighting: &Lighting,
+    options: &BakeOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<BakeReport, LightError> {
+    let sun = -lighting.checked()?;
+    if !(1..=MAX_RAYS).contains(&options.rays) {
+        return Err(LightError::Rays { rays: options.rays });
+    }
+    let occluders = Occluders::of(level);
+    let (Some(map), Some(trak)) = (level.map(), level.trak()) else {
+        return Err(LightError::NoTiles);
+    };
+    let chosen: Vec<usize> = match &options.which {
+        Which::All => (0..map.tiles.len()).collect(),
+        Which::Tiles(list) => {
+            if let Some(&tile) = list.iter().find(|&&t| t >= map.tiles.len()) {
+                return Err(LightError::NoSuchTile {
+                    tile,
+                    tiles: map.tiles.len(),
+                });
+            }
+            let mut list = list.clone();
+            list.sort_unstable();
+            list.dedup();
+            list
+        }
+        Which::Unlit => (0..map.tiles.len())
+            .filter(|&t| one_colour(&map.tiles[t].colours))
+            .collect(),
+    };
+    let mut report = BakeReport::default();
+    // (tile, its vertices) for every chosen tile with colours to bake.
+    let mut jobs: Vec<(usize, Vec<WorldVertex>)> = Vec::new();
+    for t in chosen {
+        let tile = &map.tiles[t];
+        let Some(model) = trak.models.get(tile.model_index as usize) else {
+            continue;
+        };
+        let n = model.vertices.len();
+        if n == 0 || tile.colours.len() % n != 0 || tile.colours.is_empty() {
+            continue;
+        }
+        if tile.colours.len() > n && !options.animated {
+            report.animated_kept.push(t);
+            continue;
+        }
+        jobs.push((t, tile_vertices(tile, model)));
+    }
+    let samples = SkySamples::new(options.rays);
+    let vertices: Vec<&WorldVertex> = jobs.iter().flat_map(|(_, v)| v).collect();
+    let total = vertices.len();
+    let mut colours: Vec<[u8; 3]> = Vec::with_capacity(total);
+    for chunk in vertices.chunks(PROGRESS_STEP) {
+        colours.par_extend(
+            chunk
+                .par_iter()
+                .map(|v| raw(shade(lighting, sun, &occluders, &samples, v))),
+        );
+        progress(colours.len(), total);
+    }
+    let map = level.map_mut().expect("the level has MAP");
+    let mut next = colours.iter();
+    for (t, vertices) in &jobs {
+        let n = vertices.len();
+        let baked: Vec<[u8; 3]> = next.by_ref().take(n).copied().collect();
+        for (k, entry) in map.tiles[*t].colours.iter_mut().enumerate() {
+            entry[..3].copy_from_slice(&baked[k % n]);
+        }
+        report.baked.push(*t);
+    }
+    report.vertices = total;
+    Ok(report)
+}
+
+/// What the light gives one vertex, shown scale. `sun` is the unit way towards the sun.
+pub(super) fn shade(
+    lighting: &Lighting,
+    sun: Vec3A,
+    occluders: &Occluders,
+    samples: &SkySamples,
+    vertex: &WorldVertex,
+) -> Vec3A {
+    let (open, seen) = samples.sky(occluders, vertex);
+    let s = lighting.occlusion;
+    let sky = Vec3A::from(lighting.sky_colour) * ((1.0 - s) * open + s * seen);
+    sky + Vec3A::from(lighting.sun_colour) * sunlight(sun, occluders, vertex)
+}
+
+/// n · (towards the sun) where nothing hides the sun, else 0.
+pub(super) fn sunlight(sun: Vec3A, occluders: &Occluders, vertex: &WorldVertex) -> f32 {
+    let lambert = vertex.normal.dot(sun);
+    if lambert > 0.0 && !occluders.blocked(vertex, sun) {
+        lambert
+    } else {
+        0.0
+    }
+}
+
+/// A shown colour as MAP's raw bytes: 0x80 is 1.0; the game doubles and clamps at 255, so
+/// anything from 2.0 on is the brightest it shows.
+fn raw(shown: Vec3A) -> [u8; 3] {
+    let byte = |v: f32| (v * 128.0).round().clamp(0.0, 255.0) as u8;
+    [byte(shown.x), byte(shown.y), byte(shown.z)]
+}
+
+/// Whether every entry has one colour (the byte that is no colour aside).
+fn one_colour(colours: &[Rgba]) -> bool {
+    colours.windows(2).all(|w| w[0][..3] == w[1][..3])
+}

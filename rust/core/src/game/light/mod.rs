@@ -1,0 +1,102 @@
+//! Light baked into the tiles' vertex colours. The engine lights nothing on its tiles: what the
+//! player sees is MAP's vertex colours (0x80 = 1.0, doubled and clamped; notes 001 and 002), into
+//! which the notes' level builders bake sun, sky and ambient occlusion (note 002, "Writing new
+//! geometry"). [`bake`] does the same for any of a level's tiles, [`fit`] finds the light that
+//! explains the colours a level has, so that new geometry is lit like the level around it.
+//!
+//! One convention everywhere (the CLI, the add-on, the docs): game space (y up); the sun's
+//! direction is the way its light travels ((0, −1, 0) is a sun straight overhead); colours in the
+//! game's shown scale (1.0 is raw 0x80). A vertex with normal n gets
+//!
+//! ```text
+//! sky · ((1 − occlusion) · open + occlusion · seen) + sun · max(0, n · −direction) · lit
+//! ```
+//!
+//! where `open` is the part of the sky (the upper hemisphere) its normal faces, cosine-weighted,
+//! `seen` the part of that the level's tiles do not hide, and `lit` 1 when nothing lies between
+//! the vertex and the sun. With occlusion 1 (the default) this is the issue's formula.
+
+mod bake;
+mod fit;
+mod rays;
+
+use serde::Serialize;
+
+pub use bake::{bake, BakeOptions, BakeReport, Which};
+pub use fit::{fit, Fit, FitOptions};
+
+/// Rays each vertex sends to the sky by default: enough that two bakes of one level differ in no
+/// colour step from the rays' own pattern on open ground.
+pub const DEFAULT_RAYS: u32 = 64;
+/// At most this many sky rays a vertex: past it a bake of a full level takes minutes.
+pub const MAX_RAYS: u32 = 4096;
+
+/// What lights a level's tiles.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Lighting {
+    /// The way the sun's light travels, game space; any length but zero (a zero sun colour is no
+    /// sun).
+    pub sun_direction: [f32; 3],
+    /// The sun's colour, shown scale (1.0 = raw 0x80).
+    pub sun_colour: [f32; 3],
+    /// The sky's colour, shown scale: what a vertex that sees the whole sky gets from it.
+    pub sky_colour: [f32; 3],
+    /// How much the level's own geometry darkens the sky: 0 none, 1 all it hides.
+    pub occlusion: f32,
+}
+
+impl Lighting {
+    fn checked(&self) -> Result<glam::Vec3A, LightError> {
+        let values = self
+            .sun_direction
+            .iter()
+            .chain(&self.sun_colour)
+            .chain(&self.sky_colour)
+            .chain([&self.occlusion]);
+        if values.clone().any(|v| !v.is_finite()) {
+            return Err(LightError::NotANumber);
+        }
+        if self
+            .sun_colour
+            .iter()
+            .chain(&self.sky_colour)
+            .any(|&v| v < 0.0)
+        {
+            return Err(LightError::NegativeColour);
+        }
+        if !(0.0..=1.0).contains(&self.occlusion) {
+            return Err(LightError::Occlusion(self.occlusion));
+        }
+        let d = glam::Vec3A::from(self.sun_direction);
+        let length = d.length();
+        if !(length > 1e-6 && length.is_finite()) {
+            return Err(LightError::NoSunDirection);
+        }
+        Ok(d / length)
+    }
+}
+
+/// Why a level cannot be baked or fitted.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LightError {
+    #[error("the level has no MAP or TRAK chunk: it has no tiles to light")]
+    NoTiles,
+    #[error("tile {tile} does not exist: the level has {tiles} tiles (0 to {})", .tiles.saturating_sub(1))]
+    NoSuchTile { tile: usize, tiles: usize },
+    #[error("{rays} sky rays a vertex: give 1 to {MAX_RAYS}")]
+    Rays { rays: u32 },
+    #[error("the sun direction, colours and occlusion must be numbers")]
+    NotANumber,
+    #[error("colours are 0 or more (1.0 is the game's raw 0x80)")]
+    NegativeColour,
+    #[error(
+        "occlusion {0} is not between 0 (the sky is never hidden) and 1 (all the geometry hides)"
+    )]
+    Occlusion(f32),
+    #[error(
+        "the sun direction (the way its light travels, e.g. 0,-1,0 straight down) has no length"
+    )]
+    NoSunDirection,
+    #[error("no tile of one colour set has vertices whose colours are not saturated: nothing to fit the light to")]
+    NothingToFit,
+}
