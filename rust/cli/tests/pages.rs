@@ -13,18 +13,7 @@ use llamawad::level::text::PageKind;
 use llamawad::Level;
 
 mod support;
-use support::{llamawad as run, stdout, Dir};
-
-/// Exit 1 with one `error: ` line saying `saying`, and no panic.
-fn refused(out: &Output, saying: &str) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.starts_with("error: ") && stderr.contains(saying),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("panicked") && !stderr.contains("internal error"));
-}
+use support::{llamawad as run, refused, stdout, Dir};
 
 /// A generated tiny level written into `dir`: seed 1 has an 8-bit page, seed 2 an RLE16 page,
 /// each after two 16-bit pages.

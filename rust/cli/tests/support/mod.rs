@@ -26,6 +26,17 @@ pub fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
+/// Exit 1 with one `error: ` line saying `saying`, and no panic.
+pub fn refused(out: &Output, saying: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains(saying),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked") && !stderr.contains("internal error"));
+}
+
 /// A folder of its own under the system's temporary folder, removed with what is in it.
 pub struct Dir(pub PathBuf);
 
