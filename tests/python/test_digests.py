@@ -1,6 +1,6 @@
 """Generated output is the same across runs and machines: the SHA-256 of generated levels (seeds
-1-3 tiny and small, seed 1 full) and of their glTF (llamawad.wad_to_glb, and wad_to_gltf's JSON
-and binary buffer) are stored in tests/fixtures/digests.json, which every run on every system
+1-3 tiny and small, seed 1 full), of their glTF (llamawad.wad_to_glb, and wad_to_gltf's JSON
+and binary buffer) and of the level with light baked into it (llamawad.bake) are stored in tests/fixtures/digests.json, which every run on every system
 compares against. A change in what the generator or the conversion writes fails here, naming
 each level and output that changed, until it is made on purpose: then
 
@@ -26,16 +26,19 @@ UPDATE = os.environ.get("LLAMAWAD_UPDATE_DIGESTS") == "1"
 LEVELS = [("tiny", 1), ("tiny", 2), ("tiny", 3), ("small", 1), ("small", 2), ("small", 3), ("full", 1)]
 FIXTURE_SEEDS = range(1, 6)
 ABOUT = (
-    "SHA-256 of generated levels and their glTF (wad_to_glb; wad_to_gltf's JSON and buffer): "
+    "SHA-256 of generated levels, their glTF (wad_to_glb; wad_to_gltf's JSON and buffer) and their bake: "
     "tests/python/test_digests.py compares, LLAMAWAD_UPDATE_DIGESTS=1 rewrites"
 )
 
 
 def outputs(wad: bytes) -> dict[str, bytes]:
-    """What the project writes of a level: the level, its GLB, its .gltf JSON and .bin."""
+    """What the project writes of a level: the level, its GLB, its .gltf JSON and .bin, and the
+    level lit by a sun, a sky and its own occlusion (rays against a BVH, over the cores: the
+    bytes must not depend on either)."""
     glb, _warnings = llamawad.wad_to_glb(wad)
     text, buffer, _warnings = llamawad.wad_to_gltf(wad)
-    return {"wad": wad, "glb": glb, "gltf": text.encode(), "bin": buffer}
+    baked, _report = llamawad.bake(wad, (0.4, -1.0, 0.3), (0.7, 0.6, 0.5), (0.3, 0.35, 0.4))
+    return {"wad": wad, "glb": glb, "gltf": text.encode(), "bin": buffer, "baked": baked}
 
 
 def sha256(data: bytes) -> str:
@@ -99,7 +102,7 @@ def test_the_level_fixtures_are_the_generators(seed):
 
 def test_a_changed_output_fails_the_comparison():
     """What the comparison must catch, whatever the generator makes today: one byte more or
-    changed in a level, its GLB, its glTF JSON or its buffer, another level in a level's place,
+    changed in a level, its GLB, its glTF JSON, its buffer or its bake, another level in a level's place,
     a level left out, a level added."""
     stored = stored_digests()
     made = outputs(llamawad.generate(1, "tiny"))
@@ -108,7 +111,7 @@ def test_a_changed_output_fails_the_comparison():
             altered = dict(stored, **{"tiny-1": dict(stored["tiny-1"], **{kind: sha256(changed)})})
             assert [d.split(":")[0] for d in differences(stored, altered)] == [f"tiny-1 {kind}"]
     altered = dict(stored, **{"tiny-1": stored["tiny-2"]})
-    assert [d.split(":")[0] for d in differences(stored, altered)] == [f"tiny-1 {k}" for k in ("bin", "glb", "gltf", "wad")]
+    assert [d.split(":")[0] for d in differences(stored, altered)] == [f"tiny-1 {k}" for k in ("baked", "bin", "glb", "gltf", "wad")]
     without = {k: v for k, v in stored.items() if k != "full-1"}
     assert differences(stored, without) == ["full-1: stored, no longer made"]
     assert differences(stored, dict(stored, **{"tiny-9": {}})) == ["tiny-9: made, not stored"]

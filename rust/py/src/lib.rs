@@ -25,6 +25,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use serde::Serialize;
 
+mod light;
 mod scene;
 
 pyo3::create_exception!(
@@ -636,6 +637,9 @@ mod _native {
 
     #[pymodule_export]
     use super::GltfToWadRefused;
+
+    #[pymodule_export]
+    use super::light::{bake, fit_light};
 
     /// gltf_to_wad(base: bytes, gltf: bytes, force: bool = False, directory: str | os.PathLike | None = None, snap_uvs: bool = False, generate_collision: bool = True) -> tuple[bytes, dict]
     ///

@@ -39,6 +39,11 @@ tuples for fixed pairs and triples); ``llamawad.answers`` types each as a ``Type
 - ``tile_models(level) -> list[int]``: the model of each tile
 - ``face_uvs(entries, textures, flags) -> (list[float], list[bool])``: the texture rule's UVs
 - ``shown_colours(raw) -> list[float]``: what the game shows for raw vertex colours
+- ``bake(level, sun_direction, sun_colour, sky_colour, occlusion=1.0, tiles=None, unlit=False,
+  rays=64, animated=False) -> (bytes, dict)``: sun, sky and ambient occlusion baked into tiles'
+  vertex colours (what ``llamawad bake`` does)
+- ``fit_light(level, rays=64) -> dict``: the light that explains a level's colours best, and
+  how well (what ``llamawad fit-light --json`` prints)
 - ``CODES: dict[str, str]``: every problem and refusal code (``check``'s problems,
   ``GltfToWadRefused.code``) and what it means: decide by code, never by a message's wording
 - ``WadError`` (a ``ValueError``): raised for every file that cannot be read or written
@@ -52,9 +57,11 @@ from ._native import (
     CODES,
     GltfToWadRefused,
     WadError,
+    bake,
     check,
     check_scene,
     face_uvs,
+    fit_light,
     floors,
     generate,
     gltf_to_wad,
@@ -78,9 +85,11 @@ __all__ = [
     "CODES",
     "GltfToWadRefused",
     "WadError",
+    "bake",
     "check",
     "check_scene",
     "face_uvs",
+    "fit_light",
     "floors",
     "generate",
     "gltf_to_wad",

@@ -7,11 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from .answers import (
+    BakeReport,
     ChangeReport,
     CheckReport,
     FloorComparison,
     HandOverInfo,
     Info,
+    LightFit,
     PolygonOutline,
     Probe,
     Problem,
@@ -23,9 +25,11 @@ __all__ = [
     "CODES",
     "GltfToWadRefused",
     "WadError",
+    "bake",
     "check",
     "check_scene",
     "face_uvs",
+    "fit_light",
     "floors",
     "generate",
     "gltf_to_wad",
@@ -81,6 +85,18 @@ def floors(a: bytes, b: bytes, points: int = 2800, seed: int = 1) -> FloorCompar
 def check(level: bytes, base: bytes | None = None) -> CheckReport: ...
 def strats(level: bytes) -> Strats: ...
 def tile_models(level: bytes) -> list[int]: ...
+def bake(
+    level: bytes,
+    sun_direction: tuple[float, float, float],
+    sun_colour: tuple[float, float, float],
+    sky_colour: tuple[float, float, float],
+    occlusion: float = 1.0,
+    tiles: list[int] | None = None,
+    unlit: bool = False,
+    rays: int = 64,
+    animated: bool = False,
+) -> tuple[bytes, BakeReport]: ...
+def fit_light(level: bytes, rays: int = 64) -> LightFit: ...
 def polygon_outlines(level: bytes, polygons: list[tuple[int, int]]) -> list[PolygonOutline | None]: ...
 def face_uvs(
     entries: Sequence[Mapping[str, int]], textures: list[int], flags: list[int]

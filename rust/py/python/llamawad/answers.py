@@ -183,11 +183,31 @@ class PageChanged(TypedDict):
     pixels_moved: int  # 8-bit pages: pixels whose palette colour is more than a 5-bit step off
 
 class SceneImage(TypedDict):
-    """An image handed to scene_to_wad (its `images`): RGBA8, rows top first."""
+    """An image handed to scene_to_wad (its `images`): RGBA8, rows top first; or, with
+    `missing` (why), one without pixels."""
     name: str
     width: int
     height: int
     pixels: Any  # a uint8 buffer of width * height * 4 bytes
+    missing: NotRequired[str]
+
+class Lighting(TypedDict):
+    """What lights a level's tiles (game space, the sun's direction the way its light travels,
+    colours 1.0 = raw 0x80)."""
+    sun_direction: tuple[float, float, float]
+    sun_colour: tuple[float, float, float]
+    sky_colour: tuple[float, float, float]
+    occlusion: float
+
+class BakeReport(TypedDict):
+    baked: list[int]
+    animated_kept: list[int]
+    vertices: int
+
+class LightFit(TypedDict):
+    lighting: Lighting
+    error: float
+    vertices: int
 
 class ChangeReport(TypedDict):
     tiles_moved: list[int]

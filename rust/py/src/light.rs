@@ -1,0 +1,94 @@
+//! Light baked into vertex colours and fitted to a level's (the core's `game::light`): arguments
+//! in, the level's bytes and plain dicts out.
+
+use std::borrow::Cow;
+
+use llamawad::game::light::{self, BakeOptions, FitOptions, Lighting, Which};
+use llamawad::{Level, WadError as CoreError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::{bytes_input, detach, to_python, WadError};
+
+// The signatures spell the default out, so that Python's help and the stubs show the number.
+const _: () = assert!(light::DEFAULT_RAYS == 64);
+
+/// bake(level: bytes, sun_direction: tuple[float, float, float], sun_colour: tuple[float, float, float], sky_colour: tuple[float, float, float], occlusion: float = 1.0, tiles: list[int] | None = None, unlit: bool = False, rays: int = 64, animated: bool = False) -> tuple[bytes, dict]
+///
+/// The level with sun, sky and ambient occlusion baked into its tiles' vertex colours (all, the
+/// `tiles` listed, or with `unlit` those of one colour), against the faces of every tile; game
+/// space, the sun's direction the way its light travels, colours 1.0 = raw 0x80 (what `llamawad
+/// bake` does). Returns the level's bytes and the report (`baked`, `animated_kept`, `vertices`).
+/// Raises WadError for a level that cannot be read and for light or tiles it cannot bake.
+#[pyfunction]
+#[pyo3(signature = (level, sun_direction, sun_colour, sky_colour, occlusion = 1.0, tiles = None, unlit = false, rays = 64, animated = false))]
+#[allow(clippy::too_many_arguments)]
+pub fn bake<'py>(
+    py: Python<'py>,
+    level: Cow<'_, [u8]>,
+    sun_direction: [f32; 3],
+    sun_colour: [f32; 3],
+    sky_colour: [f32; 3],
+    occlusion: f32,
+    tiles: Option<Vec<usize>>,
+    unlit: bool,
+    rays: u32,
+    animated: bool,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
+    let lighting = Lighting {
+        sun_direction,
+        sun_colour,
+        sky_colour,
+        occlusion,
+    };
+    let which = match (tiles, unlit) {
+        (Some(list), _) => Which::Tiles(list),
+        (None, true) => Which::Unlit,
+        (None, false) => Which::All,
+    };
+    let options = BakeOptions {
+        which,
+        rays,
+        animated,
+    };
+    let (bytes, report) = detach(
+        py,
+        || bytes_input("a level", &level),
+        || {
+            let mut parsed = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+            let report = light::bake(&mut parsed, &lighting, &options, &|_, _| {})
+                .map_err(|e| e.to_string())?;
+            let bytes = parsed
+                .to_bytes()
+                .map_err(|e| CoreError::from(e).to_string())?;
+            Ok::<_, String>((bytes, report))
+        },
+    )?
+    .map_err(WadError::new_err)?;
+    Ok((PyBytes::new(py, &bytes), to_python(py, &report)?))
+}
+
+/// fit_light(level: bytes, rays: int = 64) -> dict
+///
+/// The light that explains the level's vertex colours best (what `llamawad fit-light --json`
+/// prints): `lighting` (`sun_direction`, `sun_colour`, `sky_colour`, `occlusion`, as `bake`
+/// takes them), `error` (root mean square left unexplained, in raw colour steps) and `vertices`.
+/// Raises WadError for a level that cannot be read or has nothing to fit to.
+#[pyfunction]
+#[pyo3(signature = (level, rays = 64))]
+pub fn fit_light<'py>(
+    py: Python<'py>,
+    level: Cow<'_, [u8]>,
+    rays: u32,
+) -> PyResult<Bound<'py, PyAny>> {
+    let fitted = detach(
+        py,
+        || bytes_input("a level", &level),
+        || {
+            let parsed = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+            light::fit(&parsed, &FitOptions { rays }).map_err(|e| e.to_string())
+        },
+    )?
+    .map_err(WadError::new_err)?;
+    to_python(py, &fitted)
+}
