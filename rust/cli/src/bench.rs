@@ -4,7 +4,8 @@
 //! the check of every rule, of that level and of it with 200 tiles of a model of 300 floor
 //! triangles reaching up to 7.5 units out (coverage on a collision-heavy level). Then it measures how well re-tiling keeps the floors: small and full
 //! levels re-tiled, the engine's floor test at 2,800 random points of each compared with the
-//! level it came from.
+//! level it came from. And light: every tile of the level baked (sun, sky, ambient occlusion
+//! against its own faces; goal under 2 s) and the light fitted to its colours.
 //!
 //! Each step runs a number of times; the median is the figure to compare between commits, the
 //! minimum shows the noise floor. New steps are one `time_median` call each.
@@ -16,6 +17,7 @@ use std::time::Instant;
 use clap::Parser;
 use llamawad::game::check;
 use llamawad::game::floors::{compare_levels, FloorComparison};
+use llamawad::game::light::{self, BakeOptions, FitOptions, Lighting};
 use llamawad::generate::{self, Size};
 use llamawad::geometry::encode_collision_polygon;
 use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, GltfToWadOptions, Source};
@@ -44,6 +46,9 @@ struct Timing {
     runs: u32,
     median_ms: f64,
     min_ms: f64,
+    /// What the median should stay under, where an issue names a figure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    goal_ms: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -64,6 +69,14 @@ struct Report {
     steps: Vec<Timing>,
     retiling: Vec<Retiling>,
 }
+
+/// The light the bench bakes with: a sun from the south-east, 68° over the horizon.
+const BENCH_LIGHT: Lighting = Lighting {
+    sun_direction: [0.4, -1.0, 0.3],
+    sun_colour: [0.7, 0.6, 0.5],
+    sky_colour: [0.3, 0.35, 0.4],
+    occlusion: 1.0,
+};
 
 /// A glTF of the level with every tile node stripped of its tile: the whole level comes back as
 /// new geometry.
@@ -160,8 +173,12 @@ fn time_median<T>(step: &'static str, runs: u32, mut f: impl FnMut() -> T) -> Ti
         runs,
         median_ms,
         min_ms: ms[0],
+        goal_ms: None,
     }
 }
+
+/// Steps that take seconds: a few runs tell their median well enough.
+const SLOW_STEP_RUNS: u32 = 5;
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -232,6 +249,17 @@ fn main() -> ExitCode {
         time_median("check_collision_heavy", args.runs, || {
             check(black_box(&collision_heavy))
         }),
+        Timing {
+            goal_ms: Some(2000.0),
+            ..time_median("bake_level", args.runs.min(SLOW_STEP_RUNS), || {
+                let mut lit = level.clone();
+                light::bake(&mut lit, &BENCH_LIGHT, &BakeOptions::default(), &|_, _| {})
+                    .map(|_| lit)
+            })
+        },
+        time_median("fit_light", args.runs.min(SLOW_STEP_RUNS), || {
+            light::fit(black_box(&level), &FitOptions::default())
+        }),
     ];
     let mut retiled = Vec::new();
     for size in [Size::Small, Size::Full] {
@@ -264,8 +292,12 @@ fn main() -> ExitCode {
             report.file_size, report.glb_size
         );
         for t in &report.steps {
+            let goal = t.goal_ms.map_or(String::new(), |g| {
+                let met = if t.median_ms < g { "met" } else { "NOT met" };
+                format!("   goal < {g:.0} ms: {met}")
+            });
             println!(
-                "{:<16} median {:>9.3} ms   min {:>9.3} ms   ({} runs)",
+                "{:<21} median {:>9.3} ms   min {:>9.3} ms   ({} runs){goal}",
                 t.step, t.median_ms, t.min_ms, t.runs
             );
         }
