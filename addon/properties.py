@@ -3,7 +3,7 @@ extras, the problems of the last check, the last floor probe, the last export's 
 changes, the export options) and the panels' inputs."""
 
 import bpy
-from bpy.props import BoolProperty, CollectionProperty, IntProperty, PointerProperty, StringProperty
+from bpy.props import BoolProperty, CollectionProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty, StringProperty
 
 
 # The export options, kept by the scene so that the level check and the floor probe convert as
@@ -152,6 +152,52 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
     view_zone: IntProperty(
         name="Zone", description="The zone whose row of the visibility matrix is shown", min=0, max=31
     )
+    # The Light panel: what Bake lighting lights with (game space, y up; colours as the game shows
+    # them, 1.0 = raw 0x80; the same conventions as `llamawad bake`).
+    light_sun_direction: FloatVectorProperty(
+        name="Sun direction",
+        description="The way the sun's light travels, in game space (y up): 0, −1, 0 is a sun straight overhead",
+        size=3,
+        default=(0.4, -1.0, 0.3),
+    )
+    light_sun_colour: FloatVectorProperty(
+        name="Sun",
+        description="The sun's colour as the game shows it (white is raw 0x80: the game doubles vertex colours)",
+        subtype="COLOR_GAMMA",
+        size=3,
+        min=0.0,
+        max=2.0,
+        default=(0.7, 0.65, 0.55),
+    )
+    light_sky_colour: FloatVectorProperty(
+        name="Sky",
+        description="The sky's colour as the game shows it: what a vertex that sees the whole sky gets from it",
+        subtype="COLOR_GAMMA",
+        size=3,
+        min=0.0,
+        max=2.0,
+        default=(0.35, 0.4, 0.45),
+    )
+    light_occlusion: FloatProperty(
+        name="Occlusion",
+        description="How much the level's own geometry darkens the sky: 0 none, 1 all it hides",
+        min=0.0,
+        max=1.0,
+        default=1.0,
+    )
+    light_rays: IntProperty(
+        name="Sky rays",
+        description="Rays each vertex sends to the sky: more is smoother and slower",
+        min=1,
+        max=4096,
+        default=64,
+    )
+    light_animated: BoolProperty(
+        name="Animated colours too",
+        description="Also bake tiles with animated colours (more than one colour set), every set alike; off: they keep theirs",
+        default=False,
+    )
+    light_fit: StringProperty(name="Fit", description="How well the last Fit lighting explained the level's colours")
 
 
 classes = (LLAMAWAD_PG_problem, LLAMAWAD_PG_change, LLAMAWAD_PG_scene)

@@ -354,9 +354,35 @@ class LLAMAWAD_PT_probe(_Panel, bpy.types.Panel):
                 box.label(text=r.detail, icon="BLANK1")
 
 
+class LLAMAWAD_PT_light(_Panel, bpy.types.Panel):
+    bl_label = "Light"
+    bl_idname = "LLAMAWAD_PT_light"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        props = context.scene.llamawad
+        layout.label(text="Game space (y up); colours as the game shows them")
+        col = layout.column(align=True)
+        col.prop(props, "light_sun_direction", text="Sun goes")
+        col.prop(props, "light_sun_colour")
+        col.prop(props, "light_sky_colour")
+        col = layout.column(align=True)
+        col.prop(props, "light_occlusion")
+        col.prop(props, "light_rays")
+        col.prop(props, "light_animated")
+        layout.operator("llamawad.fit_light", icon="EYEDROPPER")
+        if props.light_fit:
+            layout.label(text=props.light_fit, icon="INFO")
+        row = layout.row(align=True)
+        row.operator("llamawad.bake_light", text="Bake selected", icon="LIGHT_SUN").whole_level = False
+        row.operator("llamawad.bake_light", text="Bake level", icon="WORLD").whole_level = True
+
+
 classes = (
     LLAMAWAD_PT_level,
     LLAMAWAD_PT_probe,
+    LLAMAWAD_PT_light,
     LLAMAWAD_PT_face,
     LLAMAWAD_PT_collision,
     LLAMAWAD_PT_zones,

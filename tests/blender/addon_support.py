@@ -55,6 +55,13 @@ def level_with_spot(wad_file, tmp_path):
     return SimpleNamespace(base=base, out=tmp_path / "edited.wad", height=round(ground["floor"]["height"] + 2.0, 3))
 
 
+def page_material(page: int = 0):
+    """The material import made for the page's faces of blend 0."""
+    import bpy
+
+    return next(m for m in bpy.data.materials if m.get("llamawad_material") == f"page {page} blend 0")
+
+
 def export(path, **options) -> bytes:
     """The scene exported through the add-on's operator to ``path``; the bytes written."""
     import bpy

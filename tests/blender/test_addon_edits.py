@@ -52,10 +52,6 @@ def tiles_collection():
     return next(c for c in bpy.context.scene.collection.children if c.get("llamawad") == "tiles")
 
 
-def page_material(page: int):
-    return next(m for m in bpy.data.materials if m.get("llamawad_material") == f"page {page} blend 0")
-
-
 @pytest.fixture(scope="module")
 def page_size(small_wad_file):
     """Width and height of page 0 in pixels, from the level's glTF image."""
@@ -254,7 +250,7 @@ def test_a_faces_material_changed_to_another_page(level):
     f = 0
     old = obj.data.materials[obj.data.polygons[f].material_index].get("llamawad_material")
     other = next(p for p in (0, 1, 2) if f"page {p} blend 0" != old)
-    material = page_material(other)
+    material = addon_support.page_material(other)
     if material.name not in obj.data.materials:
         obj.data.materials.append(material)
     obj.data.polygons[f].material_index = list(obj.data.materials).index(material)
@@ -305,7 +301,7 @@ def test_free_uvs_in_every_orientation(level, page_size):
         quads.append([(tuple(v.co), tuple(l[uv].uv)) for v, l in zip(verts, face.loops)])
     bm.to_mesh(mesh)
     bm.free()
-    mesh.materials.append(page_material(0))
+    mesh.materials.append(addon_support.page_material(0))
     obj = bpy.data.objects.new("free uvs", mesh)
     obj.location = (3.0, -4.0, 0.0)
     tiles_collection().objects.link(obj)
@@ -416,7 +412,7 @@ def new_floor(base: bytes, name="new floor"):
         loop[uv].uv = value
     bm.to_mesh(mesh)
     bm.free()
-    mesh.materials.append(page_material(0))
+    mesh.materials.append(addon_support.page_material(0))
     obj = bpy.data.objects.new(name, mesh)
     obj.location = (SPOT[0] - 0.5, SPOT[1] - 0.5, height)
     tiles_collection().objects.link(obj)
@@ -611,7 +607,7 @@ REFUSALS = {
 @pytest.mark.parametrize("case", list(REFUSALS))
 def test_refusals_select_the_blender_faces(level, case):
     uvs, material, faces, message = REFUSALS[case]
-    obj = new_quad_pair("refused", uvs, page_material(0) if material == "page" else bpy.data.materials.new("clay"))
+    obj = new_quad_pair("refused", uvs, addon_support.page_material(0) if material == "page" else bpy.data.materials.new("clay"))
     with pytest.raises(RuntimeError, match=message) as error:
         bpy.ops.export_scene.llamawad(filepath=str(level.out))
     assert not level.out.exists()
@@ -625,7 +621,7 @@ def test_refusals_select_the_blender_faces(level, case):
 
 
 def test_snapped_uvs_are_written_and_reported(level):
-    new_quad_pair("snapped", [RECTANGLE, TRAPEZIUM], page_material(0))
+    new_quad_pair("snapped", [RECTANGLE, TRAPEZIUM], addon_support.page_material(0))
     wad = addon_support.export(level.out, snap_uvs=True)
     addon_support.assert_no_new_errors(wad, level.base.read_bytes())
     texts = [c.text for c in bpy.context.scene.llamawad.changes]

@@ -105,7 +105,7 @@ def new_floor(level, name: str):
     assert bpy.ops.mesh.primitive_plane_add(size=0.8, location=(4.5, -5.5, height)) == {"FINISHED"}
     obj = bpy.context.active_object
     obj.name = name
-    obj.data.materials.append(next(m for m in bpy.data.materials if m.get("llamawad_material") == "page 0 blend 0"))
+    obj.data.materials.append(addon_support.page_material())
     array = obj.modifiers.new("Array", "ARRAY")
     array.use_relative_offset = False
     array.use_constant_offset = True

@@ -19,17 +19,13 @@ def level(small_wad_file, tmp_path):
     return addon_support.level_with_spot(small_wad_file, tmp_path)
 
 
-def page_material():
-    return next(m for m in bpy.data.materials if m.get("llamawad_material") == "page 0 blend 0")
-
-
 def add_plane(name: str) -> bpy.types.Object:
     """Shift A › Mesh › Plane, 0.8 units wide, over SPOT, given a page's material: it lands in
     the active collection."""
     assert bpy.ops.mesh.primitive_plane_add(size=0.8, location=(*SPOT, 0.0)) == {"FINISHED"}
     obj = bpy.context.active_object
     obj.name = obj.data.name = name
-    obj.data.materials.append(page_material())
+    obj.data.materials.append(addon_support.page_material())
     return obj
 
 

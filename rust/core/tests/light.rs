@@ -3,7 +3,7 @@
 //! generated levels baked with known light.
 
 use glam::Vec3;
-use llamawad::game::light::{bake, fit, BakeOptions, FitOptions, Lighting, Which};
+use llamawad::game::light::{bake, bake_points, fit, BakeOptions, FitOptions, Lighting, Which};
 use llamawad::generate::{generate, Size};
 use llamawad::level::{Model, Tile};
 use llamawad::raw::{Face, Vertex};
@@ -301,4 +301,32 @@ fn wrong_light_is_refused_with_what_to_give() {
         ..BakeOptions::default()
     };
     assert!(bake(&mut level, &lighting, &options, &|_, _| {}).is_err());
+}
+
+#[test]
+fn points_baked_where_a_tiles_vertices_stand_get_the_tiles_colours() {
+    // The flat floor of the first test, its corners given as points (game space: z as the
+    // model's negated), one of them with a normal of no length (straight up).
+    let mut level = level_of(vec![quads(&[square(0.0, 1.0, 0.0, 1.0, 0.0, true)])]);
+    let lighting = Lighting {
+        sun_direction: [1.0, -1.0, 0.0],
+        sun_colour: SUN,
+        sky_colour: SKY,
+        occlusion: 1.0,
+    };
+    let points: Vec<([f32; 3], [f32; 3])> = level.trak().unwrap().models[0]
+        .vertices
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            let [x, y, z] = v.position;
+            ([x, y, -z], if k == 0 { [0.0; 3] } else { [0.0, 2.0, 0.0] })
+        })
+        .collect();
+    let colours_of_points = bake_points(&level, &points, &lighting, 64, &|_, _| {}).unwrap();
+    baked(&mut level, &lighting, Which::All);
+    assert_eq!(colours_of_points, colours(&level, 0));
+    let nan = [([f32::NAN, 0.0, 0.0], [0.0, 1.0, 0.0])];
+    let e = bake_points(&level, &nan, &lighting, 64, &|_, _| {}).unwrap_err();
+    assert!(e.to_string().contains("point 0"), "{e}");
 }

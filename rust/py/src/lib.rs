@@ -639,7 +639,7 @@ mod _native {
     use super::GltfToWadRefused;
 
     #[pymodule_export]
-    use super::light::{bake, fit_light};
+    use super::light::{bake, bake_points, fit_light};
 
     /// gltf_to_wad(base: bytes, gltf: bytes, force: bool = False, directory: str | os.PathLike | None = None, snap_uvs: bool = False, generate_collision: bool = True) -> tuple[bytes, dict]
     ///

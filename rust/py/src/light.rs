@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use llamawad::game::light::{self, BakeOptions, FitOptions, Lighting, Which};
 use llamawad::{Level, WadError as CoreError};
+use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -66,6 +67,61 @@ pub fn bake<'py>(
     )?
     .map_err(WadError::new_err)?;
     Ok((PyBytes::new(py, &bytes), to_python(py, &report)?))
+}
+
+/// bake_points(level: bytes, positions: Buffer, normals: Buffer, sun_direction: tuple[float, float, float], sun_colour: tuple[float, float, float], sky_colour: tuple[float, float, float], occlusion: float = 1.0, rays: int = 64) -> bytes
+///
+/// The raw colours (R, G, B bytes a point) the light gives points standing among the level's
+/// tiles, as `bake` gives a tile's vertices: `positions` and `normals` float32 buffers of three
+/// values a point, world game space. For geometry the level does not hold yet (the add-on's
+/// Bake lighting). Raises WadError for a level that cannot be read, buffers of other lengths,
+/// values that are not numbers, and light it cannot bake.
+#[pyfunction]
+#[pyo3(signature = (level, positions, normals, sun_direction, sun_colour, sky_colour, occlusion = 1.0, rays = 64))]
+#[allow(clippy::too_many_arguments)]
+pub fn bake_points<'py>(
+    py: Python<'py>,
+    level: Cow<'_, [u8]>,
+    positions: PyBuffer<f32>,
+    normals: PyBuffer<f32>,
+    sun_direction: [f32; 3],
+    sun_colour: [f32; 3],
+    sky_colour: [f32; 3],
+    occlusion: f32,
+    rays: u32,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let count = positions.item_count();
+    if count % 3 != 0 || normals.item_count() != count || count / 3 > light::MAX_POINTS {
+        return Err(WadError::new_err(format!(
+            "bake_points: {count} position values and {} normal values: three of each a \
+             point, at most {} points",
+            normals.item_count(),
+            light::MAX_POINTS
+        )));
+    }
+    let (positions, normals) = (positions.to_vec(py)?, normals.to_vec(py)?);
+    let lighting = Lighting {
+        sun_direction,
+        sun_colour,
+        sky_colour,
+        occlusion,
+    };
+    let colours = detach(
+        py,
+        || bytes_input("a level", &level),
+        || {
+            let parsed = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+            let points: Vec<([f32; 3], [f32; 3])> = positions
+                .chunks_exact(3)
+                .zip(normals.chunks_exact(3))
+                .map(|(p, n)| ([p[0], p[1], p[2]], [n[0], n[1], n[2]]))
+                .collect();
+            light::bake_points(&parsed, &points, &lighting, rays, &|_, _| {})
+                .map_err(|e| e.to_string())
+        },
+    )?
+    .map_err(WadError::new_err)?;
+    Ok(PyBytes::new(py, colours.as_flattened()))
 }
 
 /// fit_light(level: bytes, rays: int = 64) -> dict

@@ -26,6 +26,7 @@ __all__ = [
     "GltfToWadRefused",
     "WadError",
     "bake",
+    "bake_points",
     "check",
     "check_scene",
     "face_uvs",
@@ -96,6 +97,16 @@ def bake(
     rays: int = 64,
     animated: bool = False,
 ) -> tuple[bytes, BakeReport]: ...
+def bake_points(
+    level: bytes,
+    positions: Any,  # float32 buffer, three values a point
+    normals: Any,
+    sun_direction: tuple[float, float, float],
+    sun_colour: tuple[float, float, float],
+    sky_colour: tuple[float, float, float],
+    occlusion: float = 1.0,
+    rays: int = 64,
+) -> bytes: ...
 def fit_light(level: bytes, rays: int = 64) -> LightFit: ...
 def polygon_outlines(level: bytes, polygons: list[tuple[int, int]]) -> list[PolygonOutline | None]: ...
 def face_uvs(

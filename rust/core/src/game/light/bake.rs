@@ -108,18 +108,9 @@ pub fn bake(
         }
         jobs.push((t, tile_vertices(tile, model)));
     }
-    let samples = SkySamples::new(options.rays);
-    let vertices: Vec<&WorldVertex> = jobs.iter().flat_map(|(_, v)| v).collect();
+    let vertices: Vec<WorldVertex> = jobs.iter().flat_map(|(_, v)| v).copied().collect();
     let total = vertices.len();
-    let mut colours: Vec<[u8; 3]> = Vec::with_capacity(total);
-    for chunk in vertices.chunks(PROGRESS_STEP) {
-        colours.par_extend(
-            chunk
-                .par_iter()
-                .map(|v| raw(shade(lighting, sun, &occluders, &samples, v))),
-        );
-        progress(colours.len(), total);
-    }
+    let colours = shade_all(&occluders, &vertices, lighting, sun, options.rays, progress);
     let map = level.map_mut().expect("the level has MAP");
     let mut next = colours.iter();
     for (t, vertices) in &jobs {
@@ -132,6 +123,67 @@ pub fn bake(
     }
     report.vertices = total;
     Ok(report)
+}
+
+/// The raw colours (R, G, B bytes) the light gives vertices standing anywhere among the level's
+/// tiles, each a position and a normal in world game space (any length; none is straight up):
+/// what a tool bakes into geometry the level does not hold yet, against the level's faces.
+pub fn bake_points(
+    level: &Level,
+    points: &[([f32; 3], [f32; 3])],
+    lighting: &Lighting,
+    rays: u32,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<[u8; 3]>, LightError> {
+    let sun = -lighting.checked()?;
+    if !(1..=MAX_RAYS).contains(&rays) {
+        return Err(LightError::Rays { rays });
+    }
+    if points.len() > MAX_POINTS {
+        return Err(LightError::TooManyPoints(points.len()));
+    }
+    if let Some(k) = points
+        .iter()
+        .position(|(p, n)| p.iter().chain(n).any(|v| !v.is_finite()))
+    {
+        return Err(LightError::PointNotANumber(k));
+    }
+    let vertices: Vec<WorldVertex> = points
+        .iter()
+        .map(|&(position, normal)| WorldVertex {
+            position: position.into(),
+            normal: Vec3A::from(normal).try_normalize().unwrap_or(Vec3A::Y),
+        })
+        .collect();
+    let occluders = Occluders::of(level);
+    Ok(shade_all(
+        &occluders, &vertices, lighting, sun, rays, progress,
+    ))
+}
+
+/// At most this many points a bake: a hundred times a full level's vertices.
+pub const MAX_POINTS: usize = 1 << 22;
+
+/// Every vertex's raw colour, spread over the cores in steps that `progress` hears of.
+fn shade_all(
+    occluders: &Occluders,
+    vertices: &[WorldVertex],
+    lighting: &Lighting,
+    sun: Vec3A,
+    rays: u32,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<[u8; 3]> {
+    let samples = SkySamples::new(rays);
+    let mut colours: Vec<[u8; 3]> = Vec::with_capacity(vertices.len());
+    for chunk in vertices.chunks(PROGRESS_STEP) {
+        colours.par_extend(
+            chunk
+                .par_iter()
+                .map(|v| raw(shade(lighting, sun, occluders, &samples, v))),
+        );
+        progress(colours.len(), vertices.len());
+    }
+    colours
 }
 
 /// What the light gives one vertex, shown scale. `sun` is the unit way towards the sun.

@@ -22,7 +22,7 @@ mod rays;
 
 use serde::Serialize;
 
-pub use bake::{bake, BakeOptions, BakeReport, Which};
+pub use bake::{bake, bake_points, BakeOptions, BakeReport, Which, MAX_POINTS};
 pub use fit::{fit, Fit, FitOptions};
 
 /// Rays each vertex sends to the sky by default: enough that two bakes of one level differ in no
@@ -97,6 +97,10 @@ pub enum LightError {
         "the sun direction (the way its light travels, e.g. 0,-1,0 straight down) has no length"
     )]
     NoSunDirection,
+    #[error("{0} points to bake: at most {MAX_POINTS}")]
+    TooManyPoints(usize),
+    #[error("point {0}: its position and normal must be numbers")]
+    PointNotANumber(usize),
     #[error("no tile of one colour set has vertices whose colours are not saturated: nothing to fit the light to")]
     NothingToFit,
 }

@@ -1,0 +1,75 @@
+"""Light panel operators: bake the scene's light into vertex colours, and fit the light to the
+level's own colours."""
+
+from __future__ import annotations
+
+import bpy
+from bpy.props import BoolProperty
+
+from ..blender import light
+from ..blender import scene as level_scene
+from ..blender.convert import Refusal
+from ..blender.modes import object_mode
+
+
+class LLAMAWAD_OT_bake_light(bpy.types.Operator):
+    """Bake the Light panel's sun, sky and ambient occlusion into the vertex colours of the
+    selected tiles and new meshes (or of the whole level), cast against the level as export
+    writes it"""
+
+    bl_idname = "llamawad.bake_light"
+    bl_label = "Bake Lighting"
+    bl_options = {"REGISTER", "UNDO"}
+
+    whole_level: BoolProperty(name="Whole level", description="Every tile and new mesh; off: the selected ones", default=False)
+
+    @classmethod
+    def poll(cls, context):
+        return level_scene.has_level(context.scene)
+
+    def execute(self, context):
+        objects = light.targets(context, self.whole_level)
+        if not objects:
+            self.report({"ERROR"}, "Nothing to bake: select tiles or new meshes, or bake the whole level")
+            return {"CANCELLED"}
+        try:
+            with object_mode(context):
+                baked = light.bake(context, objects, animated=context.scene.llamawad.light_animated)
+        except (Refusal, ValueError) as e:
+            self.report({"ERROR"}, f"Not baked: {e}")
+            return {"CANCELLED"}
+        for note in baked.kept:
+            self.report({"WARNING"}, note)
+        if not baked.objects:
+            self.report({"ERROR"}, "Nothing baked: every object chosen was left as it was (see the warnings)")
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Baked {len(baked.objects)} objects ({baked.vertices} vertices) against {baked.source}")
+        return {"FINISHED"}
+
+
+class LLAMAWAD_OT_fit_light(bpy.types.Operator):
+    """Set the Light panel to the sun, sky and occlusion that explain the level's own vertex
+    colours best, so that a bake of new geometry matches what is around it"""
+
+    bl_idname = "llamawad.fit_light"
+    bl_label = "Fit Lighting to the Level"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return level_scene.has_level(context.scene)
+
+    def execute(self, context):
+        try:
+            with object_mode(context):
+                found = light.fit(context)
+        except (Refusal, ValueError) as e:
+            self.report({"ERROR"}, f"No fit: {e}")
+            return {"CANCELLED"}
+        summary = f"{found['error']:.1f} colour steps unexplained over {found['vertices']} vertices of {found['source']}"
+        context.scene.llamawad.light_fit = summary
+        self.report({"INFO"}, f"Light fitted: {summary}")
+        return {"FINISHED"}
+
+
+classes = (LLAMAWAD_OT_bake_light, LLAMAWAD_OT_fit_light)
