@@ -4,8 +4,10 @@ manifest's `website` is the same (tests/python/test_guide.py holds them together
 
 from __future__ import annotations
 
-# The guide's folder on the project's forge; every page is a file in it.
-GUIDE_URL = "https://github.com/llamawad/llamawad/blob/main/addon/docs/guide/"
+from urllib.parse import urljoin
+
+# The guide's index on the project's forge; every other page is a file beside it.
+GUIDE_URL = "https://github.com/llamawad/llamawad/blob/main/addon/docs/guide/README.md"
 
 # The page that teaches each panel (bl_idname -> file in addon/docs/guide/).
 PANEL_PAGES = {
@@ -23,7 +25,7 @@ CODES_PAGE = "when-blender-says-no.md"
 
 
 def page_url(page: str, section: str | None = None) -> str:
-    return GUIDE_URL + page + (f"#{section}" if section else "")
+    return urljoin(GUIDE_URL, page) + (f"#{section}" if section else "")
 
 
 def code_url(code: str) -> str:

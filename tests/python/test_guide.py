@@ -2,7 +2,7 @@
 and small, every problem and refusal code has its section with a fix, the page of codes is what
 the one table makes, and the manifest and the README point to it. (That every operator and panel
 is named, that every panel's "?" opens a page and that the pictures' script runs are tested in
-real Blender: tests/blender/test_guide.py.)"""
+real Blender: tests/blender/test_addon_guide.py.)"""
 
 import re
 import subprocess
@@ -117,7 +117,7 @@ def test_the_words_found_are_the_messages_of_their_code():
 
 def test_the_manifest_and_the_readme_point_to_the_guide():
     with (REPO / "blender_manifest.toml").open("rb") as f:
-        assert tomllib.load(f)["website"] == guide.page_url("README.md")
+        assert tomllib.load(f)["website"] == guide.GUIDE_URL == guide.page_url("README.md")
     assert "addon/docs/guide/README.md" in (REPO / "README.md").read_text()
 
 

@@ -72,7 +72,8 @@ def test_every_panel_draws_a_question_mark_that_opens_its_page(level):
         log = []
         cls.draw_header(SimpleNamespace(layout=Layout(log), bl_idname=cls.bl_idname), bpy.context)
         (button,) = buttons(log, "wm.url_open")
-        assert button.url == guide.GUIDE_URL + guide.PANEL_PAGES[cls.bl_idname]
+        assert button.url == guide.page_url(guide.PANEL_PAGES[cls.bl_idname])
+        assert button.url.endswith("/addon/docs/guide/" + guide.PANEL_PAGES[cls.bl_idname])
         assert (GUIDE / guide.PANEL_PAGES[cls.bl_idname]).is_file()
         # The page teaches the panel: its header's name is on it.
         assert cls.bl_label in (GUIDE / guide.PANEL_PAGES[cls.bl_idname]).read_text(), cls.bl_label
@@ -85,7 +86,7 @@ def test_every_problem_opens_its_codes_section(level):
     log = []
     bpy.types.LLAMAWAD_UL_problems.draw_item(None, bpy.context, Layout(log), None, item, 0, None, "", 0)
     (button,) = buttons(log, "wm.url_open")
-    assert button.url == guide.GUIDE_URL + "when-blender-says-no.md#coverage"
+    assert button.url == guide.GUIDE_URL.replace("README.md", "when-blender-says-no.md#coverage")
 
 
 def test_the_pictures_script_runs_and_knows_every_picture(tmp_path):
