@@ -146,6 +146,16 @@ def select_only(*objects) -> None:
     bpy.context.view_layer.objects.active = objects[0] if objects else None
 
 
+def on_every_face(obj, operator) -> None:
+    """Runs an operator of the panels on every face of ``obj`` in Edit Mode, as the artist does
+    after selecting the object, Tab and A."""
+    select_only(obj)
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.ops.mesh.select_all(action="SELECT")
+    assert operator() == {"FINISHED"}
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
 # --- the pictures: name -> what it shows (each from a fresh import)
 
 PICTURES = {}
@@ -242,12 +252,7 @@ def platform():
 def platform_collision():
     """The platform's collision made from its faces (Collision › Collision from selected faces),
     in the collision view."""
-    obj = _platform()
-    select_only(obj)
-    bpy.ops.object.mode_set(mode="EDIT")
-    bpy.ops.mesh.select_all(action="SELECT")
-    bpy.ops.llamawad.collision_from_faces(material=0)
-    bpy.ops.object.mode_set(mode="OBJECT")
+    on_every_face(_platform(), lambda: bpy.ops.llamawad.collision_from_faces(material=0))
     aim(SPOT)
     return "collision"
 
@@ -260,7 +265,7 @@ def vertex_colours():
     for tile in mesh_tiles():
         if (tile.location.xy - middle).length > 4.0 or "Col" not in tile.data.color_attributes:
             continue
-        # Tiles of one model share a mesh: paint this one's own copy.
+        # Painted on a mesh of its own, should another tile share this one.
         tile.data = tile.data.copy()
         colours = tile.data.color_attributes["Col"]
         world = tile.matrix_world
@@ -292,12 +297,7 @@ def collision_closeup():
 def collision_death():
     """A tile's collision faces given material 30 (Collision › 30: Death plane / water)."""
     bpy.ops.llamawad.collision_show(show=True, colour_by_material=True)
-    obj = level_scene.collision_of(_collision_tile())
-    select_only(obj)
-    bpy.ops.object.mode_set(mode="EDIT")
-    bpy.ops.mesh.select_all(action="SELECT")
-    bpy.ops.llamawad.collision_material_set(material=30)
-    bpy.ops.object.mode_set(mode="OBJECT")
+    on_every_face(level_scene.collision_of(_collision_tile()), lambda: bpy.ops.llamawad.collision_material_set(material=30))
     aim(SPOT)
     return "collision"
 
