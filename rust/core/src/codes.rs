@@ -200,7 +200,10 @@ mod tests {
                 "{name}"
             );
             assert!(!c.meaning().is_empty(), "{name}");
-            assert!(c.fix().is_some_and(|f| !f.is_empty()), "{name}: no fix for the guide");
+            assert!(
+                c.fix().is_some_and(|f| !f.is_empty()),
+                "{name}: no fix for the guide"
+            );
         }
     }
 }
