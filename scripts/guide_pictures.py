@@ -200,10 +200,9 @@ def closeup():
 
 
 def _moved_tile():
-    """The block nearest the middle of the close-up: a tile that stands up, so that its move
-    shows."""
-    blocks = [o for o in mesh_tiles() if o.dimensions.z > 0.8]
-    return min(blocks, key=lambda o: (o.location.xy - (SPOT.xy + Vector((-1.0, 1.0)))).length)
+    """The bulkiest tile near the middle of the close-up (a block), so that its move shows."""
+    near = [o for o in mesh_tiles() if (o.location.xy - SPOT.xy).length < 2.5 and o.dimensions.z < 3.0]
+    return max(near, key=lambda o: o.dimensions.x * o.dimensions.y * o.dimensions.z)
 
 
 @picture
