@@ -7,6 +7,8 @@
 use serde::{Serialize, Serializer};
 
 macro_rules! codes {
+    (@fix $fix:literal) => { Some($fix) };
+    (@fix) => { None };
     ($($variant:ident = $name:literal: $meaning:literal $(=> $fix:literal)?,)*) => {
         /// A problem's or refusal's kind.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -36,7 +38,7 @@ macro_rules! codes {
             /// "When Blender says no" page is made from it; its test fails for a code without).
             pub fn fix(self) -> Option<&'static str> {
                 match self {
-                    $(Code::$variant => None$(.or(Some($fix)))?,)*
+                    $(Code::$variant => codes!(@fix $($fix)?),)*
                 }
             }
         }
