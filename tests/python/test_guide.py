@@ -124,3 +124,49 @@ def test_the_manifest_and_the_readme_point_to_the_guide():
 def test_the_guide_is_left_out_of_the_extension():
     # scripts/build-extension drops addon/docs (the README's pictures and the guide) from the zip.
     assert 'rm -rf "$stage/docs"' in (REPO / "scripts" / "build-extension").read_text()
+
+
+def _error_reports() -> list[str]:
+    """The fixed words of every error the operators report: a message's text up to the first
+    name or number filled in (a piece of at least two words), and the text of the messages
+    made by a helper of operators/_edit.py."""
+    import ast
+
+    helpers = {}
+    edit = ast.parse((REPO / "addon" / "operators" / "_edit.py").read_text())
+    for fn in edit.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name.endswith("_message"):
+            (ret,) = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+            helpers[fn.name] = ret.value
+    found = []
+
+    def pieces(node) -> list[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, ast.JoinedStr):
+            return [v.value for v in node.values if isinstance(v, ast.Constant)]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in helpers:
+            return pieces(helpers[node.func.attr])
+        return []  # str(e), a problem's message: they carry a code
+
+    for source in sorted((REPO / "addon" / "operators").glob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "report"
+                and len(node.args) == 2
+                and isinstance(node.args[0], ast.Set)
+                and [e.value for e in node.args[0].elts] == ["ERROR"]
+            ):
+                found += [p.strip() for p in pieces(node.args[1]) if len(p.split()) >= 2]
+    return found
+
+
+def test_every_error_of_the_add_on_itself_is_on_its_page():
+    # Lines wrap on the page: compare with single spaces.
+    page = " ".join((GUIDE / "add-on-messages.md").read_text().split())
+    words = [" ".join(w.split()) for w in _error_reports()]
+    assert len(words) >= 15
+    missing = [w for w in words if w not in page]
+    assert not missing, f"errors the operators report that add-on-messages.md does not quote: {missing}"
