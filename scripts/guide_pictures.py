@@ -339,20 +339,21 @@ def new_image():
 @picture
 def floor_probe():
     """The Floor probe at a point near the start, its lines: the floor polygon green, the zone
-    its edge tolerance lets pass yellow, the polygons that lost grey, the point white."""
+    its edge tolerance lets pass yellow, the polygons that lost grey, the point a stick."""
     point = SPOT + Vector((0.3, 0.4, 0.0))
     point.z = ground(point.x, point.y) + 0.5
     bpy.context.scene.cursor.location = point
     bpy.ops.llamawad.floor_probe()
     drawn = probe_words.drawing(level_probe.stored(bpy.context.scene))
     lift = Vector((0, 0, 0.03))
-    lines("probe floor", [[Vector(c) + lift for c in drawn["floor"]]], (0.1, 1.0, 0.2), radius=0.05)
-    lines("probe zone", [[Vector(c) + lift for c in drawn["zone"]]], (1.0, 0.9, 0.1))
+    lines("probe floor", [[Vector(c) + lift for c in drawn["floor"]]], (0.1, 1.0, 0.2), radius=0.035)
+    # The zone lies a hair outside the polygon: thinner and higher, so that it shows beside it.
+    lines("probe zone", [[Vector(c) + 2 * lift for c in drawn["zone"]]], (1.0, 0.9, 0.1), radius=0.015)
     lines("probe others", [[Vector(c) + lift for c in o] for o in drawn["others"]], (0.6, 0.6, 0.6), radius=0.02)
     top = Vector(drawn["point"])
     lines("probe point", [[top, Vector((top.x, top.y, top.z - 0.5))]], (1.0, 1.0, 1.0), radius=0.03, closed=False)
     bpy.ops.llamawad.collision_show(show=True, colour_by_material=True)
-    aim(point, distance=5.0, elevation=50.0)
+    aim(point, distance=3.0, elevation=55.0)
     return "collision"
 
 
