@@ -1,7 +1,7 @@
 """Jobs in headless Blender (the bpy module in .venv) through the add-on, registered from the
 source tree (addon/). Run by scripts/render-preview and by the main job of scripts/setup.
 
-  blender_job.py render LEVEL.wad OUT.png|OUT.jpg [--view level|collision] [--size 1280x720]
+  blender_job.py render LEVEL.wad OUT.png|OUT.jpg [--view level|collision|zones] [--size 1280x720]
   blender_job.py main LEVEL.wad OUTDIR      import, export, byte-compare, render both views
   blender_job.py bench [--runs N] [--json] [--merge FILE|-]
                                            add-on import and export of the generated full-size
@@ -66,17 +66,20 @@ def frame_camera(scene, size: tuple[int, int]) -> None:
     centre = Vector((width / 2, -height / 2, 0.0))
     obj.location = centre + Vector((0.0, -0.8 * height, 0.62 * max(width, height)))
     obj.rotation_euler = (centre - obj.location).to_track_quat("-Z", "Y").to_euler()
-    scene.render.resolution_x, scene.render.resolution_y = size
-    scene.render.resolution_percentage = 100
     world = bpy.data.worlds.new("Preview")
     world.color = (0.04, 0.045, 0.06)
     scene.world = world
+
+
+VIEWS = ("level", "collision", "zones")
 
 
 def render(path: Path, view: str, size: tuple[int, int]) -> float:
     scene = bpy.context.scene
     if scene.camera is None:
         frame_camera(scene, size)
+    scene.render.resolution_x, scene.render.resolution_y = size
+    scene.render.resolution_percentage = 100
     colls = level_scene.level_collections(scene)
     if view == "level":
         # As the game shows it: unlit page textures × vertex colours (Cycles, emission shaders).
@@ -87,12 +90,19 @@ def render(path: Path, view: str, size: tuple[int, int]) -> float:
         scene.cycles.samples = 16
         scene.cycles.use_denoising = False
         scene.cycles.max_bounces = 0
-    else:
+    elif view == "collision":
         # Collision coloured by material (0 grey-green, 16 yellow, 17 cyan, 18 blue, 30 red),
         # shaded so that its shapes read; the render tiles left out.
         bpy.ops.llamawad.collision_show(show=True, colour_by_material=True)
         colls["tiles"].hide_render = True
         colls["collision"].hide_render = False
+    else:
+        # The grid's cells in their zones' colours (Zones › Zone colours), nothing else.
+        bpy.ops.llamawad.zones_show(colours=True)
+        colls["tiles"].hide_render = True
+        colls["collision"].hide_render = True
+        colls["zones"].hide_render = False
+    if view != "level":
         scene.render.engine = "BLENDER_WORKBENCH"
         shading = scene.display.shading
         shading.light = "STUDIO"
@@ -461,7 +471,7 @@ def main() -> int:
     r = sub.add_parser("render", help="render a level as imported by the add-on")
     r.add_argument("level", type=Path)
     r.add_argument("out", type=Path)
-    r.add_argument("--view", choices=["level", "collision"], default="level")
+    r.add_argument("--view", choices=VIEWS, default="level")
     r.add_argument("--size", type=size_arg, default=(1280, 720))
     m = sub.add_parser("main", help="import, export, byte-compare, render")
     m.add_argument("level", type=Path)
@@ -518,10 +528,14 @@ def main() -> int:
     return 0 if same else 3
 
 
-if __name__ == "__main__":
-    status = main()
-    # Blender 4.2 as a Python module crashes in its teardown at exit after a render (its EGL
-    # context); every file of the job is written and closed by now, so leave without it.
+def leave(status: int) -> None:
+    """Exits with ``status`` without Blender's teardown: Blender 4.2 as a Python module crashes
+    in it at exit after a render (its EGL context); every file of the job is written and closed
+    by then."""
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)
+
+
+if __name__ == "__main__":
+    leave(main())

@@ -11,6 +11,7 @@ from ..blender import probe
 from ..blender import scene as level_scene
 from ..blender import strats
 from ..common import game
+from ..common import guide
 from ..common import probe as probe_words
 from ..blender import previews
 from ..operators.original import LLAMAWAD_OT_restore_original
@@ -48,6 +49,10 @@ class _Panel:
     @classmethod
     def poll(cls, context):
         return level_scene.has_level(context.scene)
+
+    def draw_header(self, context):
+        # "?": the guide's page for this panel, in the web browser.
+        self.layout.operator("wm.url_open", text="", icon="QUESTION", emboss=False).url = guide.page_url(guide.PANEL_PAGES[self.bl_idname])
 
 
 class LLAMAWAD_PT_face(_Panel, bpy.types.Panel):
@@ -268,6 +273,8 @@ class LLAMAWAD_UL_problems(bpy.types.UIList):
         row.active = not item.pre_existing
         text = item.message + (" (in the base already)" if item.pre_existing else "")
         row.label(text=text, icon="CANCEL" if item.error else "ERROR")
+        # What the problem means and how to fix it: its code's section of the guide.
+        row.operator("wm.url_open", text="", icon="QUESTION", emboss=False).url = guide.code_url(item.code)
         if item.object:
             row.operator("llamawad.problem_select", text="", icon="RESTRICT_SELECT_OFF", emboss=False).index = index
 
