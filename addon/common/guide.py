@@ -13,6 +13,7 @@ GUIDE_URL = "https://github.com/llamawad/llamawad/blob/main/addon/docs/guide/REA
 PANEL_PAGES = {
     "LLAMAWAD_PT_level": "export.md",
     "LLAMAWAD_PT_probe": "check-and-probe.md",
+    "LLAMAWAD_PT_light": "vertex-colours.md",
     "LLAMAWAD_PT_face": "textures.md",
     "LLAMAWAD_PT_collision": "collision.md",
     "LLAMAWAD_PT_zones": "zones.md",
