@@ -197,6 +197,12 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
         description="Also bake tiles with animated colours (more than one colour set), every set alike; off: they keep theirs",
         default=False,
     )
+    light_blender_lights: BoolProperty(
+        name="Blender's lights too",
+        description="Also bake the scene's Sun and Point lights (colour × strength; a Point's falls off with the distance "
+        "squared, up to its custom distance), where the level does not hide them",
+        default=False,
+    )
     light_fit: StringProperty(name="Fit", description="How well the last Fit lighting explained the level's colours")
 
 

@@ -8,6 +8,7 @@ reads: the raw colour (``wad_rgb_k``) where a tile has it, and the colour the ga
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import bpy
 import numpy as np
@@ -17,19 +18,27 @@ from . import materials as mats
 from . import scene as level_scene
 from .probe import ProbedLevel, probed_level
 
+if TYPE_CHECKING:
+    from llamawad.answers import Lamp
+
+
+# Blender gives a Point light's power in watts; the irradiance it makes at distance d is
+# P / (4π² d²) (Cycles' convention), which is taken as its colour in the game's shown scale.
+POINT_POWER_SCALE = 1.0 / (4.0 * np.pi**2)
+
 
 @dataclass
 class Baked:
-    """What a bake did: the objects lit, those left as they were and why, and the level the
-    light was cast against."""
+    """What a bake did: the objects lit, what it left out and why (objects left as they were,
+    lights not baked), and the level the light was cast against."""
 
     objects: list[str] = field(default_factory=list)
     vertices: int = 0
-    kept: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     source: str = ""
 
 
-def lighting(props) -> dict:
+def lighting(props) -> dict[str, Any]:
     """The panel's light as ``llamawad.bake_points`` takes it (game space; colours 1.0 = raw
     0x80)."""
     return {
@@ -38,6 +47,31 @@ def lighting(props) -> dict:
         "sky_colour": tuple(props.light_sky_colour),
         "occlusion": props.light_occlusion,
     }
+
+
+def lamps(context) -> tuple[list[Lamp], list[str]]:
+    """The scene's visible Sun and Point lights as ``llamawad.bake_points`` takes them (game
+    space, colours scaled by their strength), and a note for each other light left out."""
+    found: list[Lamp] = []
+    notes: list[str] = []
+    for obj in context.scene.objects:
+        if obj.type != "LIGHT" or not obj.visible_get():
+            continue
+        light = obj.data
+        r, g, b = (float(c) * light.energy for c in light.color)
+        m = np.array(obj.matrix_world, np.float64)
+        if light.type == "SUN":
+            # A Sun shines along its local −Z.
+            x, y, z = (float(v) for v in space.blender_to_file(-m[:3, 2][None])[0])
+            found.append({"kind": "sun", "direction": (x, y, z), "colour": (r, g, b)})
+        elif light.type == "POINT":
+            x, y, z = (float(v) for v in space.blender_to_file(m[:3, 3][None])[0])
+            cutoff = light.cutoff_distance if getattr(light, "use_custom_distance", False) else float("inf")
+            k = POINT_POWER_SCALE
+            found.append({"kind": "point", "position": (x, y, z), "colour": (r * k, g * k, b * k), "cutoff": cutoff})
+        else:
+            notes.append(f"{obj.name}: a {light.type.lower()} light, not baked (Sun and Point lights are)")
+    return found, notes
 
 
 def targets(context, whole_level: bool) -> list[bpy.types.Object]:
@@ -78,13 +112,16 @@ def bake(context, objects: list[bpy.types.Object], animated: bool = False) -> Ba
     props = context.scene.llamawad
     level: ProbedLevel = probed_level(context)
     out = Baked(source=level.source)
+    extra: list[Lamp] = []
+    if props.light_blender_lights:
+        extra, out.notes = lamps(context)
     chosen, done = [], set()
     for obj in objects:
         frames = _frames(obj.data)
         if frames > 1 and not animated:
-            out.kept.append(f"{obj.name}: animated colours ({frames} sets) kept; tick 'Animated colours too' to bake them")
+            out.notes.append(f"{obj.name}: animated colours ({frames} sets) kept; tick 'Animated colours too' to bake them")
         elif obj.data.name_full in done:
-            out.kept.append(f"{obj.name}: shares its mesh with an object baked already, which lights both (Object › Relations › Make Single User lights each)")
+            out.notes.append(f"{obj.name}: shares its mesh with an object baked already, which lights both (Object › Relations › Make Single User lights each)")
         elif len(obj.data.vertices):
             chosen.append(obj)
             done.add(obj.data.name_full)
@@ -94,7 +131,7 @@ def bake(context, objects: list[bpy.types.Object], animated: bool = False) -> Ba
     positions = np.ascontiguousarray(np.concatenate([p for p, _ in points]), np.float32)
     normals = np.ascontiguousarray(np.concatenate([n for _, n in points]), np.float32)
     colours = np.frombuffer(
-        llamawad.bake_points(level.wad, positions, normals, **lighting(props), rays=props.light_rays), np.uint8
+        llamawad.bake_points(level.wad, positions, normals, **lighting(props), lamps=extra, rays=props.light_rays), np.uint8
     ).reshape(-1, 3)
     raw = colours[:, 0].astype(np.int32) | colours[:, 1].astype(np.int32) << 8 | colours[:, 2].astype(np.int32) << 16
     start = 0
@@ -132,18 +169,17 @@ def _write(mesh, raw: np.ndarray) -> None:
     mesh.update()
 
 
-def fit(context) -> dict:
+def fit(context) -> dict[str, Any]:
     """The light that explains the colours of the scene's level best (``llamawad.fit_light``),
     with ``source`` saying which level that was; the scene's light set to it."""
     import llamawad
 
     props = context.scene.llamawad
     level = probed_level(context)
-    found = dict(llamawad.fit_light(level.wad, rays=props.light_rays))
-    light = found["lighting"]
+    fitted = llamawad.fit_light(level.wad, rays=props.light_rays)
+    light = fitted["lighting"]
     props.light_sun_direction = light["sun_direction"]
     props.light_sun_colour = [min(max(v, 0.0), 2.0) for v in light["sun_colour"]]
     props.light_sky_colour = [min(max(v, 0.0), 2.0) for v in light["sky_colour"]]
     props.light_occlusion = min(max(light["occlusion"], 0.0), 1.0)
-    found["source"] = level.source
-    return found
+    return {"error": fitted["error"], "vertices": fitted["vertices"], "source": level.source}

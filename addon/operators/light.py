@@ -38,7 +38,7 @@ class LLAMAWAD_OT_bake_light(bpy.types.Operator):
         except (Refusal, ValueError) as e:
             self.report({"ERROR"}, f"Not baked: {e}")
             return {"CANCELLED"}
-        for note in baked.kept:
+        for note in baked.notes:
             self.report({"WARNING"}, note)
         if not baked.objects:
             self.report({"ERROR"}, "Nothing baked: every object chosen was left as it was (see the warnings)")

@@ -378,6 +378,7 @@ class LLAMAWAD_PT_light(_Panel, bpy.types.Panel):
         col.prop(props, "light_occlusion")
         col.prop(props, "light_rays")
         col.prop(props, "light_animated")
+        col.prop(props, "light_blender_lights")
         layout.operator("llamawad.fit_light", icon="EYEDROPPER")
         if props.light_fit:
             layout.label(text=props.light_fit, icon="INFO")

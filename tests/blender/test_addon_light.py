@@ -110,3 +110,42 @@ def test_animated_tiles_are_kept_unless_asked_and_nothing_selected_is_said(level
     after = np.empty_like(before)
     animated[0].data.attributes["wad_rgb_0"].data.foreach_get("value", after)
     assert (after != before).any()
+
+
+def test_blenders_sun_and_point_lights_are_baked_when_asked(level):
+    """A plane high over the level (nothing above it), the panel's sun and sky dark: a Blender
+    Sun straight down of colour 0.5 gives it 0.5 (raw 64); a Point 2 above its middle adds
+    P / (4π²) · cos / d² at each corner; off, the plane stays dark; a Spot is named, not baked."""
+    props = bpy.context.scene.llamawad
+    props.light_sun_colour = props.light_sky_colour = (0.0, 0.0, 0.0)
+    assert bpy.ops.mesh.primitive_plane_add(size=0.8, location=(*SPOT, 50.0)) == {"FINISHED"}
+    plane = bpy.context.active_object
+    plane.data.materials.append(addon_support.page_material())
+    sun = bpy.data.objects.new("sun", bpy.data.lights.new("sun", "SUN"))
+    sun.data.color, sun.data.energy = (0.5, 0.5, 0.5), 1.0
+    point = bpy.data.objects.new("point", bpy.data.lights.new("point", "POINT"))
+    point.data.color, point.data.energy = (1.0, 1.0, 1.0), 20.0
+    point.location = (*SPOT, 52.0)
+    spot = bpy.data.objects.new("spot", bpy.data.lights.new("spot", "SPOT"))
+    for light in (sun, point, spot):
+        bpy.context.scene.collection.objects.link(light)
+
+    def baked(with_lights: bool) -> set[int]:
+        props.light_blender_lights = with_lights
+        select_only(plane)
+        assert bpy.ops.llamawad.bake_light(whole_level=False) == {"FINISHED"}
+        written = addon_support.export(level.out)
+        tiles = llamawad.parse_info(level.base)["tiles"]
+        return {c for t, colours in tile_colours(written).items() if t >= tiles for c in colours}
+
+    assert baked(False) == {0}
+    point.hide_set(True)
+    assert baked(True) == {64 | 64 << 8 | 64 << 16}
+    point.hide_set(False)
+    d2 = 0.4**2 * 2 + 2.0**2
+    corner = round((0.5 + 20.0 / (4 * np.pi**2) * (2.0 / np.sqrt(d2)) / d2) * 128)
+    assert baked(True) == {corner | corner << 8 | corner << 16}
+    from addon.blender import light
+
+    _, notes = light.lamps(bpy.context)
+    assert notes == ["spot: a spot light, not baked (Sun and Point lights are)"]

@@ -20,7 +20,7 @@ ORDER = [
     ["ui"],
     ["operators"],
     ["properties"],
-    ["blender.strats"],
+    ["blender.strats", "blender.light"],
     ["blender.probe", "blender.written", "blender.previews"],
     ["blender.check"],
     ["blender.collision"],

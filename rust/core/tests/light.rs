@@ -3,7 +3,9 @@
 //! generated levels baked with known light.
 
 use glam::Vec3;
-use llamawad::game::light::{bake, bake_points, fit, BakeOptions, FitOptions, Lighting, Which};
+use llamawad::game::light::{
+    bake, bake_points, fit, BakeOptions, FitOptions, Lamp, Lighting, Which,
+};
 use llamawad::generate::{generate, Size};
 use llamawad::level::{Model, Tile};
 use llamawad::raw::{Face, Vertex};
@@ -323,10 +325,52 @@ fn points_baked_where_a_tiles_vertices_stand_get_the_tiles_colours() {
             ([x, y, -z], if k == 0 { [0.0; 3] } else { [0.0, 2.0, 0.0] })
         })
         .collect();
-    let colours_of_points = bake_points(&level, &points, &lighting, 64, &|_, _| {}).unwrap();
+    let colours_of_points = bake_points(&level, &points, &lighting, &[], 64, &|_, _| {}).unwrap();
     baked(&mut level, &lighting, Which::All);
     assert_eq!(colours_of_points, colours(&level, 0));
     let nan = [([f32::NAN, 0.0, 0.0], [0.0, 1.0, 0.0])];
-    let e = bake_points(&level, &nan, &lighting, 64, &|_, _| {}).unwrap_err();
+    let e = bake_points(&level, &nan, &lighting, &[], 64, &|_, _| {}).unwrap_err();
     assert!(e.to_string().contains("point 0"), "{e}");
+}
+
+#[test]
+fn lamps_add_a_sun_of_their_own_and_a_point_falling_off_with_the_distance_squared() {
+    let level = level_of(vec![quads(&[square(0.0, 1.0, 0.0, 1.0, 0.0, true)])]);
+    let dark = Lighting {
+        sun_direction: [0.0, -1.0, 0.0],
+        sun_colour: [0.0; 3],
+        sky_colour: [0.0; 3],
+        occlusion: 1.0,
+    };
+    let at = [([0.0, 0.0, 0.0], [0.0, 1.0, 0.0])];
+    let bake = |lamps: &[Lamp]| bake_points(&level, &at, &dark, lamps, 64, &|_, _| {}).unwrap()[0];
+    assert_eq!(bake(&[]), [0; 3]);
+    let sun = Lamp::Sun {
+        direction: [0.0, -2.0, 0.0],
+        colour: [0.5, 0.25, 1.0],
+    };
+    assert_eq!(bake(&[sun]), [64, 32, 128]);
+    // A point 2 above and half a unit off on x and z: d² = 4.5, n · l = 2 / √4.5.
+    let point = |cutoff| Lamp::Point {
+        position: [0.5, 2.0, 0.5],
+        colour: [4.0, 2.0, 1.0],
+        cutoff,
+    };
+    let falloff = 2.0 / 4.5f32.sqrt() / 4.5;
+    let want = [4.0, 2.0, 1.0].map(|c: f32| (c * falloff * 128.0).round() as u8);
+    assert_eq!(bake(&[point(f32::INFINITY)]), want);
+    assert_eq!(bake(&[point(2.0)]), [0; 3], "past its cutoff");
+    // A roof between the point and the floor hides it.
+    let roofed = level_of(vec![
+        quads(&[square(0.0, 1.0, 0.0, 1.0, 0.0, true)]),
+        quads(&[square(-1.0, 2.0, -1.0, 2.0, 1.0, false)]),
+    ]);
+    let hidden = bake_points(&roofed, &at, &dark, &[point(f32::INFINITY)], 64, &|_, _| {}).unwrap();
+    assert_eq!(hidden[0], [0; 3]);
+    let nowhere = Lamp::Sun {
+        direction: [0.0; 3],
+        colour: [1.0; 3],
+    };
+    let e = bake_points(&level, &at, &dark, &[sun, nowhere], 64, &|_, _| {}).unwrap_err();
+    assert!(e.to_string().starts_with("light 1:"), "{e}");
 }

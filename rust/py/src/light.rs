@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use llamawad::game::light::{self, BakeOptions, FitOptions, Lighting, Which};
+use llamawad::game::light::{self, BakeOptions, FitOptions, Lamp, Lighting, Which};
 use llamawad::{Level, WadError as CoreError};
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
@@ -69,15 +69,52 @@ pub fn bake<'py>(
     Ok((PyBytes::new(py, &bytes), to_python(py, &report)?))
 }
 
-/// bake_points(level: bytes, positions: Buffer, normals: Buffer, sun_direction: tuple[float, float, float], sun_colour: tuple[float, float, float], sky_colour: tuple[float, float, float], occlusion: float = 1.0, rays: int = 64) -> bytes
+/// A lamp as Python gives it: `{"kind": "sun", "direction", "colour"}` or `{"kind": "point",
+/// "position", "colour", "cutoff"}` (cutoff optional).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct LampItem {
+    kind: String,
+    #[pyo3(default)]
+    direction: Option<[f32; 3]>,
+    #[pyo3(default)]
+    position: Option<[f32; 3]>,
+    colour: [f32; 3],
+    #[pyo3(default)]
+    cutoff: Option<f32>,
+}
+
+impl LampItem {
+    fn lamp(&self, k: usize) -> PyResult<Lamp> {
+        match (self.kind.as_str(), self.direction, self.position) {
+            ("sun", Some(direction), _) => Ok(Lamp::Sun {
+                direction,
+                colour: self.colour,
+            }),
+            ("point", _, Some(position)) => Ok(Lamp::Point {
+                position,
+                colour: self.colour,
+                cutoff: self.cutoff.unwrap_or(f32::INFINITY),
+            }),
+            _ => Err(WadError::new_err(format!(
+                "lamps[{k}]: a \"sun\" with a direction or a \"point\" with a position"
+            ))),
+        }
+    }
+}
+
+/// bake_points(level: bytes, positions: Buffer, normals: Buffer, sun_direction: tuple[float, float, float], sun_colour: tuple[float, float, float], sky_colour: tuple[float, float, float], occlusion: float = 1.0, lamps: list[dict] | None = None, rays: int = 64) -> bytes
 ///
 /// The raw colours (R, G, B bytes a point) the light gives points standing among the level's
 /// tiles, as `bake` gives a tile's vertices: `positions` and `normals` float32 buffers of three
-/// values a point, world game space. For geometry the level does not hold yet (the add-on's
-/// Bake lighting). Raises WadError for a level that cannot be read, buffers of other lengths,
-/// values that are not numbers, and light it cannot bake.
+/// values a point, world game space. `lamps` adds lights of the artist's: `{"kind": "sun",
+/// "direction", "colour"}` (colour · max(0, n · −direction)) or `{"kind": "point", "position",
+/// "colour", "cutoff"}` (colour · max(0, n · l) / d², none past cutoff), colours scaled by their
+/// strength, shown scale, unlit where the level's faces hide them. For geometry the level does
+/// not hold yet (the add-on's Bake lighting). Raises WadError for a level that cannot be read,
+/// buffers of other lengths, values that are not numbers, and light it cannot bake.
 #[pyfunction]
-#[pyo3(signature = (level, positions, normals, sun_direction, sun_colour, sky_colour, occlusion = 1.0, rays = 64))]
+#[pyo3(signature = (level, positions, normals, sun_direction, sun_colour, sky_colour, occlusion = 1.0, lamps = None, rays = 64))]
 #[allow(clippy::too_many_arguments)]
 pub fn bake_points<'py>(
     py: Python<'py>,
@@ -88,8 +125,15 @@ pub fn bake_points<'py>(
     sun_colour: [f32; 3],
     sky_colour: [f32; 3],
     occlusion: f32,
+    lamps: Option<Vec<LampItem>>,
     rays: u32,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let lamps = lamps
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(k, l)| l.lamp(k))
+        .collect::<PyResult<Vec<_>>>()?;
     let count = positions.item_count();
     if count % 3 != 0 || normals.item_count() != count || count / 3 > light::MAX_POINTS {
         return Err(WadError::new_err(format!(
@@ -116,7 +160,7 @@ pub fn bake_points<'py>(
                 .zip(normals.chunks_exact(3))
                 .map(|(p, n)| ([p[0], p[1], p[2]], [n[0], n[1], n[2]]))
                 .collect();
-            light::bake_points(&parsed, &points, &lighting, rays, &|_, _| {})
+            light::bake_points(&parsed, &points, &lighting, &lamps, rays, &|_, _| {})
                 .map_err(|e| e.to_string())
         },
     )?

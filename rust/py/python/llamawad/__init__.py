@@ -43,8 +43,9 @@ tuples for fixed pairs and triples); ``llamawad.answers`` types each as a ``Type
   rays=64, animated=False) -> (bytes, dict)``: sun, sky and ambient occlusion baked into tiles'
   vertex colours (what ``llamawad bake`` does)
 - ``bake_points(level, positions, normals, sun_direction, sun_colour, sky_colour, occlusion=1.0,
-  rays=64) -> bytes``: the raw colours the light gives points standing among the level's tiles
-  (float32 buffers, three values a point, game space): geometry not in the level yet
+  lamps=None, rays=64) -> bytes``: the raw colours the light (and suns and points of the
+  artist's) gives points standing among the level's tiles (float32 buffers, three values a
+  point, game space): geometry not in the level yet
 - ``fit_light(level, rays=64) -> dict``: the light that explains a level's colours best, and
   how well (what ``llamawad fit-light --json`` prints)
 - ``CODES: dict[str, str]``: every problem and refusal code (``check``'s problems,

@@ -13,6 +13,7 @@ from .answers import (
     FloorComparison,
     HandOverInfo,
     Info,
+    Lamp,
     LightFit,
     PolygonOutline,
     Probe,
@@ -105,6 +106,7 @@ def bake_points(
     sun_colour: tuple[float, float, float],
     sky_colour: tuple[float, float, float],
     occlusion: float = 1.0,
+    lamps: Sequence[Lamp] | None = None,
     rays: int = 64,
 ) -> bytes: ...
 def fit_light(level: bytes, rays: int = 64) -> LightFit: ...

@@ -199,6 +199,15 @@ class Lighting(TypedDict):
     sky_colour: tuple[float, float, float]
     occlusion: float
 
+class Lamp(TypedDict):
+    """A light of the artist's for bake_points: a "sun" (direction) or a "point" (position,
+    cutoff), its colour scaled by its strength."""
+    kind: Literal["sun", "point"]
+    colour: tuple[float, float, float]
+    direction: NotRequired[tuple[float, float, float]]
+    position: NotRequired[tuple[float, float, float]]
+    cutoff: NotRequired[float]
+
 class BakeReport(TypedDict):
     baked: list[int]
     animated_kept: list[int]

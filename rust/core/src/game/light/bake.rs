@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::rays::{tile_vertices, Occluders, SkySamples, WorldVertex};
-use super::{LightError, Lighting, DEFAULT_RAYS, MAX_RAYS};
+use super::{Lamp, LightError, Lighting, DEFAULT_RAYS, MAX_RAYS};
 use crate::level::map::Rgba;
 use crate::Level;
 
@@ -110,7 +110,15 @@ pub fn bake(
     }
     let vertices: Vec<WorldVertex> = jobs.iter().flat_map(|(_, v)| v).copied().collect();
     let total = vertices.len();
-    let colours = shade_all(&occluders, &vertices, lighting, sun, options.rays, progress);
+    let colours = shade_all(
+        &occluders,
+        &vertices,
+        lighting,
+        &[],
+        sun,
+        options.rays,
+        progress,
+    );
     let map = level.map_mut().expect("the level has MAP");
     let mut next = colours.iter();
     for (t, vertices) in &jobs {
@@ -125,17 +133,22 @@ pub fn bake(
     Ok(report)
 }
 
-/// The raw colours (R, G, B bytes) the light gives vertices standing anywhere among the level's
-/// tiles, each a position and a normal in world game space (any length; none is straight up):
-/// what a tool bakes into geometry the level does not hold yet, against the level's faces.
+/// The raw colours (R, G, B bytes) the light, and `lamps` besides, give vertices standing
+/// anywhere among the level's tiles, each a position and a normal in world game space (any
+/// length; none is straight up): what a tool bakes into geometry the level does not hold yet,
+/// against the level's faces.
 pub fn bake_points(
     level: &Level,
     points: &[([f32; 3], [f32; 3])],
     lighting: &Lighting,
+    lamps: &[Lamp],
     rays: u32,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Vec<[u8; 3]>, LightError> {
     let sun = -lighting.checked()?;
+    for (k, lamp) in lamps.iter().enumerate() {
+        lamp.checked(k)?;
+    }
     if !(1..=MAX_RAYS).contains(&rays) {
         return Err(LightError::Rays { rays });
     }
@@ -157,7 +170,7 @@ pub fn bake_points(
         .collect();
     let occluders = Occluders::of(level);
     Ok(shade_all(
-        &occluders, &vertices, lighting, sun, rays, progress,
+        &occluders, &vertices, lighting, lamps, sun, rays, progress,
     ))
 }
 
@@ -169,6 +182,7 @@ fn shade_all(
     occluders: &Occluders,
     vertices: &[WorldVertex],
     lighting: &Lighting,
+    lamps: &[Lamp],
     sun: Vec3A,
     rays: u32,
     progress: &(dyn Fn(usize, usize) + Sync),
@@ -176,11 +190,10 @@ fn shade_all(
     let samples = SkySamples::new(rays);
     let mut colours: Vec<[u8; 3]> = Vec::with_capacity(vertices.len());
     for chunk in vertices.chunks(PROGRESS_STEP) {
-        colours.par_extend(
-            chunk
-                .par_iter()
-                .map(|v| raw(shade(lighting, sun, occluders, &samples, v))),
-        );
+        colours.par_extend(chunk.par_iter().map(|v| {
+            let lit = lamps.iter().map(|lamp| lamp_light(lamp, occluders, v));
+            raw(shade(lighting, sun, occluders, &samples, v) + lit.sum::<Vec3A>())
+        }));
         progress(colours.len(), vertices.len());
     }
     colours
@@ -198,6 +211,34 @@ pub(super) fn shade(
     let s = lighting.occlusion;
     let sky = Vec3A::from(lighting.sky_colour) * ((1.0 - s) * open + s * seen);
     sky + Vec3A::from(lighting.sun_colour) * sunlight(sun, occluders, vertex)
+}
+
+/// What one lamp gives a vertex, shown scale.
+fn lamp_light(lamp: &Lamp, occluders: &Occluders, vertex: &WorldVertex) -> Vec3A {
+    match *lamp {
+        Lamp::Sun { direction, colour } => {
+            let towards = -Vec3A::from(direction).normalize();
+            Vec3A::from(colour) * sunlight(towards, occluders, vertex)
+        }
+        Lamp::Point {
+            position,
+            colour,
+            cutoff,
+        } => {
+            let to = Vec3A::from(position) - vertex.position;
+            let d2 = to.length_squared();
+            let d = d2.sqrt();
+            if d <= 1e-6 || d > cutoff {
+                return Vec3A::ZERO;
+            }
+            let towards = to / d;
+            let lambert = vertex.normal.dot(towards);
+            if lambert <= 0.0 || occluders.blocked_within(vertex, towards, d) {
+                return Vec3A::ZERO;
+            }
+            Vec3A::from(colour) * (lambert / d2)
+        }
+    }
 }
 
 /// n · (towards the sun) where nothing hides the sun, else 0.

@@ -76,6 +76,47 @@ impl Lighting {
     }
 }
 
+/// A light of the artist's besides the sun and the sky (a Blender Sun or Point light), its
+/// colour already scaled by its strength, shown scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Lamp {
+    /// Light from far away travelling along `direction` (game space): `colour · max(0, n · −d)`
+    /// where nothing hides it.
+    Sun {
+        direction: [f32; 3],
+        colour: [f32; 3],
+    },
+    /// Light from `position` (game space), falling off with the square of the distance:
+    /// `colour · max(0, n · l) / d²` where nothing stands between, none past `cutoff`.
+    Point {
+        position: [f32; 3],
+        colour: [f32; 3],
+        cutoff: f32,
+    },
+}
+
+impl Lamp {
+    fn checked(&self, k: usize) -> Result<(), LightError> {
+        let finite = |v: [f32; 3]| v.iter().all(|x| x.is_finite());
+        let (colour, placed) = match *self {
+            Lamp::Sun { direction, colour } => (
+                colour,
+                finite(direction) && glam::Vec3::from(direction).length() > 1e-6,
+            ),
+            Lamp::Point {
+                position,
+                colour,
+                cutoff,
+            } => (colour, finite(position) && cutoff > 0.0),
+        };
+        if placed && finite(colour) && colour.iter().all(|&c| c >= 0.0) {
+            Ok(())
+        } else {
+            Err(LightError::Lamp(k))
+        }
+    }
+}
+
 /// Why a level cannot be baked or fitted.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LightError {
@@ -97,6 +138,8 @@ pub enum LightError {
         "the sun direction (the way its light travels, e.g. 0,-1,0 straight down) has no length"
     )]
     NoSunDirection,
+    #[error("light {0}: a sun needs a direction with a length, every light numbers and colours of 0 or more")]
+    Lamp(usize),
     #[error("{0} points to bake: at most {MAX_POINTS}")]
     TooManyPoints(usize),
     #[error("point {0}: its position and normal must be numbers")]

@@ -92,9 +92,15 @@ impl Occluders {
 
     /// Whether a ray from just above `vertex` along `direction` (unit) meets a face.
     pub fn blocked(&self, vertex: &WorldVertex, direction: Vec3A) -> bool {
+        self.blocked_within(vertex, direction, f32::INFINITY)
+    }
+
+    /// Whether a ray from just above `vertex` along `direction` (unit) meets a face before
+    /// `distance`.
+    pub fn blocked_within(&self, vertex: &WorldVertex, direction: Vec3A, distance: f32) -> bool {
         let Some(bvh) = &self.bvh else { return false };
         let origin = vertex.position + vertex.normal * START_ABOVE;
-        let ray = Ray::new(origin, direction, NEAREST_HIT, f32::INFINITY);
+        let ray = Ray::new(origin, direction, NEAREST_HIT, distance);
         !bvh.ray_traverse_miss(ray, |ray, id| {
             self.triangles[bvh.primitive_indices[id] as usize].intersect(ray)
         })
