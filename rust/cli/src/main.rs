@@ -500,13 +500,8 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
                 }
                 _ => light::Light::Fitted,
             };
-            let which = match (tiles, new) {
-                (Some(list), _) => Which::Tiles(list),
-                (None, true) => Which::Unlit,
-                (None, false) => Which::All,
-            };
             let options = BakeOptions {
-                which,
+                which: Which::of(tiles, new),
                 rays,
                 animated,
             };

@@ -85,16 +85,23 @@ fn sky_only() -> Lighting {
     }
 }
 
+/// A sun 45° over the horizon, shining towards +x.
+const SUN_AT_45: Lighting = Lighting {
+    sun_direction: [1.0, -1.0, 0.0],
+    sun_colour: SUN,
+    sky_colour: SKY,
+    occlusion: 1.0,
+};
+
+/// One tile: a floor of one cell at height 0.
+fn flat_floor() -> Level {
+    level_of(vec![quads(&[square(0.0, 1.0, 0.0, 1.0, 0.0, true)])])
+}
+
 #[test]
 fn a_flat_floor_under_a_sun_at_45_degrees_gets_sky_and_sun_times_cos_45() {
-    let mut level = level_of(vec![quads(&[square(0.0, 1.0, 0.0, 1.0, 0.0, true)])]);
-    let lighting = Lighting {
-        sun_direction: [1.0, -1.0, 0.0],
-        sun_colour: SUN,
-        sky_colour: SKY,
-        occlusion: 1.0,
-    };
-    baked(&mut level, &lighting, Which::All);
+    let mut level = flat_floor();
+    baked(&mut level, &SUN_AT_45, Which::All);
     let want = Vec3::from(SKY) + Vec3::from(SUN) * std::f32::consts::FRAC_1_SQRT_2;
     let want = (want * 128.0).to_array().map(|v| v.round() as u8);
     assert_eq!(colours(&level, 0), vec![want; 4]);
@@ -309,13 +316,8 @@ fn wrong_light_is_refused_with_what_to_give() {
 fn points_baked_where_a_tiles_vertices_stand_get_the_tiles_colours() {
     // The flat floor of the first test, its corners given as points (game space: z as the
     // model's negated), one of them with a normal of no length (straight up).
-    let mut level = level_of(vec![quads(&[square(0.0, 1.0, 0.0, 1.0, 0.0, true)])]);
-    let lighting = Lighting {
-        sun_direction: [1.0, -1.0, 0.0],
-        sun_colour: SUN,
-        sky_colour: SKY,
-        occlusion: 1.0,
-    };
+    let mut level = flat_floor();
+    let lighting = SUN_AT_45;
     let points: Vec<([f32; 3], [f32; 3])> = level.trak().unwrap().models[0]
         .vertices
         .iter()
@@ -335,7 +337,7 @@ fn points_baked_where_a_tiles_vertices_stand_get_the_tiles_colours() {
 
 #[test]
 fn lamps_add_a_sun_of_their_own_and_a_point_falling_off_with_the_distance_squared() {
-    let level = level_of(vec![quads(&[square(0.0, 1.0, 0.0, 1.0, 0.0, true)])]);
+    let level = flat_floor();
     let dark = Lighting {
         sun_direction: [0.0, -1.0, 0.0],
         sun_colour: [0.0; 3],

@@ -42,13 +42,8 @@ pub fn bake<'py>(
         sky_colour,
         occlusion,
     };
-    let which = match (tiles, unlit) {
-        (Some(list), _) => Which::Tiles(list),
-        (None, true) => Which::Unlit,
-        (None, false) => Which::All,
-    };
     let options = BakeOptions {
-        which,
+        which: Which::of(tiles, unlit),
         rays,
         animated,
     };

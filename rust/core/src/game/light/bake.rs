@@ -20,6 +20,18 @@ pub enum Which {
     Unlit,
 }
 
+impl Which {
+    /// What the command line and Python ask for: the tiles listed, else with `unlit` those not
+    /// lit yet, else all.
+    pub fn of(tiles: Option<Vec<usize>>, unlit: bool) -> Which {
+        match (tiles, unlit) {
+            (Some(list), _) => Which::Tiles(list),
+            (None, true) => Which::Unlit,
+            (None, false) => Which::All,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct BakeOptions {
     pub which: Which,
