@@ -165,7 +165,7 @@ fn a_vertex_inside_a_closed_box_gets_no_sky_and_no_sun() {
 }
 
 #[test]
-fn a_bake_is_the_same_every_run_and_keeps_what_is_no_colour() {
+fn a_bake_is_the_same_every_run_on_any_number_of_cores_and_keeps_what_is_no_colour() {
     let base = generate(2, Size::Small);
     let lighting = Lighting {
         sun_direction: [0.4, -1.0, 0.3],
@@ -180,6 +180,9 @@ fn a_bake_is_the_same_every_run_and_keeps_what_is_no_colour() {
     };
     let (first, report) = once();
     assert!(first == once().0);
+    // Spread over one core or several, the same bytes.
+    let alone = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    assert!(alone.install(|| once().0) == first);
     assert!(report.vertices > 1000 && !report.baked.is_empty());
     let written = Level::parse(&first).unwrap();
     let (map, old) = (written.map().unwrap(), base.map().unwrap());
