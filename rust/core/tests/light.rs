@@ -181,7 +181,10 @@ fn a_bake_is_the_same_every_run_on_any_number_of_cores_and_keeps_what_is_no_colo
     let (first, report) = once();
     assert!(first == once().0);
     // Spread over one core or several, the same bytes.
-    let alone = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let alone = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
     assert!(alone.install(|| once().0) == first);
     assert!(report.vertices > 1000 && !report.baked.is_empty());
     let written = Level::parse(&first).unwrap();
@@ -378,4 +381,21 @@ fn lamps_add_a_sun_of_their_own_and_a_point_falling_off_with_the_distance_square
     };
     let e = bake_points(&level, &at, &dark, &[sun, nowhere], 64, &|_, _| {}).unwrap_err();
     assert!(e.to_string().starts_with("light 1:"), "{e}");
+}
+
+#[test]
+fn a_model_with_corners_that_are_no_numbers_bakes_and_fits_without_a_panic() {
+    let mut broken = quads(&[square(0.0, 1.0, 0.0, 1.0, 0.0, true)]);
+    broken.vertices[1].position = [f32::NAN, f32::INFINITY, 0.0];
+    broken.vertices[2].normal = [f32::NAN; 3];
+    let mut level = level_of(vec![
+        broken,
+        quads(&[square(2.0, 3.0, 0.0, 1.0, 0.0, true)]),
+    ]);
+    baked(&mut level, &SUN_AT_45, Which::All);
+    // The sound tile is lit as the flat floor is.
+    let want = Vec3::from(SKY) + Vec3::from(SUN) * std::f32::consts::FRAC_1_SQRT_2;
+    let want = (want * 128.0).to_array().map(|v| v.round() as u8);
+    assert_eq!(colours(&level, 1), vec![want; 4]);
+    fit(&level, &FitOptions::default()).unwrap();
 }

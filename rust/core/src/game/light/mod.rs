@@ -14,7 +14,7 @@
 //!
 //! where `open` is the part of the sky (the upper hemisphere) its normal faces, cosine-weighted,
 //! `seen` the part of that the level's tiles do not hide, and `lit` 1 when nothing lies between
-//! the vertex and the sun. With occlusion 1 (the default) this is the formula.
+//! the vertex and the sun. With occlusion 1 (the default) the sky gives sky · seen.
 
 mod bake;
 mod fit;
@@ -25,8 +25,8 @@ use serde::Serialize;
 pub use bake::{bake, bake_points, BakeOptions, BakeReport, Which, MAX_POINTS};
 pub use fit::{fit, Fit, FitOptions};
 
-/// Rays each vertex sends to the sky by default: enough that two bakes of one level differ in no
-/// colour step from the rays' own pattern on open ground.
+/// Rays each vertex sends to the sky by default: a ray is a sixty-fourth of the sky, one colour
+/// step of a sky of 0.5 (raw 0x40).
 pub const DEFAULT_RAYS: u32 = 64;
 /// At most this many sky rays a vertex: past it a bake of a full level takes minutes.
 pub const MAX_RAYS: u32 = 4096;

@@ -71,8 +71,11 @@ impl Occluders {
             let vertices = tile_vertices(tile, model);
             for face in &model.faces {
                 let corner = |k: usize| vertices.get(face.corners[k] as usize).map(|v| v.position);
+                // A damaged model's corner that is no number hides nothing.
                 if let (Some(v0), Some(v1), Some(v2)) = (corner(0), corner(1), corner(2)) {
-                    triangles.push(Triangle { v0, v1, v2 });
+                    if (v0 + v1 + v2).is_finite() {
+                        triangles.push(Triangle { v0, v1, v2 });
+                    }
                 }
             }
         }
@@ -100,6 +103,10 @@ impl Occluders {
     pub fn blocked_within(&self, vertex: &WorldVertex, direction: Vec3A, distance: f32) -> bool {
         let Some(bvh) = &self.bvh else { return false };
         let origin = vertex.position + vertex.normal * START_ABOVE;
+        // A damaged model's vertex that is no number: nothing hides anything from it.
+        if !(origin.is_finite() && direction.is_finite()) {
+            return false;
+        }
         let ray = Ray::new(origin, direction, NEAREST_HIT, distance);
         !bvh.ray_traverse_miss(ray, |ray, id| {
             self.triangles[bvh.primitive_indices[id] as usize].intersect(ray)
