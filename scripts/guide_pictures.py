@@ -281,6 +281,20 @@ def vertex_colours():
     return "level"
 
 
+@picture
+def level_baked():
+    """The whole level baked (Light › Bake level) with a low evening sun: Sun goes 0.8, −0.5,
+    0.3; Sun 0.9, 0.75, 0.55; Sky 0.3, 0.35, 0.45; Occlusion 1."""
+    props = bpy.context.scene.llamawad
+    props.light_sun_direction = (0.8, -0.5, 0.3)
+    props.light_sun_colour = (0.9, 0.75, 0.55)
+    props.light_sky_colour = (0.3, 0.35, 0.45)
+    props.light_occlusion = 1.0
+    assert bpy.ops.llamawad.bake_light(whole_level=True) == {"FINISHED"}
+    aim(SPOT)
+    return "level"
+
+
 def _collision_tile():
     return nearest_tile(SPOT + Vector((-1.0, 0.0, 0.0)))
 
