@@ -4,7 +4,7 @@
 use llamawad::container::Tag;
 use llamawad::generate::{generate, Size};
 use llamawad::level::ChunkBody;
-use llamawad::Level;
+use llamawad::{Code, Level};
 
 fn words(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
@@ -76,4 +76,124 @@ fn a_chunk_no_reading_explains_is_kept_as_bytes_and_the_reader_says_why() {
         "{warning}"
     );
     assert_eq!(level.to_bytes().unwrap(), bytes);
+}
+
+mod doors;
+
+use llamawad::gltf::{wad_to_gltf, Document, GltfToWadOptions, Source};
+use serde_json::{json, Value};
+
+const OPTIONS: GltfToWadOptions = GltfToWadOptions {
+    force: false,
+    generate_collision: false,
+    snap_uvs: false,
+    tile_collision_given: true,
+};
+
+/// The level's glTF as JSON, its buffer in `dir`.
+fn gltf_of(level: &Level, bytes: &[u8], dir: &std::path::Path) -> Value {
+    let gltf = wad_to_gltf(level, Source::of(bytes)).unwrap();
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("level.bin"), &gltf.bin).unwrap();
+    serde_json::from_slice(&gltf.to_gltf_json("level.bin")).unwrap()
+}
+
+fn light_node<'a>(json: &'a mut Value, light: usize) -> &'a mut Value {
+    json["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|n| n["extras"]["llamawad"] == "light" && n["extras"]["light"] == light)
+        .unwrap()
+}
+
+fn convert(
+    base: &Level,
+    bytes: &[u8],
+    json: &Value,
+    dir: &std::path::Path,
+) -> Result<(Level, llamawad::gltf::ChangeReport), llamawad::gltf::GltfToWadError> {
+    let doc = Document::from_slice(&serde_json::to_vec(json).unwrap(), Some(dir)).unwrap();
+    doors::convert(base, bytes, &doc, OPTIONS)
+}
+
+#[test]
+fn a_moved_point_and_a_recoloured_turned_sun_are_written_into_their_words() {
+    let bytes = generate(3, Size::Tiny).to_bytes().unwrap();
+    let base = Level::parse(&bytes).unwrap();
+    let dir = std::env::temp_dir().join(format!("llamawad-lights-{}", std::process::id()));
+    let mut json = gltf_of(&base, &bytes, &dir);
+    let (same, report) = convert(&base, &bytes, &json, &dir).unwrap();
+    assert!(report.is_empty(), "{report:?}");
+    assert_eq!(
+        same.to_bytes().unwrap(),
+        bytes,
+        "an unchanged scene gives the base"
+    );
+
+    let base_lights = &base.lights().unwrap().lights;
+    assert_eq!((base_lights[0].kind, base_lights[1].kind), (1, 2));
+    light_node(&mut json, 1)["translation"] = json!([3.0, 2.0, 4.5]);
+    let sun = light_node(&mut json, 0);
+    sun["extras"]["colour"] = json!([255, 0, 16]);
+    // +z turned onto +y: the sun straight overhead.
+    let half = std::f64::consts::FRAC_1_SQRT_2;
+    sun["rotation"] = json!([-half, 0.0, 0.0, half]);
+    let (level, report) = convert(&base, &bytes, &json, &dir).unwrap();
+    assert_eq!(report.lights_changed, [0, 1]);
+    let read = Level::parse(&level.to_bytes().unwrap()).unwrap();
+    let lights = &read.lights().unwrap().lights;
+    let stored = |w: &[u32]| w.iter().map(|&v| v as i32).collect::<Vec<_>>();
+    assert_eq!(
+        stored(&lights[1].words),
+        [3 * 4096, 2 * 4096, -18432, base_lights[1].words[3] as i32],
+        "z negated, the radius kept"
+    );
+    assert_eq!(lights[1].colour, base_lights[1].colour);
+    assert_eq!(lights[0].colour, [255, 0, 16]);
+    let length = stored(&base_lights[0].words[..3])
+        .iter()
+        .map(|&v| (v as f64).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert_eq!(stored(&lights[0].words), [0, length.round() as i32, 0, 0]);
+    assert_eq!(&lights[2..], &base_lights[2..]);
+}
+
+#[test]
+fn a_copied_light_or_a_changed_type_is_refused_naming_the_light() {
+    let bytes = generate(3, Size::Tiny).to_bytes().unwrap();
+    let base = Level::parse(&bytes).unwrap();
+    let dir = std::env::temp_dir().join(format!("llamawad-lights-copy-{}", std::process::id()));
+    let mut json = gltf_of(&base, &bytes, &dir);
+    light_node(&mut json, 0)["extras"]["kind"] = json!(3);
+    let copy = light_node(&mut json, 1).clone();
+    let nodes = json["nodes"].as_array_mut().unwrap();
+    nodes.push(copy);
+    let at = nodes.len() - 1;
+    let lights_group = nodes
+        .iter_mut()
+        .find(|n| n["extras"]["llamawad"] == "lights")
+        .unwrap();
+    lights_group["children"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!(at));
+    let err = convert(&base, &bytes, &json, &dir).unwrap_err();
+    let refusals: Vec<(Code, String)> = err.each().map(|e| (e.code, e.message.clone())).collect();
+    assert_eq!(
+        refusals,
+        [
+            (
+                Code::UnknownLight,
+                "names light 1, as another node does: level lights cannot be added".to_string()
+            ),
+            (
+                Code::LightField,
+                "light 0: `kind` is 3, the base's is 1: a light's type cannot change (its words \
+                 would be read otherwise)"
+                    .to_string()
+            ),
+        ]
+    );
 }
