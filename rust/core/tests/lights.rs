@@ -136,9 +136,8 @@ fn a_moved_point_and_a_recoloured_turned_sun_are_written_into_their_words() {
     light_node(&mut json, 1)["translation"] = json!([3.0, 2.0, 4.5]);
     let sun = light_node(&mut json, 0);
     sun["extras"]["colour"] = json!([255, 0, 16]);
-    // +z turned onto +y: the sun straight overhead.
-    let half = std::f64::consts::FRAC_1_SQRT_2;
-    sun["rotation"] = json!([-half, 0.0, 0.0, half]);
+    // Unturned, the sun stands straight overhead.
+    sun["rotation"] = json!([0.0, 0.0, 0.0, 1.0]);
     let (level, report) = convert(&base, &bytes, &json, &dir).unwrap();
     assert_eq!(report.lights_changed, [0, 1]);
     let read = Level::parse(&level.to_bytes().unwrap()).unwrap();

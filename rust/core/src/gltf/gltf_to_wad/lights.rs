@@ -1,5 +1,5 @@
 //! Level-light nodes read back (MAPPING.md, "Lights"): a node's colour and words from its
-//! extras, its place from its transform (a directional light's +z, a positional light's
+//! extras, its place from its transform (a directional light's +y, a positional light's
 //! translation; `game::lights` says what the words mean). The LGHT layout is a reading, not
 //! known (FORMAT.md §11), so lights are neither added nor removed: a copy is refused, a light
 //! without a node kept.
@@ -12,7 +12,7 @@ use super::error::GltfToWadError;
 use super::nodes::role;
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
-use super::strats::{Fields, U32};
+use super::strats::{Fields, U32_OR_I32};
 use crate::codes::Code;
 use crate::game::lights::{light_place, with_place, LightPlace};
 use crate::level::{Level, Light};
@@ -100,11 +100,11 @@ fn read_node(node: &Node, i: usize, base: &Light) -> Result<Light, Vec<GltfToWad
     if let Some(v) = fields.list("colour", Some(3), U8) {
         light.colour = [0, 1, 2].map(|k| v[k] as u8);
     }
-    if let Some(v) = fields.list("words", Some(base.words.len()), U32) {
+    if let Some(v) = fields.list("words", Some(base.words.len()), U32_OR_I32) {
         light.words = v.iter().map(|&w| w as u32).collect();
     }
     let place = match light_place(base) {
-        LightPlace::Direction(_) => Some(node.world.transform_vector3(Vec3::Z)),
+        LightPlace::Direction(_) => Some(node.world.transform_vector3(Vec3::Y)),
         LightPlace::Position(_) => Some(node.world.w_axis.truncate()),
         LightPlace::Marker => None,
     };

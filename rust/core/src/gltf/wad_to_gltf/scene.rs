@@ -104,8 +104,9 @@ impl Exporter<'_> {
     }
 
     /// One node per level light (LGHT, `game::lights`): a directional light turned so that its
-    /// +z points along the stored direction (towards the light; glTF and Blender lights shine
-    /// along −z) and placed over the grid's middle, where it shows; a positional light where it
+    /// +y points along the stored direction, towards the light (unturned, the sun stands
+    /// overhead; Blender's z-up makes that +y its +z, and its Sun shines along −z), placed over
+    /// the grid's middle, where it shows; a positional light where it
     /// stands; another type at the origin. Kind, colour and every word in the extras.
     pub(super) fn lights(&mut self, map: &Map) -> Index<json::Node> {
         let lights = self
@@ -201,9 +202,9 @@ pub(crate) fn light_node_name(kind: u8, index: usize) -> String {
 /// game, above the level it is seen.
 const SUN_HEIGHT: f32 = 8.0;
 
-/// The turn taking +z to `direction` (none for +z itself or no direction).
+/// The turn taking +y to `direction` (none for +y itself or no direction).
 fn towards(direction: glam::DVec3) -> Option<UnitQuaternion> {
     let d = direction.as_vec3().normalize_or_zero();
-    let q = glam::Quat::from_rotation_arc(glam::Vec3::Z, d);
+    let q = glam::Quat::from_rotation_arc(glam::Vec3::Y, d);
     (d != glam::Vec3::ZERO && q != glam::Quat::IDENTITY).then(|| UnitQuaternion(q.to_array()))
 }
