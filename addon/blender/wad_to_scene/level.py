@@ -280,7 +280,7 @@ def _level_light(name: str, extras: dict):
     its stored colour; another type an empty sphere in that colour (object colour, shown by the
     viewport's Object colour shading)."""
     colour = game.light_colour_to_blender(extras.get("colour") or (255, 255, 255))
-    kind = _LIGHT_TYPES.get(extras.get("kind"))
+    kind = _LIGHT_TYPES.get(int(extras.get("kind") or 0))
     if kind is None:
         obj = bpy.data.objects.new(name, None)
         obj.empty_display_type = "SPHERE"
