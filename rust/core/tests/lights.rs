@@ -62,15 +62,18 @@ fn lights_of_different_sizes_by_type_are_read_and_written_back_the_same() {
 
 #[test]
 fn a_chunk_no_reading_explains_is_kept_as_bytes_and_the_reader_says_why() {
-    // Type 1 with no words then type 2 with three, or type 1 with one and type 5 with two.
-    let payload = words(&[2, 1, 2, 5, 0, 0]);
+    // Two lights in 12 bytes: not of one size, and the first's type byte is 0, no light's.
+    let payload = words(&[2, 0x100, 0, 0]);
     let (bytes, level) = level_with_lights(payload.clone());
     assert!(level.lights().is_none());
     let chunk = level.chunks.iter().find(|c| c.tag == Tag::LGHT).unwrap();
     assert_eq!(chunk.body, ChunkBody::Raw(payload));
     assert_eq!(level.warnings.len(), 1, "{:?}", level.warnings);
     let warning = &level.warnings[0];
-    assert!(warning.contains("read by more than one"), "{warning}");
+    assert!(
+        warning.contains("no equal size and no word counts per type"),
+        "{warning}"
+    );
     assert!(
         warning.ends_with("the LGHT chunk is kept verbatim"),
         "{warning}"
@@ -98,7 +101,7 @@ fn gltf_of(level: &Level, bytes: &[u8], dir: &std::path::Path) -> Value {
     serde_json::from_slice(&gltf.to_gltf_json("level.bin")).unwrap()
 }
 
-fn light_node<'a>(json: &'a mut Value, light: usize) -> &'a mut Value {
+fn light_node(json: &mut Value, light: usize) -> &mut Value {
     json["nodes"]
         .as_array_mut()
         .unwrap()
@@ -117,12 +120,18 @@ fn convert(
     doors::convert(base, bytes, &doc, OPTIONS)
 }
 
-#[test]
-fn a_moved_point_and_a_recoloured_turned_sun_are_written_into_their_words() {
+/// A generated level, read, and its glTF as JSON with its buffer in a folder of its own.
+fn generated(what: &str) -> (Vec<u8>, Level, std::path::PathBuf, Value) {
     let bytes = generate(3, Size::Tiny).to_bytes().unwrap();
     let base = Level::parse(&bytes).unwrap();
-    let dir = std::env::temp_dir().join(format!("llamawad-lights-{}", std::process::id()));
-    let mut json = gltf_of(&base, &bytes, &dir);
+    let dir = std::env::temp_dir().join(format!("llamawad-lights-{what}-{}", std::process::id()));
+    let json = gltf_of(&base, &bytes, &dir);
+    (bytes, base, dir, json)
+}
+
+#[test]
+fn a_moved_point_and_a_recoloured_turned_sun_are_written_into_their_words() {
+    let (bytes, base, dir, mut json) = generated("edits");
     let (same, report) = convert(&base, &bytes, &json, &dir).unwrap();
     assert!(report.is_empty(), "{report:?}");
     assert_eq!(
@@ -161,10 +170,7 @@ fn a_moved_point_and_a_recoloured_turned_sun_are_written_into_their_words() {
 
 #[test]
 fn a_copied_light_or_a_changed_type_is_refused_naming_the_light() {
-    let bytes = generate(3, Size::Tiny).to_bytes().unwrap();
-    let base = Level::parse(&bytes).unwrap();
-    let dir = std::env::temp_dir().join(format!("llamawad-lights-copy-{}", std::process::id()));
-    let mut json = gltf_of(&base, &bytes, &dir);
+    let (bytes, base, dir, mut json) = generated("copy");
     light_node(&mut json, 0)["extras"]["kind"] = json!(3);
     let copy = light_node(&mut json, 1).clone();
     let nodes = json["nodes"].as_array_mut().unwrap();

@@ -82,12 +82,7 @@ fn read_node(node: &Node, i: usize, base: &Light) -> Result<Light, Vec<GltfToWad
     let culprit = node.culprit();
     let what = format!("light {i}");
     let mut errors = Vec::new();
-    let mut fields = Fields {
-        extras: node.extras.as_ref(),
-        culprit: &culprit,
-        what: what.clone(),
-        errors: &mut errors,
-    };
+    let mut fields = Fields::of(node, &culprit, what.clone(), &mut errors);
     let mut light = base.clone();
     if let Some(kind) = fields.whole("kind", U8) {
         if kind != i64::from(base.kind) {

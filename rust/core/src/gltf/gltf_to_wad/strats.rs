@@ -267,12 +267,7 @@ fn read_node<'a>(
 ) -> Result<Given<'a>, Vec<GltfToWadError>> {
     let culprit = node.culprit();
     let mut errors = Vec::new();
-    let mut fields = Fields {
-        extras: node.extras.as_ref(),
-        culprit: &culprit,
-        what: format!("strat {i}"),
-        errors: &mut errors,
-    };
+    let mut fields = Fields::of(node, &culprit, format!("strat {i}"), &mut errors);
     let mut r = *base;
     if let Some(v) = fields.list("rotation", Some(3), U16) {
         r.rotation = [0, 1, 2].map(|k| v[k] as u16);
@@ -392,7 +387,22 @@ pub(super) struct Fields<'a> {
     pub errors: &'a mut Vec<GltfToWadError>,
 }
 
-impl Fields<'_> {
+impl<'a> Fields<'a> {
+    /// The fields of `node`'s extras, refusals naming `culprit` and `what` into `errors`.
+    pub fn of(
+        node: &'a Node,
+        culprit: &'a NodeRef,
+        what: String,
+        errors: &'a mut Vec<GltfToWadError>,
+    ) -> Fields<'a> {
+        Fields {
+            extras: node.extras.as_ref(),
+            culprit,
+            what,
+            errors,
+        }
+    }
+
     /// The field's value; None when the extras do not give it (absent or null).
     fn get(&self, key: &str) -> Option<&Value> {
         self.extras?.get(key).filter(|v| !v.is_null())
