@@ -26,37 +26,25 @@ fn level_with_lights(payload: Vec<u8>) -> (Vec<u8>, Level) {
 
 #[test]
 fn lights_of_different_sizes_by_type_are_read_and_written_back_the_same() {
-    // A sun of three words and a point of four, twice each.
+    // A light of type 3 with no words before each sun of three: 40 bytes for four lights.
     let payload = words(&[
         4,
+        0x00a0_a003,
         0x8090_a001,
         0x800,
         0xffff_f000,
         0xb50,
-        0x0030_6002,
-        0x5000,
-        0x1800,
-        0xffff_9000,
-        0x4000,
-        0x00ff_ff01,
+        0x00ff_ff03,
+        0x0040_8001,
         0,
         0x1000,
         0,
-        0x0040_8002,
-        0x0001_2000,
-        0x3000,
-        0xfffe_8000,
-        0x2000,
     ]);
     let (bytes, level) = level_with_lights(payload);
     assert_eq!(level.warnings, Vec::<String>::new());
-    let lights = level.lights().expect("LGHT is read");
-    let sizes: Vec<(u8, usize)> = lights
-        .lights
-        .iter()
-        .map(|l| (l.kind, l.words.len()))
-        .collect();
-    assert_eq!(sizes, [(1, 3), (2, 4), (1, 3), (2, 4)]);
+    let lights = &level.lights().expect("LGHT is read").lights;
+    let sizes: Vec<(u8, usize)> = lights.iter().map(|l| (l.kind, l.words.len())).collect();
+    assert_eq!(sizes, [(3, 0), (1, 3), (3, 0), (1, 3)]);
     assert_eq!(level.to_bytes().unwrap(), bytes);
 }
 
