@@ -111,7 +111,9 @@ def edits(scene, objects: list, world_of) -> list[tuple[str, str]]:
         if role in by_role:
             by_role[role].setdefault(str(int(obj.get(role, -1))), []).append(obj)
         elif obj.type == "LIGHT":
-            not_written(obj.name, "a Blender light", "the level's lights")
+            # The level's own lights carry the role "light" and are written; this one is the
+            # artist's, which only Bake lighting's "Blender's lights too" uses.
+            out.append((obj.name, f"{obj.name}: a Blender light of your own, not one of the level's (those are in Lights): not written, the game does not see it (Bake lighting with \"Blender's lights too\" bakes it into the vertex colours)"))
     for role, coll_role, coll_name, part in PARTS:
         remembered = made.get(role)
         if remembered is None:

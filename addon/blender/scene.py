@@ -2,7 +2,7 @@
 object the importer makes carries the custom property ``llamawad`` with the role the glTF
 mapping gives it (``tile``, ``collision``, ``zones``, ``strat``...; collections ``tiles``,
 ``tiles_without_faces`` (inside ``tiles``), ``collision``, ``zones``, ``strats``,
-``strats_not_created`` (inside ``strats``), ``waypoints``, ``object_models``)."""
+``strats_not_created`` (inside ``strats``), ``waypoints``, ``lights``, ``object_models``)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ COLLECTIONS = (
     ("zones", "Zones"),
     ("strats", "Strats"),
     ("waypoints", "Waypoints"),
+    ("lights", "Lights"),
     ("object_models", "Object models"),
 )
 
@@ -123,9 +124,9 @@ def collision_of(tile: bpy.types.Object) -> bpy.types.Object | None:
     return next((c for c in tile.children if role(c) == "collision"), None)
 
 
-# Collections of the level's objects (strats, waypoints, object models): a mesh added there is
-# no new geometry.
-OBJECT_COLLECTIONS = ("strats", "waypoints", "object_models")
+# Collections of the level's objects (strats, waypoints, lights, object models): a mesh added
+# there is no new geometry.
+OBJECT_COLLECTIONS = ("strats", "waypoints", "lights", "object_models")
 
 
 def in_collections(obj: bpy.types.Object, collections) -> bool:

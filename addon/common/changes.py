@@ -53,6 +53,9 @@ WAYPOINT_LISTS = (
     ("waypoints_moved", "moved", "moved or turned"),
 )
 
+# Report lists of level-light numbers, the same way.
+LIGHT_LISTS = (("lights_changed", "changed", "its colour, direction, position or words changed"),)
+
 # Report counts: (key, singular, plural, verb).
 COUNTS = (
     ("models_added", "model", "models", "added"),
@@ -189,7 +192,7 @@ def summary(report: dict) -> str:
         n = len(report.get(key) or [])
         if n:
             parts.append(f"{plural(n, 'tile', 'tiles')} {word}")
-    for lists, one, many in ((STRAT_LISTS, "strat", "strats"), (WAYPOINT_LISTS, "waypoint", "waypoints")):
+    for lists, one, many in ((STRAT_LISTS, "strat", "strats"), (WAYPOINT_LISTS, "waypoint", "waypoints"), (LIGHT_LISTS, "light", "lights")):
         for key, word, _ in lists:
             n = len(report.get(key) or [])
             if n:
@@ -232,6 +235,7 @@ def details(report: dict, models_before: list[int] | None = None, models_after: 
     models (with the tiles' models before and after), texture fitting, snapped UVs, collision
     made for new meshes (its warnings are the report's own ``warnings``)."""
     out = added_text(report) + strat_changes(report) + waypoint_changes(report)
+    out += _numbered_changes(report, LIGHT_LISTS, "light", "")
     if models_before is not None and models_after is not None:
         out += model_changes(report, models_before, models_after)
     out += page_changes(report)

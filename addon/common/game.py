@@ -170,6 +170,29 @@ def strat_properties(extras: dict) -> dict:
     return {**extras, "parameters": [p - (1 << 32) if isinstance(p, int) and p >= 1 << 31 else p for p in parameters]}
 
 
+def light_properties(extras: dict) -> dict:
+    """A level light's node extras as custom properties: its words (u32) as Blender's signed
+    32-bit integers, read back as their two's complement, as a strat's parameters are; its
+    colour not, which the light (or the marker's object colour) holds."""
+    out = {k: v for k, v in extras.items() if k != "colour"}
+    words = extras.get("words")
+    if isinstance(words, list):
+        out["words"] = [w - (1 << 32) if isinstance(w, int) and w >= 1 << 31 else w for w in words]
+    return out
+
+
+def light_colour_to_blender(colour) -> tuple[float, float, float]:
+    """A level light's stored colour bytes as Blender's colour: byte / 255, as stored (the notes
+    say nothing of a light's gamma or brightness)."""
+    return tuple(c / 255.0 for c in colour)
+
+
+def light_colour_to_file(color) -> list[int]:
+    """Blender's colour of a level light as its colour bytes: the inverse of
+    ``light_colour_to_blender``, clamped to a byte."""
+    return [min(255, max(0, round(c * 255.0))) for c in color[:3]]
+
+
 def parameter_units(value: int) -> float | None:
     """A parameter as units of 20.12 fixed point, when it may be a distance or a place (None for
     small numbers: counts, switches, indices)."""

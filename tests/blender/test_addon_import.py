@@ -65,7 +65,7 @@ def test_collections_and_summary(small, imported):
     assert imported.result == {"FINISHED"}
     scene = bpy.context.scene
     colls = {c.get("llamawad"): c for c in scene.collection.children}
-    assert {c.name for c in colls.values()} == {"Tiles", "Collision", "Zones", "Strats", "Waypoints", "Object models"}
+    assert {c.name for c in colls.values()} == {"Tiles", "Collision", "Zones", "Strats", "Waypoints", "Lights", "Object models"}
     assert colls["collision"].hide_render
     layer = {lc.collection.name: lc for lc in bpy.context.view_layer.layer_collection.children}
     assert layer["Object models"].exclude and not layer["Tiles"].exclude

@@ -118,6 +118,10 @@ def test_blenders_sun_and_point_lights_are_baked_when_asked(level):
     P / (4π²) · cos / d² at each corner; off, the plane stays dark; a Spot is named, not baked."""
     props = bpy.context.scene.llamawad
     props.light_sun_colour = props.light_sky_colour = (0.0, 0.0, 0.0)
+    # The level's own Sun and Points (its Lights) bake too when shown: hidden, only these light.
+    for obj in bpy.context.scene.objects:
+        if obj.get("llamawad") == "light":
+            obj.hide_set(True)
     assert bpy.ops.mesh.primitive_plane_add(size=0.8, location=(*SPOT, 50.0)) == {"FINISHED"}
     plane = bpy.context.active_object
     plane.data.materials.append(addon_support.page_material())

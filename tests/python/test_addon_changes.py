@@ -112,6 +112,15 @@ def test_strats_in_words():
     assert changes.level_objects_changed(inserted)
 
 
+def test_changed_lights_in_words():
+    lit = {"lights_changed": [0, 2]}
+    assert changes.summary(lit) == "2 lights changed"
+    assert changes.details(lit) == [
+        "light 0: its colour, direction, position or words changed",
+        "light 2: its colour, direction, position or words changed",
+    ]
+
+
 @pytest.mark.generator
 def test_the_rust_report_reads_in_words():
     """A tile moved in the GLB: the core's report, read here, names it and its node."""

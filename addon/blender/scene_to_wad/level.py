@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ...common import space
+from ...common import game, space
 from .. import read_only
 from . import images as scene_images
 from .. import scene as level_scene
@@ -634,6 +634,7 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
 LEVEL_OBJECTS = (
     ("strat", "strats", "Strats", "place a new strat with Add strat (WAD › Strat), or copy one (Shift D)"),
     ("waypoint", "waypoints", "Waypoints", "copy a waypoint (Shift D) to insert one after it in its chain"),
+    ("light", "lights", "Lights", "the level's lights are edited in place: none is added"),
 )
 
 
@@ -656,4 +657,13 @@ def _level_objects(scene, w: _Scene, objects: dict[str, list], loose: list, file
         node = w.node(name, np.eye(4, dtype=np.float32).reshape(16), extras=_json({"llamawad": group}))
         mine.sort(key=lambda o: (level_scene.whole_number(o, role), o.name))
         for obj in mine:
-            w.node(obj.name, file_world(obj), node, _extras(obj), obj)
+            extras = _light_extras(obj) if role == "light" else _extras(obj)
+            w.node(obj.name, file_world(obj), node, extras, obj)
+
+
+def _light_extras(obj) -> str:
+    """A level light's extras: its custom properties, the colour the artist sees (the light's,
+    or an empty marker's object colour) as its colour bytes."""
+    extras = json.loads(_extras(obj))
+    extras["colour"] = game.light_colour_to_file(obj.data.color if obj.type == "LIGHT" else obj.color)
+    return _json(extras)

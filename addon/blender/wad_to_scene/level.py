@@ -271,6 +271,27 @@ def _build(batches: dict, role: str, build) -> dict:
     return {} if batch is None else dict(zip(batch.meshes, build(batch)))
 
 
+# What each LGHT type is taken to be (the core's game::lights): Blender's light of that kind.
+_LIGHT_TYPES = {1: "SUN", 2: "POINT"}
+
+
+def _level_light(name: str, extras: dict):
+    """A level light's object: a Sun (type 1, its +z towards the light) or a Point (type 2), in
+    its stored colour; another type an empty sphere in that colour (object colour, shown by the
+    viewport's Object colour shading)."""
+    colour = game.light_colour_to_blender(extras.get("colour") or (255, 255, 255))
+    kind = _LIGHT_TYPES.get(int(extras.get("kind") or 0))
+    if kind is None:
+        obj = bpy.data.objects.new(name, None)
+        obj.empty_display_type = "SPHERE"
+        obj.empty_display_size = 0.25
+        obj.color = (*colour, 1.0)
+        return obj
+    light = bpy.data.lights.new(name, kind)
+    light.color = colour
+    return bpy.data.objects.new(name, light)
+
+
 def import_level(context, data: bytes, filepath: str = "", progress=None, only_tiles: set[int] | None = None, level_objects: bool = True) -> ImportSummary:
     """Builds the level from its WAD bytes into ``context.scene``. ``progress(fraction)`` is
     called now and then. Raises llamawad.WadError for a file that is not a level.
@@ -381,6 +402,11 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
             obj.empty_display_type = "PLAIN_AXES"
             obj.empty_display_size = 0.25
             key = "waypoints"
+        elif role == "light" and not partial:
+            # Export over the base leaves the lights as the artist has them: made once, on import.
+            obj = _level_light(name, node_extras)
+            node_extras = game.light_properties(node_extras)
+            key = "lights"
         else:
             continue
         colls[key].objects.link(obj)

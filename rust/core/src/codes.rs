@@ -154,6 +154,10 @@ codes! {
         => "Remove the object's custom property `strat`, or copy a strat of this level (Shift D): the number names a strat the base does not have.",
     UnknownWaypoint = "unknown-waypoint": "a node names a waypoint the base level does not have"
         => "Copy a waypoint of this level (Shift D) instead of making one from scratch: the number names a waypoint the base does not have.",
+    UnknownLight = "unknown-light": "a node names a level light the base level does not have, or names one light twice: the LGHT chunk's layout is read, not known, so lights are neither added nor removed"
+        => "Delete the copied light (Shift D keeps its custom properties, `llamawad` and `light`): the level's lights are edited in place, none added.",
+    LightField = "light-field": "a level light's type, colour or words in the scene do not fit its LGHT entry (a type changed, a colour not three numbers 0 to 255, words not as many as it had, or a place past 20.12 fixed point)"
+        => "Keep the light's type and number of words; give its colour as three whole numbers 0 to 255; move it within the level.",
     StratTilted = "strat-tilted": "a strat's or waypoint's node is turned about another axis than the vertical one: the record holds only the turn about y as the node shows it"
         => "Clear the strat's (or waypoint's) turn about X and Y: it turns about the vertical only.",
     StratField = "strat-field": "a strat's or waypoint's field or parameter in the scene does not fit its place in the record or the pool (not a whole number, out of range, or a list of the wrong length)"

@@ -7,7 +7,8 @@
 //! collision polygon must be entered into, and the collision-only tiles that enter it there;
 //! [`strats`] the placed strats and the types the code names, in units and degrees;
 //! [`testlevel`] note 003's test level of every placeable type; [`light`] sun, sky and ambient
-//! occlusion baked into the tiles' vertex colours, and fitted to a level's; [`check`](mod@check) every
+//! occlusion baked into the tiles' vertex colours, and fitted to a level's; [`lights`] what the
+//! level's own lights (LGHT) mean; [`check`](mod@check) every
 //! rule, with the culprit named.
 
 pub mod cells;
@@ -16,6 +17,7 @@ pub mod coverage;
 pub mod floor;
 pub mod floors;
 pub mod light;
+pub mod lights;
 pub mod space;
 pub mod strats;
 pub mod testlevel;

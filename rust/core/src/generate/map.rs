@@ -191,7 +191,8 @@ pub(super) fn regions(plan: &Plan) -> [Region; REGION_COUNT] {
     })
 }
 /// The sun (kind 1: a direction) and point lights (kind 2: a position and radius), each with
-/// four words; positions and directions in game space.
+/// four words; positions and directions in game space with z negated, as note 003 says of LGHT
+/// (`game::lights`).
 pub(super) fn build_lights(rng: &mut Rng, plan: &Plan, world: &World) -> Lights {
     let islands = world.island_cells();
     let sun = SUN.normalize();
@@ -211,7 +212,7 @@ pub(super) fn build_lights(rng: &mut Rng, plan: &Plan, world: &World) -> Lights 
                 0x60 + rng.below(0x40) as u8,
                 0x30,
             ],
-            words: [x, y + fixed(1.5), z, fixed(rng.range(2.0, 6.0))]
+            words: [x, y + fixed(1.5), -z, fixed(rng.range(2.0, 6.0))]
                 .map(|v| v as u32)
                 .to_vec(),
         });

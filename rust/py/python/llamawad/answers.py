@@ -258,6 +258,7 @@ class ChangeReport(TypedDict):
     waypoints_added: list[int]
     strats_renumbered: list[int]
     waypoint_sources: list[tuple[int, str]]
+    lights_changed: list[int]
     warnings: list[str]
 
 # --- the hand-over to the add-on (MAPPING.md, "The hand-over to the Blender add-on") -------------

@@ -13,6 +13,7 @@ mod colours;
 mod cover;
 mod error;
 mod images;
+mod lights;
 mod model;
 mod motion;
 mod new_geometry;
@@ -43,6 +44,7 @@ use crate::level::Level;
 use crate::limits::{MAX_TEXTURE_ENTRIES, MAX_TILES};
 use cover::cover;
 use images::{add_new_images, write_page_images};
+use lights::apply_lights;
 use new_geometry::add_new_geometry;
 use nodes::sort_nodes;
 use parts::claim_parts;
@@ -172,6 +174,7 @@ fn convert_scene(
     )?;
     apply_strats(scene, base, &mut c.level, &mut c.report, &mut refused)?;
     apply_waypoints(scene, base, &mut c.level, &mut c.report, &mut refused)?;
+    apply_lights(scene, base, &mut c.level, &mut c.report, &mut refused);
     if let Some(e) = GltfToWadError::all(refused) {
         return Err(e);
     }

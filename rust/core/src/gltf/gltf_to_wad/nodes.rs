@@ -27,7 +27,7 @@ pub(super) fn role(node: &Node) -> Option<Role> {
     let extras = node.extras.as_ref()?;
     let kind = extras.get("llamawad")?.as_str()?.to_string();
     // A strat's extras name its waypoint too: its own number comes first.
-    let index = ["tile", "strat", "object_model", "waypoint"]
+    let index = ["tile", "strat", "object_model", "waypoint", "light"]
         .iter()
         .find_map(|k| extras.get(*k))
         .and_then(number)

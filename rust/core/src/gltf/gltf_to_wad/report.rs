@@ -138,6 +138,8 @@ pub struct ChangeReport {
     /// (waypoint as written, glTF node name) for every waypoint this conversion changed or
     /// added.
     pub waypoint_sources: Vec<(usize, String)>,
+    /// Level lights (LGHT) whose colour, place or words changed.
+    pub lights_changed: Vec<usize>,
     /// (tile, glTF node name) for every tile this conversion placed, changed or added, and for
     /// each coverage tile the node of the tile it serves: where a problem of a tile comes from.
     pub sources: Vec<(usize, String)>,
@@ -165,5 +167,6 @@ impl ChangeReport {
             && self.strats_removed.is_empty()
             && self.strats_restored.is_empty()
             && self.waypoint_sources.is_empty()
+            && self.lights_changed.is_empty()
     }
 }

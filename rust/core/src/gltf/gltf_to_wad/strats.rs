@@ -26,6 +26,9 @@ use crate::raw::{StratRecord, STRAT_NOT_CREATED_AT_START};
 pub(super) const U16: (i64, i64) = (0, u16::MAX as i64);
 pub(super) const U32: (i64, i64) = (0, u32::MAX as i64);
 pub(super) const I32: (i64, i64) = (i32::MIN as i64, i32::MAX as i64);
+/// A u32 given either way: a value written as a signed 32-bit number (Blender's integers) is
+/// its two's complement.
+pub(super) const U32_OR_I32: (i64, i64) = (i32::MIN as i64, u32::MAX as i64);
 
 /// Whether the scene gives the level's strats: it has the `Strats` group or a strat node. A
 /// scene without either (a tool that leaves the strats out, as the add-on's export did) keeps
@@ -264,12 +267,7 @@ fn read_node<'a>(
 ) -> Result<Given<'a>, Vec<GltfToWadError>> {
     let culprit = node.culprit();
     let mut errors = Vec::new();
-    let mut fields = Fields {
-        extras: node.extras.as_ref(),
-        culprit: &culprit,
-        what: format!("strat {i}"),
-        errors: &mut errors,
-    };
+    let mut fields = Fields::of(node, &culprit, format!("strat {i}"), &mut errors);
     let mut r = *base;
     if let Some(v) = fields.list("rotation", Some(3), U16) {
         r.rotation = [0, 1, 2].map(|k| v[k] as u16);
@@ -301,14 +299,9 @@ fn read_node<'a>(
     if let Some(v) = fields.whole("reserved_38", U16) {
         r.reserved_38 = v as u16;
     }
-    // Pool entries are u32; a value written as a signed 32-bit number (Blender's integers) is
-    // its two's complement.
+    // Pool entries are u32, given either way.
     let parameters = fields
-        .list(
-            "parameters",
-            Some(r.parameter_count as usize),
-            (i32::MIN as i64, u32::MAX as i64),
-        )
+        .list("parameters", Some(r.parameter_count as usize), U32_OR_I32)
         .map(|v| v.into_iter().map(|p| p as u32).collect());
 
     let placed = placement(node, &culprit, &format!("strat {i}"), base.rotation, report);
@@ -394,7 +387,22 @@ pub(super) struct Fields<'a> {
     pub errors: &'a mut Vec<GltfToWadError>,
 }
 
-impl Fields<'_> {
+impl<'a> Fields<'a> {
+    /// The fields of `node`'s extras, refusals naming `culprit` and `what` into `errors`.
+    pub fn of(
+        node: &'a Node,
+        culprit: &'a NodeRef,
+        what: String,
+        errors: &'a mut Vec<GltfToWadError>,
+    ) -> Fields<'a> {
+        Fields {
+            extras: node.extras.as_ref(),
+            culprit,
+            what,
+            errors,
+        }
+    }
+
     /// The field's value; None when the extras do not give it (absent or null).
     fn get(&self, key: &str) -> Option<&Value> {
         self.extras?.get(key).filter(|v| !v.is_null())

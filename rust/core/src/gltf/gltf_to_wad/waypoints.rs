@@ -159,12 +159,7 @@ fn read_node(
     let culprit = node.culprit();
     let what = format!("waypoint {i}");
     let mut errors = Vec::new();
-    let mut fields = Fields {
-        extras: node.extras.as_ref(),
-        culprit: &culprit,
-        what: what.clone(),
-        errors: &mut errors,
-    };
+    let mut fields = Fields::of(node, &culprit, what.clone(), &mut errors);
     let mut w = *base;
     if let Some(v) = fields.whole("next", U32) {
         w.next = v as u32;

@@ -284,11 +284,12 @@ fn build(
     let zones = ex.zones(map);
     let strats = ex.strats(map);
     let waypoints = ex.waypoints(map);
+    let lights = ex.lights(map);
     let level_scene = ex.root.push(json::Scene {
         extensions: None,
         extras: extras(ex.scene_extras(map, source)),
         name: Some("Level".to_string()),
-        nodes: vec![tiles, zones, strats, waypoints],
+        nodes: vec![tiles, zones, strats, waypoints, lights],
     });
     ex.root.scene = Some(level_scene);
     let objects = ex.object_models();
@@ -431,15 +432,6 @@ impl Exporter<'_> {
 
     fn scene_extras(&self, map: &Map, source: Source) -> serde_json::Value {
         let level = self.level;
-        let lights: Vec<serde_json::Value> = level
-            .lights()
-            .map(|l| {
-                l.lights
-                    .iter()
-                    .map(|light| json!({ "kind": light.kind, "colour": light.colour, "words": light.words }))
-                    .collect()
-            })
-            .unwrap_or_default();
         json!({
             "llamawad": {
                 "format": 1,
@@ -450,7 +442,6 @@ impl Exporter<'_> {
                 "texture_entries": self.entries,
                 "regions": map.regions,
                 "region_grid": map.region_grid,
-                "lights": lights,
             }
         })
     }

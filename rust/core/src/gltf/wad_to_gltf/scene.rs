@@ -1,7 +1,8 @@
-//! The rest of the level's scene: the zones grid, the strats, and the object models' scene.
+//! The rest of the level's scene: the zones grid, the strats, the lights, and the object models' scene.
 
 use super::materials::MaterialKey;
 use super::*;
+use crate::game::lights::{light_place, LightPlace, DIRECTIONAL, POSITIONAL};
 
 impl Exporter<'_> {
     /// One quad per cell at the height of the cell's lowest tile (0 without tiles), with its
@@ -102,6 +103,42 @@ impl Exporter<'_> {
         self.group("Waypoints", nodes, "waypoints")
     }
 
+    /// One node per level light (LGHT, `game::lights`): a directional light turned so that its
+    /// +y points along the stored direction, towards the light (unturned, the sun stands
+    /// overhead; Blender's z-up makes that +y its +z, and its Sun shines along −z), placed over
+    /// the grid's middle, where it shows; a positional light where it
+    /// stands; another type at the origin. Kind, colour and every word in the extras.
+    pub(super) fn lights(&mut self, map: &Map) -> Index<json::Node> {
+        let lights = self
+            .level
+            .lights()
+            .map(|l| l.lights.clone())
+            .unwrap_or_default();
+        let over_the_grid = [map.width as f32 / 2.0, SUN_HEIGHT, map.height as f32 / 2.0];
+        let mut nodes = Vec::with_capacity(lights.len());
+        for (i, light) in lights.iter().enumerate() {
+            let (translation, rotation) = match light_place(light) {
+                LightPlace::Direction(d) => (Some(over_the_grid), towards(d)),
+                LightPlace::Position(p) => (Some(p.as_vec3().to_array()), None),
+                LightPlace::Marker => (None, None),
+            };
+            nodes.push(self.node(json::Node {
+                name: Some(light_node_name(light.kind, i)),
+                translation,
+                rotation,
+                extras: extras(json!({
+                    "llamawad": "light",
+                    "light": i,
+                    "kind": light.kind,
+                    "colour": light.colour,
+                    "words": light.words,
+                })),
+                ..Default::default()
+            }));
+        }
+        self.group("Lights", nodes, "lights")
+    }
+
     /// The STPC object models side by side along x, in their own scene.
     pub(super) fn object_models(&mut self) -> Index<json::Node> {
         let Some(stpc) = self.level.stpc() else {
@@ -150,4 +187,24 @@ pub(crate) fn strat_node_name(type_name: Option<&str>, index: usize) -> String {
 /// The name export gives a waypoint's node.
 pub(crate) fn waypoint_node_name(index: usize) -> String {
     format!("waypoint {index:03}")
+}
+
+/// The name export gives a level light's node: what its type is taken to be, and its index.
+pub(crate) fn light_node_name(kind: u8, index: usize) -> String {
+    match kind {
+        DIRECTIONAL => format!("sun · light {index:02}"),
+        POSITIONAL => format!("point · light {index:02}"),
+        _ => format!("type {kind} · light {index:02}"),
+    }
+}
+
+/// How high over the grid a directional light's node stands: its place means nothing to the
+/// game, above the level it is seen.
+const SUN_HEIGHT: f32 = 8.0;
+
+/// The turn taking +y to `direction` (none for +y itself or no direction).
+fn towards(direction: glam::DVec3) -> Option<UnitQuaternion> {
+    let d = direction.as_vec3().normalize_or_zero();
+    let q = glam::Quat::from_rotation_arc(glam::Vec3::Y, d);
+    (d != glam::Vec3::ZERO && q != glam::Quat::IDENTITY).then(|| UnitQuaternion(q.to_array()))
 }
