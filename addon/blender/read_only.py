@@ -1,11 +1,12 @@
 """The parts of the level export cannot write yet, and the one place that says so: object models
-(the Object models collection) and the level's lights, which are no objects in Blender (a Blender
-light stands for none of them). Strats are written (scene_to_wad/level.py hands them over).
+(the Object models collection), and Blender lights of the artist's own, which stand for nothing
+in the level. Strats and the level's own lights (the Lights collection) are written
+(scene_to_wad/level.py hands them over).
 
 Import remembers how it made each object model (``remember``: placement, custom properties,
 mesh); ``edits`` compares the scene with that and names every one moved, turned, reshaped, given
-other custom properties, deleted, copied or added, and every Blender light, as not written: the
-level keeps them as they are in the base."""
+other custom properties, deleted, copied or added, and every Blender light of the artist's, as
+not written: the level keeps them as they are in the base."""
 
 from __future__ import annotations
 
