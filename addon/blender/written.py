@@ -10,6 +10,7 @@ import bpy
 from ..common import changes as words
 from . import scene as level_scene
 from .check import scene_index
+from .scene_to_wad.level import canonical_tile_name
 
 
 def store_changes(scene, report: dict, models_before: list[int], models_after: list[int], notes: list[str], reloaded: bool) -> list[words.TileChange]:
@@ -80,22 +81,66 @@ def update(context, data: bytes, path: str, report: dict, written_apart=(), leve
     changed = {int(t) for key in _TILE_LISTS for t in report.get(key) or []}
     # The objects the changed tiles came from (every tile's object is named there).
     sources = {str(name) for t, name in report.get("sources") or [] if int(t) in changed}
+    kept = _kept_tiles(scene, report, count)
 
     def goes(obj) -> bool:
+        if obj in kept:
+            return False
         r = level_scene.role(obj)
         if r in ("tile", "collision"):
             tile = level_scene.whole_number(obj, "tile")
+            if obj.parent in kept:
+                return False
             return tile in changed or tile >= count or obj.name in sources or (obj.parent is not None and goes(obj.parent))
-        # The zone grid follows the tiles' heights; strats and object models come back as the
-        # level has them.
-        return r == "zones" or (level_objects and r in LEVEL_OBJECTS) or obj.name in sources
+        # Strats and object models come back as the level has them.
+        return (level_objects and r in LEVEL_OBJECTS) or obj.name in sources
     gone = [o for o in scene.objects if goes(o)] + [o for o in written_apart if o.name in scene.objects]
     meshes = {o.data for o in gone if o.type == "MESH"}
-    bpy.data.batch_remove(list(set(gone)))
-    bpy.data.batch_remove([m for m in meshes if m.users == 0])
-    summary = import_level(context, data, path, only_tiles={t for t in changed if t < count}, level_objects=level_objects)
+    # (Even with nothing to remove, batch_remove costs a new dependency graph of every object.)
+    if gone:
+        bpy.data.batch_remove(list(set(gone)))
+    if unused := [m for m in meshes if m.users == 0]:
+        bpy.data.batch_remove(unused)
+    # The zone grid follows the tiles' heights: remade in its own mesh.
+    zones = next((o for o in scene.objects if level_scene.role(o) == "zones" and o.type == "MESH"), None)
+    kept_tiles = {level_scene.whole_number(o, "tile"): o for o in kept}
+    summary = import_level(context, data, path, only_tiles={t for t in changed if t < count} - set(kept_tiles), level_objects=level_objects, kept_tiles=kept_tiles, kept_zones=zones)
     if scene.llamawad.tile_collision_made:
         # The new tile objects get the collision objects the others have.
         collection = level_scene.level_collections(scene).get("collision") or scene.collection
         make_tile_collision(scene, data, collection)
     return summary
+
+
+# Report lists of tiles whose faces or collision the export changed, besides _TILE_LISTS.
+_FACES_CHANGED = ("tiles_fitted", "collision_followed", "collision_kept")
+
+
+def _kept_tiles(scene, report: dict, count: int) -> set:
+    """The objects of tiles the export only moved or turned, which stay and are placed as
+    written: each the tile's own object (its imported name) and nothing else's (no other tile
+    came from it, as one joined into it does), on its own (no parent), without modifiers, of a
+    tile the written level still has. Remaking an object costs Blender a rebuild of its
+    dependency graph of every object, as long as the export itself on a full level."""
+    tiles_from: dict[str, set[int]] = {}
+    for t, name in report.get("sources") or []:
+        tiles_from.setdefault(str(name), set()).add(int(t))
+    other = {int(t) for key in _TILE_LISTS + _FACES_CHANGED if key != "tiles_moved" for t in report.get(key) or []}
+    moved = {int(t) for t in report.get("tiles_moved") or [] if int(t) < count} - other
+    if not moved:
+        return set()
+    objects = [o for o in scene.objects if level_scene.role(o) == "tile" and level_scene.whole_number(o, "tile") in moved]
+    # A tile with a second object (a copy) is remade with it.
+    claimed: dict[int, int] = {}
+    for o in objects:
+        t = level_scene.whole_number(o, "tile")
+        claimed[t] = claimed.get(t, 0) + 1
+    return {
+        o
+        for o in objects
+        if claimed[t := level_scene.whole_number(o, "tile")] == 1
+        and tiles_from.get(o.name, {t}) == {t}
+        and o.parent is None
+        and not o.modifiers
+        and o.name == canonical_tile_name(o)
+    }

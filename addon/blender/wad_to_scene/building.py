@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import bpy
 import numpy as np
+from mathutils import Matrix
 
 from ...common import space
 from .. import materials as mats
@@ -31,8 +32,15 @@ def colour_attribute(mesh, colours: np.ndarray, new: bool = True) -> None:
     mesh.color_attributes.render_color_index = mesh.color_attributes.active_color_index
 
 
-def new_mesh(name: str, co: np.ndarray, corner_verts: np.ndarray, face_starts: np.ndarray):
-    mesh = bpy.data.meshes.new(name)
+def new_mesh(name: str, co: np.ndarray, corner_verts: np.ndarray, face_starts: np.ndarray, into=None):
+    """A mesh of these faces; with ``into``, that mesh emptied and made them, which its objects
+    keep: a mesh removed costs Blender a new dependency graph of every object, a mesh refilled
+    does not."""
+    if into is None:
+        mesh = bpy.data.meshes.new(name)
+    else:
+        mesh = into
+        mesh.clear_geometry()
     mesh.vertices.add(len(co))
     mesh.loops.add(len(corner_verts))
     mesh.polygons.add(len(face_starts))
@@ -145,6 +153,15 @@ def place(obj, transform: list[float]) -> None:
         _turn(obj, r, scale)
     elif angle != 0.0:
         obj.rotation_euler = (0.0, 0.0, angle)
+
+
+def place_again(obj, transform: list[float], extras: dict) -> None:
+    """An object the scene keeps placed and numbered as a new one would be: ``place`` from
+    Blender's rest (no move, no turn, scale 1, Euler angles) and the node's ``extras``."""
+    obj.matrix_basis = Matrix.Identity(4)
+    obj.rotation_mode = "XYZ"
+    place(obj, transform)
+    set_properties(obj, extras)
 
 
 def place_all(objects, transforms: list[list[float]]) -> None:

@@ -171,6 +171,11 @@ def make_tile_collision(scene, data: bytes, collection) -> int:
     their model's collision. Returns how many objects were made."""
     import llamawad
 
+    # Object.children searches every object of the file: the tiles with collision in one pass.
+    has_collision = {o.parent for o in scene.objects if level_scene.role(o) == "collision"}
+    without = [o for o in scene.objects if level_scene.role(o) == "tile" and o not in has_collision]
+    if not without:
+        return 0
     info, arrays, transforms, _, _ = llamawad.wad_to_scene(data)
     hand_over = info["batches"].get("collision")
     if hand_over is None:
@@ -183,9 +188,7 @@ def make_tile_collision(scene, data: bytes, collection) -> int:
         mesh_index = nodes["mesh"][k]
         if scene_index == 0 and role == "collision" and mesh_index is not None:
             node_of_tile[int((nodes["extras"][k] or {}).get("tile", -1))] = (k, mesh_index)
-    # Object.children searches every object of the file: the tiles with collision in one pass.
-    has_collision = {o.parent for o in scene.objects if level_scene.role(o) == "collision"}
-    tiles = [o for o in scene.objects if level_scene.role(o) == "tile" and level_scene.whole_number(o, "tile") in node_of_tile and o not in has_collision]
+    tiles = [o for o in without if level_scene.whole_number(o, "tile") in node_of_tile]
     if not tiles:
         return 0
     batch = read_batch(hand_over, arrays)

@@ -34,7 +34,7 @@ from .. import read_only
 from .. import scene as level_scene
 from . import collision
 from .. import materials as mats
-from .building import Batch, colour_attribute, creation_order, finish, first_material, int_attribute, new_mesh, per_triangle_ints, place, place_all, read_batch, set_properties
+from .building import Batch, colour_attribute, creation_order, finish, first_material, int_attribute, new_mesh, per_triangle_ints, place, place_again, place_all, read_batch, set_properties
 
 UV_NAME = "UVMap"
 
@@ -221,8 +221,9 @@ def build_render_meshes(batch: Batch, materials: list, with_colours: bool, tiles
     return out
 
 
-def build_zones_mesh(batch: Batch, i: int, material):
-    """One face per cell: the glTF's two triangles of a cell become a quad."""
+def build_zones_mesh(batch: Batch, i: int, material, into=None):
+    """One face per cell: the glTF's two triangles of a cell become a quad; with ``into``, in
+    that mesh (``new_mesh``)."""
     c0, c1 = int(batch.corner_start[i]), int(batch.corner_start[i + 1])
     positions = batch.attributes["POSITION"][c0:c1]
     nt = len(positions) // 3
@@ -244,12 +245,14 @@ def build_zones_mesh(batch: Batch, i: int, material):
         face_cell, face_zone = cell, zone
         size = 3
     co = space.file_to_blender(positions[first]) if nt else np.zeros((0, 3), np.float32)
-    mesh = new_mesh(batch.names[i], co, loops, np.arange(0, len(loops), size))
+    mesh = new_mesh(batch.names[i], co, loops, np.arange(0, len(loops), size), into)
     int_attribute(mesh, "wad_cell", "FACE", face_cell)
     int_attribute(mesh, "wad_zone", "FACE", face_zone)
     colour_attribute(mesh, np.repeat(game.colour_table(game.zone_colour, face_zone), size, axis=0))
-    if material is not None:
-        mesh.materials.append(material)
+    if list(mesh.materials) != ([material] if material is not None else []):
+        mesh.materials.clear()
+        if material is not None:
+            mesh.materials.append(material)
     finish(mesh)
     return mesh
 
@@ -292,18 +295,30 @@ def _level_light(name: str, extras: dict):
     return bpy.data.objects.new(name, light)
 
 
-def import_level(context, data: bytes, filepath: str = "", progress=None, only_tiles: set[int] | None = None, level_objects: bool = True) -> ImportSummary:
+def import_level(
+    context,
+    data: bytes,
+    filepath: str = "",
+    progress=None,
+    only_tiles: set[int] | None = None,
+    level_objects: bool = True,
+    kept_tiles: dict[int, bpy.types.Object] | None = None,
+    kept_zones: bpy.types.Object | None = None,
+) -> ImportSummary:
     """Builds the level from its WAD bytes into ``context.scene``. ``progress(fraction)`` is
     called now and then. Raises llamawad.WadError for a file that is not a level.
 
     With ``only_tiles``, the scene holds the level already but for those tiles, the Zones mesh
     and, with ``level_objects``, the strats, waypoints and object models (after an export over the
     base, ``blender/written.py``): only their objects are made, in the level's collections,
-    with its pages and materials."""
+    with its pages and materials. The objects of ``kept_tiles`` (by tile) are placed and
+    numbered as the level has them, and ``kept_zones`` gets the level's zone grid in its mesh:
+    they stay the objects they are."""
     import llamawad
 
     partial = only_tiles is not None
     chosen = only_tiles if only_tiles is not None else set()
+    kept = kept_tiles or {}
     started = time.perf_counter()
     report = progress or (lambda fraction: None)
     info, arrays, transforms, pngs, warnings = llamawad.wad_to_scene(data)
@@ -329,7 +344,9 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
 
     render = _build(batches, "tile", tile_meshes)
     report(0.55)
-    zones = _build(batches, "zones", lambda b: [build_zones_mesh(b, i, first_material(materials, b, i)) for i in range(len(b))])
+    # One Zones mesh a level: a kept one is refilled.
+    zones_into = kept_zones.data if kept_zones is not None else None
+    zones = _build(batches, "zones", lambda b: [build_zones_mesh(b, i, first_material(materials, b, i), zones_into if len(b) == 1 else None) for i in range(len(b))])
     # Before any object: a material appended to a mesh visits every object of the file.
     object_models = _build(batches, "object_model", lambda b: build_render_meshes(b, materials, False)) if level_objects else {}
     # Every triangle of the tile batch is a face of one tile mesh.
@@ -368,6 +385,10 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
         if scene_index != 0:
             continue
         node_extras = nodes["extras"][k] or {}
+        if partial and role == "tile" and node_extras.get("tile") in kept:
+            summary.tiles += 1
+            place_again(kept[node_extras["tile"]], transforms[k], node_extras)
+            continue
         if partial and role == "tile" and node_extras.get("tile") not in chosen:
             continue
         if role == "tile":
@@ -387,6 +408,9 @@ def import_level(context, data: bytes, filepath: str = "", progress=None, only_t
             mesh = zones.get(mesh_index)
             if mesh is not None:
                 summary.cells = len(mesh.polygons)
+            if kept_zones is not None and mesh is not None and mesh == kept_zones.data:
+                place_again(kept_zones, transforms[k], node_extras)
+                continue
             obj = bpy.data.objects.new(name, mesh)
             obj.display_type = "WIRE"
             key = "zones"
