@@ -3,8 +3,6 @@ level's glTF taken apart into the arrays gives the level's very bytes, edits arr
 glTF, and arrays that are wrong raise GltfToWadRefused naming the node, or WadError when the dict is
 not shaped as the function says. No Blender."""
 
-import json
-
 import llamawad
 import numpy as np
 import pytest
@@ -42,7 +40,7 @@ def scene_of(glb: bytes) -> dict:
         nodes["name"].append(n.get("name"))
         nodes["parent"].append(-1 if parent is None else number[parent])
         nodes["matrix"].append(trs_matrix(*node_trs(n)).T.ravel())
-        nodes["extras"].append(json.dumps(n["extras"]) if "extras" in n else None)
+        nodes["extras"].append(n.get("extras"))
         if "mesh" in n and n["mesh"] not in mesh_number:
             tris = doc.triangles(n["mesh"])
             mesh_number[n["mesh"]] = len(meshes)
@@ -57,7 +55,7 @@ def scene_of(glb: bytes) -> dict:
     nodes["parent"] = np.array(nodes["parent"], np.int32)
     nodes["mesh"] = np.array(nodes["mesh"], np.int32)
     nodes["matrix"] = np.array(nodes["matrix"], np.float32)
-    return {"extras": json.dumps(doc.scene_extras()["llamawad"]), "nodes": nodes, "meshes": meshes}
+    return {"extras": doc.scene_extras()["llamawad"], "nodes": nodes, "meshes": meshes}
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +66,7 @@ def small():
 
 
 def tile_node(scene: dict) -> int:
-    return next(k for k, e in enumerate(scene["nodes"]["extras"]) if e and '"tile"' in e and scene["nodes"]["mesh"][k] >= 0)
+    return next(k for k, e in enumerate(scene["nodes"]["extras"]) if e and "tile" in e and scene["nodes"]["mesh"][k] >= 0)
 
 
 def test_unchanged_arrays_give_the_base(small):
@@ -85,7 +83,7 @@ def test_a_moved_tile_arrives_as_through_the_glb(small):
     scene["nodes"]["matrix"][k, 13] += 0.5  # column-major: translation y
     written, report = llamawad.scene_to_wad(wad, scene)
     assert written != wad
-    assert report["tiles_moved"] == [json.loads(scene["nodes"]["extras"][k])["tile"]]
+    assert report["tiles_moved"] == [scene["nodes"]["extras"][k]["tile"]]
 
 
 def test_values_per_point_and_face_give_the_base(small):
@@ -161,6 +159,8 @@ def test_a_refusal_names_the_node_by_its_number_in_the_arrays(small, name):
         (lambda s: s["nodes"].__setitem__("parent", s["nodes"]["parent"][:-1]), "node columns disagree"),
         (lambda s: s["nodes"].__setitem__("matrix", s["nodes"]["matrix"].astype(np.float64)), "scene"),
         (lambda s: s["nodes"].pop("extras"), "extras"),
+        (lambda s: s["nodes"]["extras"].__setitem__(1, {"tile": object()}), "node 1's extras are not what JSON can hold"),
+        (lambda s: s.__setitem__("extras", {"grid": b"bytes"}), "the scene's extras are not what JSON can hold"),
         (lambda s: s["meshes"][0].__setitem__("triangle_materials", [0]), "triangle_materials"),
         (lambda s: s["nodes"]["parent"].__setitem__(1, -2), "node 1: parent -2"),
         (lambda s: s["nodes"]["mesh"].__setitem__(0, -7), "node 0: mesh -7"),

@@ -43,7 +43,7 @@ named as not written (blender/read_only.py).
 
 from __future__ import annotations
 
-import json
+import math
 from dataclasses import dataclass, field
 
 import bpy
@@ -307,12 +307,10 @@ def zones_arrays(mesh) -> MeshArrays:
     return _face_data_arrays(mesh, (("wad_cell", "_CELL"), ("wad_zone", "_ZONE")), "zones")
 
 
-_json = json.JSONEncoder(separators=(",", ":")).encode
-
-
-def _extras(obj) -> str:
-    """The object's custom properties that JSON can hold, as JSON text: the node's extras; and
-    ``no_collision`` when the artist marked it decoration the llama passes through."""
+def _extras(obj) -> dict:
+    """The object's custom properties that JSON can hold: the node's extras; and
+    ``no_collision`` when the artist marked it decoration the llama passes through. A number
+    that is none (NaN, infinity) is refused by property: JSON cannot hold it."""
     out = {"no_collision": True} if getattr(obj, "llamawad_no_collision", False) else {}
     for key, value in obj.items():
         if not isinstance(value, (str, int, float)):
@@ -322,8 +320,20 @@ def _extras(obj) -> str:
                 value = value.to_list()
             if not isinstance(value, (list, dict)):
                 continue
+        if not _finite(value):
+            raise Unwritable(obj.name, f"its custom property '{key}' holds {value}, which is not a number: give it a number (Object Properties › Custom Properties)")
         out[key] = value
-    return _json(out)
+    return out
+
+
+def _finite(value) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    return True
 
 
 class _AsSeen:
@@ -376,7 +386,7 @@ class _Scene:
         self.parents: list[int] = []
         self.matrices: list[np.ndarray] = []
         self.node_meshes: list[int] = []
-        self.extras: list[str | None] = []
+        self.extras: list[dict | None] = []
         self.meshes: list[dict] = []
         self.mesh_of: dict[object, tuple[int, np.ndarray]] = {}
 
@@ -399,7 +409,7 @@ class _Scene:
             self.mesh_of[key] = (len(self.meshes) - 1, arrays.face_of_triangle)
         return self.mesh_of[key]
 
-    def node(self, name: str, matrix: np.ndarray, parent: int = -1, extras: str | None = None, obj=None, arrays_of=None, as_seen: bool = True) -> int:
+    def node(self, name: str, matrix: np.ndarray, parent: int = -1, extras: dict | None = None, obj=None, arrays_of=None, as_seen: bool = True) -> int:
         """A node; with ``arrays_of``, its object's mesh gathered by it (``as_seen``: with the
         modifiers the viewport applies, if the scene's option says so)."""
         index = len(self.names)
@@ -424,9 +434,9 @@ class _Scene:
         self.extras.append(extras)
         return index
 
-    def arrays(self, level_json: str) -> dict:
+    def arrays(self, level: dict) -> dict:
         return {
-            "extras": level_json or None,
+            "extras": level or None,
             "nodes": {
                 "name": self.names,
                 "parent": np.array(self.parents, np.int32),
@@ -584,7 +594,7 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
         m[np.abs(m - identity).max(axis=(1, 2)) < 1e-6] = identity
         return space.matrices_to_file(m)
 
-    tiles_node = w.node("Tiles", identity.reshape(16), extras='{"llamawad":"tiles"}')
+    tiles_node = w.node("Tiles", identity.reshape(16), extras={"llamawad": "tiles"})
     tile_node_of = {}
     for obj in tiles:
         tile_node_of[obj] = w.node(obj.name, file_world[number[obj]], tiles_node, _extras(obj), obj, render_arrays)
@@ -613,7 +623,7 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
         w.node(obj.name, m, -1, _extras(obj), obj, collision_arrays)
 
     for obj in new_meshes:
-        marked = '{"no_collision":true}' if obj.llamawad_no_collision else None
+        marked = {"no_collision": True} if obj.llamawad_no_collision else None
         node = w.node(obj.name, file_world[number[obj]], tiles_node, marked, obj, render_arrays)
         for child in obj.children:
             if level_scene.is_given_collision(child):
@@ -624,7 +634,7 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
         # The zone grid is one face per cell, whatever the viewport shows.
         w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays, as_seen=False)
     _level_objects(scene, w, level_objects, loose, lambda obj: file_world[number[obj]], out.notes)
-    out.scene = w.arrays(scene.llamawad.level_json)
+    out.scene = w.arrays(level_scene.level_document(scene))
     out.scene["images"], out.scene["material_images"] = scene_images.gather({n for m in w.meshes for n in m["materials"] if n})
     return out
 
@@ -654,16 +664,16 @@ def _level_objects(scene, w: _Scene, objects: dict[str, list], loose: list, file
         for obj in loose:
             if obj in inside and obj.type != "LIGHT":
                 notes.append(Note(obj.name, f"{obj.name}: in {name}, but not one of the level's {group} (it has no {role}'s custom properties): not written; {instead}"))
-        node = w.node(name, np.eye(4, dtype=np.float32).reshape(16), extras=_json({"llamawad": group}))
+        node = w.node(name, np.eye(4, dtype=np.float32).reshape(16), extras={"llamawad": group})
         mine.sort(key=lambda o: (level_scene.whole_number(o, role), o.name))
         for obj in mine:
             extras = _light_extras(obj) if role == "light" else _extras(obj)
             w.node(obj.name, file_world(obj), node, extras, obj)
 
 
-def _light_extras(obj) -> str:
+def _light_extras(obj) -> dict:
     """A level light's extras: its custom properties, the colour the artist sees (the light's,
     or an empty marker's object colour) as its colour bytes."""
-    extras = json.loads(_extras(obj))
+    extras = _extras(obj)
     extras["colour"] = game.light_colour_to_file(obj.data.color if obj.type == "LIGHT" else obj.color)
-    return _json(extras)
+    return extras

@@ -686,12 +686,12 @@ mod _native {
     ///
     /// What `gltf_to_wad` does with a glTF, done with the same scene handed over as arrays (the
     /// add-on's export: no glTF is written or parsed). `scene` is a dict:
-    /// `extras` (the JSON text of the scene extras' `llamawad` object, or None);
+    /// `extras` (the scene extras' `llamawad` object as a dict, or None);
     /// `nodes`, a dict of columns, one entry a node, parents before their children:
     /// `name` (list of str or None), `parent` (int32 buffer, the parent's number or -1),
     /// `matrix` (float32 buffer, 16 a node: the transform in its parent's frame, file space,
-    /// column-major), `mesh` (int32 buffer, a mesh number or -1), `extras` (list of JSON text or
-    /// None); `meshes`, a list of dicts: `attributes` (dict of glTF attribute name, as
+    /// column-major), `mesh` (int32 buffer, a mesh number or -1), `extras` (list of dicts or
+    /// None: what JSON can hold); `meshes`, a list of dicts: `attributes` (dict of glTF attribute name, as
     /// MAPPING.md names them, to a float32 buffer of per-corner values, three corners a
     /// triangle), `materials` (list of material names or None) and `triangle_materials` (uint32
     /// buffer, each triangle's index into `materials`; empty when all use the first); and, as a

@@ -14,9 +14,9 @@ use llamawad::level::text::MAX_PAGE_SIDE;
 /// The scene `scene_to_wad` is given, as its doc says.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
-struct SceneColumns {
-    extras: Option<String>,
-    nodes: NodeColumns,
+struct SceneColumns<'py> {
+    extras: Option<Bound<'py, PyAny>>,
+    nodes: NodeColumns<'py>,
     meshes: Vec<MeshColumns>,
     #[pyo3(default)]
     images: Vec<ImageColumns>,
@@ -38,12 +38,12 @@ struct ImageColumns {
 
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
-struct NodeColumns {
+struct NodeColumns<'py> {
     name: Vec<Option<String>>,
     parent: PyBuffer<i32>,
     matrix: PyBuffer<f32>,
     mesh: PyBuffer<i32>,
-    extras: Vec<Option<String>>,
+    extras: Vec<Option<Bound<'py, PyAny>>>,
 }
 
 #[derive(FromPyObject)]
@@ -62,11 +62,19 @@ struct MeshColumns {
     triangle_materials: PyBuffer<u32>,
 }
 
+/// Extras given as Python values (dicts, lists, strings, numbers, booleans, None): what JSON can
+/// hold, else WadError naming `what`.
+fn json(value: &Bound<'_, PyAny>, what: &str) -> PyResult<serde_json::Value> {
+    pythonize::depythonize(value).map_err(|e| {
+        WadError::new_err(format!("scene: {what} are not what JSON can hold: {e}"))
+    })
+}
+
 /// The scene's columns as the core's arrays, each buffer copied once; a dict not shaped as
 /// `scene_to_wad` says raises WadError.
-pub(crate) fn scene_arrays(
-    py: Python<'_>,
-    scene: &Bound<'_, PyAny>,
+pub(crate) fn scene_arrays<'py>(
+    py: Python<'py>,
+    scene: &Bound<'py, PyAny>,
 ) -> PyResult<wad_gltf::SceneArrays> {
     // PyO3 says which field failed in the error, and why in its causes.
     let shape = |e: PyErr| {
@@ -120,7 +128,10 @@ pub(crate) fn scene_arrays(
                     .try_into()
                     .expect("16 values a node, checked above"),
                 mesh: number(k, "mesh", meshes[k])?,
-                extras: nodes.extras[k].clone(),
+                extras: nodes.extras[k]
+                    .as_ref()
+                    .map(|extras| json(extras, &format!("node {k}'s extras")))
+                    .transpose()?,
             })
         })
         .collect::<PyResult<_>>()?;
@@ -177,7 +188,11 @@ pub(crate) fn scene_arrays(
         })
         .collect::<PyResult<_>>()?;
     Ok(wad_gltf::SceneArrays {
-        extras: columns.extras,
+        extras: columns
+            .extras
+            .as_ref()
+            .map(|extras| json(extras, "the scene's extras"))
+            .transpose()?,
         nodes,
         meshes,
         images,

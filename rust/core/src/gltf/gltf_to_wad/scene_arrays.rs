@@ -20,9 +20,9 @@ use crate::level::text::MAX_PAGE_SIDE;
 /// The scene: what a glTF's level scene says, as arrays.
 #[derive(Debug, Clone, Default)]
 pub struct SceneArrays {
-    /// Our extras of the scene as JSON text: the object a glTF's scene extras hold under
-    /// `llamawad` (`source`, `regions`, …).
-    pub extras: Option<String>,
+    /// Our extras of the scene: the object a glTF's scene extras hold under `llamawad`
+    /// (`source`, `regions`, …).
+    pub extras: Option<serde_json::Value>,
     pub nodes: Vec<NodeArrays>,
     pub meshes: Vec<MeshArrays>,
     /// The images materials show.
@@ -57,8 +57,8 @@ pub struct NodeArrays {
     pub matrix: [f32; 16],
     /// Its mesh's index among the meshes.
     pub mesh: Option<usize>,
-    /// Its extras as JSON text (`{"llamawad": "tile", "tile": 12, …}`).
-    pub extras: Option<String>,
+    /// Its extras (`{"llamawad": "tile", "tile": 12, …}`).
+    pub extras: Option<serde_json::Value>,
 }
 
 /// A mesh: triangles, three corners each. Values may be given per corner, or once per point
@@ -120,18 +120,12 @@ impl Scene<'static> {
             ));
         }
         // Our own object, as the tool keeps it: nothing a glTF exporter made of it to undo.
-        let extras = match extras {
-            None => None,
-            Some(text) => match serde_json::from_str(&text) {
-                Ok(value @ serde_json::Value::Object(_)) => Some(value),
-                _ => {
-                    return Err(unreadable(
-                        None,
-                        "the scene's extras are not a JSON object".into(),
-                    ))
-                }
-            },
-        };
+        if extras.as_ref().is_some_and(|value| !value.is_object()) {
+            return Err(unreadable(
+                None,
+                "the scene's extras are not a JSON object".into(),
+            ));
+        }
         let count = nodes.len();
         let mut checked: Vec<Node> = Vec::with_capacity(count);
         let mut depth = vec![0usize; count];
@@ -140,19 +134,13 @@ impl Scene<'static> {
             let mut node = Node {
                 index,
                 name: given.name,
-                extras: None,
+                extras: given.extras.map(spelled_out),
                 parent: None,
                 children: Vec::new(),
                 world: Mat4::IDENTITY,
                 mesh: None,
             };
             let refuse = |node: &Node, message: String| Err(unreadable(Some(node), message));
-            if let Some(text) = given.extras {
-                match serde_json::from_str(&text) {
-                    Ok(value) => node.extras = Some(spelled_out(value)),
-                    Err(e) => return refuse(&node, format!("its extras are not JSON: {e}")),
-                }
-            }
             if let Some(m) = given.mesh {
                 if m >= meshes.len() {
                     let n = meshes.len();
@@ -472,14 +460,14 @@ impl SceneArrays {
                 parent,
                 matrix: Mat4::from_cols_array_2d(&node.transform().matrix()).to_cols_array(),
                 mesh: node.mesh().map(|m| m.index()),
-                extras: node.extras().as_ref().map(|e| e.get().to_string()),
+                extras: extras_json(node.extras()),
             })
             .collect();
         let extras = doc.document.scenes().find_map(|s| {
             extras_json(s.extras())?
                 .get("llamawad")
                 .filter(|v| v.is_object())
-                .map(|v| v.to_string())
+                .cloned()
         });
         let meshes = doc
             .document
