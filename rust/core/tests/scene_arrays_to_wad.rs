@@ -432,7 +432,9 @@ fn wrong_arrays_are_refused_naming_the_node() {
     assert!(e.to_string().starts_with("node 'deep 64': "), "{e}");
 
     // A scene whose extras are not an object is the level's fault.
-    let e = c.refused("scene extras", |a| a.extras = Some(serde_json::json!([1, 2])));
+    let e = c.refused("scene extras", |a| {
+        a.extras = Some(serde_json::json!([1, 2]))
+    });
     assert_eq!((e.code, e.node), (Code::Unreadable, None));
 }
 

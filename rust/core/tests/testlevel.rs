@@ -5,7 +5,7 @@
 use llamawad::game::check_against;
 use llamawad::game::floor::World;
 use llamawad::game::strats::Strats;
-use llamawad::game::testlevel::{test_level, TestLevelOptions, MATERIAL_EXIT};
+use llamawad::game::testlevel::{test_level, TestLevelError, TestLevelOptions, MATERIAL_EXIT};
 use llamawad::generate::{generate, Size};
 use llamawad::Level;
 
@@ -154,15 +154,22 @@ fn spacing_and_name_are_kept_to() {
             name: None,
             spacing: bad,
         };
-        let err = test_level(&source, &options).unwrap_err().to_string();
-        assert!(err.contains("spacing"), "{err}");
+        let err = test_level(&source, &options).unwrap_err();
+        assert_eq!(err, TestLevelError::Spacing { spacing: bad });
+        assert!(err.to_string().contains("spacing"), "{err}");
     }
     let options = TestLevelOptions {
         name: Some("a\u{1F999}".into()),
         spacing: 3,
     };
-    let err = test_level(&source, &options).unwrap_err().to_string();
-    assert!(err.contains("Latin-1"), "{err}");
+    let err = test_level(&source, &options).unwrap_err();
+    assert_eq!(
+        err,
+        TestLevelError::Name {
+            name: "a\u{1F999}".into()
+        }
+    );
+    assert!(err.to_string().contains("Latin-1"), "{err}");
 }
 
 #[test]
@@ -182,10 +189,9 @@ fn a_level_without_a_player_or_a_flat_floor_is_refused_by_reason() {
         .unwrap()
         .code_offset;
     map.strats[llama].code_offset = coin;
-    let err = test_level(&source, &TestLevelOptions::default())
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("no strat is the player"), "{err}");
+    let err = test_level(&source, &TestLevelOptions::default()).unwrap_err();
+    assert_eq!(err, TestLevelError::NoPlayer);
+    assert!(err.to_string().contains("no strat is the player"), "{err}");
 
     let mut source = generate(1, Size::Tiny);
     for m in &mut source.trak_mut().unwrap().models {
@@ -193,8 +199,7 @@ fn a_level_without_a_player_or_a_flat_floor_is_refused_by_reason() {
             poly.planes[0].normal[0] = 1;
         }
     }
-    let err = test_level(&source, &TestLevelOptions::default())
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("no flat floor tile"), "{err}");
+    let err = test_level(&source, &TestLevelOptions::default()).unwrap_err();
+    assert_eq!(err, TestLevelError::NoFlatFloor);
+    assert!(err.to_string().contains("no flat floor tile"), "{err}");
 }

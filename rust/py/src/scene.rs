@@ -65,9 +65,8 @@ struct MeshColumns {
 /// Extras given as Python values (dicts, lists, strings, numbers, booleans, None): what JSON can
 /// hold, else WadError naming `what`.
 fn json(value: &Bound<'_, PyAny>, what: &str) -> PyResult<serde_json::Value> {
-    pythonize::depythonize(value).map_err(|e| {
-        WadError::new_err(format!("scene: {what} are not what JSON can hold: {e}"))
-    })
+    pythonize::depythonize(value)
+        .map_err(|e| WadError::new_err(format!("scene: {what} are not what JSON can hold: {e}")))
 }
 
 /// The scene's columns as the core's arrays, each buffer copied once; a dict not shaped as

@@ -16,9 +16,10 @@
 
 use serde::Serialize;
 
+use crate::error::ParseError;
 use crate::game::cells::Cell;
 use crate::game::check::{check_against, Severity};
-use crate::game::coverage::{copies, reaches, Reach, SharedModels};
+use crate::game::coverage::{copies, reaches, CoverageError, Reach, SharedModels};
 use crate::game::floor::World;
 use crate::game::space::to_fixed;
 use crate::game::strats::{append_strat, Strats, PLAYER_STRATS};
@@ -102,13 +103,44 @@ pub struct TestLevelReport {
     pub new_warnings: Vec<String>,
 }
 
-/// Why no test level was made.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct TestLevelError(pub String);
-
-fn refuse<T>(why: impl Into<String>) -> Result<T, TestLevelError> {
-    Err(TestLevelError(why.into()))
+/// Why no test level was made, with what is at fault.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TestLevelError {
+    #[error("spacing {spacing}: give 1 to {MAX_SPACING} cells")]
+    Spacing { spacing: u32 },
+    #[error("{0}")]
+    Strats(#[from] ParseError),
+    #[error("the level needs TRAK, STPC and MAP chunks")]
+    MissingChunks,
+    #[error("no strat is the player ({}): nothing to start the test level from", PLAYER_STRATS.join(", "))]
+    NoPlayer,
+    #[error(
+        "the level has no flat floor tile (a model of faces at y + 0.25 over its whole cell, its \
+         collision facing up over all of it) to build the plates of"
+    )]
+    NoFlatFloor,
+    #[error("a grid of {width} x {height} cells for the test area is past the {MAX_GRID_CELLS} cells the check allows")]
+    GridTooLarge { width: u32, height: u32 },
+    /// A tile reaching into the test area whose coverage copies cannot be made.
+    #[error("{0}")]
+    Coverage(#[from] CoverageError),
+    #[error(
+        "{tiles} tiles and {models} models: past the {MAX_TILES} and {MAX_MODELS} the check allows"
+    )]
+    TooMany { tiles: usize, models: usize },
+    #[error("name {name:?}: give 1 to 64 Latin-1 characters, no control characters")]
+    Name { name: String },
+    #[error("the level has no NAME chunk to rename")]
+    NoNameChunk,
+    /// `check`'s errors of the test level that the source does not have, in its words.
+    #[error("the test level would break the game's rules: {}", errors.join("; "))]
+    BreaksRules { errors: Vec<String> },
+    #[error("strat {strat} ({name}) at {}, {}, {}: the floor test finds no floor under it", position[0], position[1], position[2])]
+    NoFloorUnder {
+        strat: usize,
+        name: String,
+        position: [f64; 3],
+    },
 }
 
 /// The test level of `source`.
@@ -118,27 +150,21 @@ pub fn test_level(
 ) -> Result<(Level, TestLevelReport), TestLevelError> {
     let spacing = options.spacing;
     if !(1..=MAX_SPACING).contains(&spacing) {
-        return refuse(format!("spacing {spacing}: give 1 to {MAX_SPACING} cells"));
+        return Err(TestLevelError::Spacing { spacing });
     }
-    let strats = Strats::of(source, true).map_err(|e| TestLevelError(e.to_string()))?;
+    let strats = Strats::of(source, true)?;
     let (Some(map), Some(trak), Some(_)) = (source.map(), source.trak(), source.stpc()) else {
-        return refuse("the level needs TRAK, STPC and MAP chunks");
+        return Err(TestLevelError::MissingChunks);
     };
     let Some(player) = strats.strats.iter().find(|s| {
         s.type_name
             .as_deref()
             .is_some_and(|n| PLAYER_STRATS.contains(&n))
     }) else {
-        return refuse(format!(
-            "no strat is the player ({}): nothing to start the test level from",
-            PLAYER_STRATS.join(", ")
-        ));
+        return Err(TestLevelError::NoPlayer);
     };
     let Some(floor) = flat_floor(&map.tiles, &trak.models) else {
-        return refuse(
-            "the level has no flat floor tile (a model of faces at y + 0.25 over its whole cell, \
-             its collision facing up over all of it) to build the plates of",
-        );
+        return Err(TestLevelError::NoFlatFloor);
     };
 
     // The types: one strat each on the plate, LevelDoor on the goal, Coin on the steps too.
@@ -200,9 +226,7 @@ pub fn test_level(
     let width = old_w.max(col0 + area_width + 1);
     let height = row0 + plate[1] + 1;
     if width as u64 * height as u64 > MAX_GRID_CELLS {
-        return refuse(format!(
-            "a grid of {width} x {height} cells for the test area is past the {MAX_GRID_CELLS} cells the check allows"
-        ));
+        return Err(TestLevelError::GridTooLarge { width, height });
     }
 
     let mut level = source.clone();
@@ -274,8 +298,7 @@ pub fn test_level(
         if i < first_new && !reaches(tile, model, width, height).iter().any(reaches_new) {
             continue;
         }
-        let made =
-            copies(i, tile, model, width, height).map_err(|e| TestLevelError(e.to_string()))?;
+        let made = copies(i, tile, model, width, height)?;
         for (mut copy, copy_model) in made {
             if i < first_new && !is_new(&copy) {
                 continue; // an old cell: its coverage is the source's
@@ -287,11 +310,10 @@ pub fn test_level(
     let coverage_tiles = coverage.len();
     map.tiles.extend(coverage);
     if map.tiles.len() > MAX_TILES || models.len() > MAX_MODELS {
-        return refuse(format!(
-            "{} tiles and {} models: past the {MAX_TILES} and {MAX_MODELS} the check allows",
-            map.tiles.len(),
-            models.len()
-        ));
+        return Err(TestLevelError::TooMany {
+            tiles: map.tiles.len(),
+            models: models.len(),
+        });
     }
 
     // The strats: the player moved to the plate's edge facing +x, the rest appended.
@@ -465,12 +487,12 @@ fn rename(level: &mut Level, name: &str) -> Result<(), TestLevelError> {
         })
         .collect();
     let Some(mut bytes) = bytes.filter(|b| !b.is_empty() && b.len() <= 64) else {
-        return refuse(format!(
-            "name {name:?}: give 1 to 64 Latin-1 characters, no control characters"
-        ));
+        return Err(TestLevelError::Name {
+            name: name.to_string(),
+        });
     };
     let Some(chunk) = level.name_mut() else {
-        return refuse("the level has no NAME chunk to rename");
+        return Err(TestLevelError::NoNameChunk);
     };
     bytes.push(0);
     chunk.prefix = bytes.len() as u32;
@@ -488,25 +510,23 @@ fn verify(
 ) -> Result<Vec<String>, TestLevelError> {
     let report = check_against(level, source);
     let new: Vec<_> = report.problems.iter().filter(|p| !p.pre_existing).collect();
-    let errors: Vec<&str> = new
+    let errors: Vec<String> = new
         .iter()
         .filter(|p| p.severity == Severity::Error)
-        .map(|p| p.message.as_str())
+        .map(|p| p.message.clone())
         .collect();
     if !errors.is_empty() {
-        return refuse(format!(
-            "the test level would break the game's rules: {}",
-            errors.join("; ")
-        ));
+        return Err(TestLevelError::BreaksRules { errors });
     }
     let world = World::of(level).expect("the level has MAP and TRAK");
     for s in std::iter::once(player).chain(placed) {
         let [x, y, z] = s.position;
         if world.probe(x, y, z).floor.is_none() {
-            return refuse(format!(
-                "strat {} ({}) at {x}, {y}, {z}: the floor test finds no floor under it",
-                s.strat, s.name
-            ));
+            return Err(TestLevelError::NoFloorUnder {
+                strat: s.strat,
+                name: s.name.clone(),
+                position: s.position,
+            });
         }
     }
     Ok(new
