@@ -6,6 +6,7 @@ mod support {
 }
 
 use llamawad::generate::{generate, Size};
+use llamawad::gltf::wad_to_gltf::hand_over::HandOverFault;
 use llamawad::gltf::{wad_to_gltf, Source};
 use support::arrays::check_hand_over;
 
@@ -82,5 +83,20 @@ fn a_document_that_is_no_plain_triangle_list_is_refused_by_name() {
     let err = llamawad::gltf::wad_to_gltf::hand_over::hand_over(&gltf)
         .err()
         .unwrap();
+    assert_eq!(
+        err.0,
+        HandOverFault::NotTriangleList {
+            mesh: 0,
+            primitive: 0
+        }
+    );
     assert!(err.to_string().contains("mesh 0 primitive 0"), "{err}");
+
+    // An image left out of the buffer is named by its index.
+    let mut gltf = wad_to_gltf(&level, Source::of(&bytes)).unwrap();
+    gltf.root.images[0].buffer_view = None;
+    let err = llamawad::gltf::wad_to_gltf::hand_over::hand_over(&gltf)
+        .err()
+        .unwrap();
+    assert_eq!(err.0, HandOverFault::ImageNotInBuffer { image: 0 });
 }

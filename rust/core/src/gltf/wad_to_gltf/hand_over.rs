@@ -28,7 +28,46 @@ pub const BATCH_ROLES: [&str; 4] = ["tile", "collision", "zones", "object_model"
 /// The document is not one this project's exporter writes (a bug, never an input's fault).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the level's glTF cannot be handed over as arrays: {0}")]
-pub struct HandOverError(String);
+pub struct HandOverError(pub HandOverFault);
+
+/// What in the document is not as this project's exporter writes it, by its index there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HandOverFault {
+    #[error("image {image} is not in the buffer")]
+    ImageNotInBuffer { image: usize },
+    #[error("node {node} is missing or in a cycle")]
+    NodeMissingOrInCycle { node: usize },
+    #[error("buffer view {view} is missing")]
+    ViewMissing { view: usize },
+    #[error("buffer view {view} reaches past the buffer")]
+    ViewPastBuffer { view: usize },
+    #[error("accessor {accessor} is missing")]
+    AccessorMissing { accessor: usize },
+    #[error("accessor {accessor} is no scalar or vector")]
+    AccessorNotVector { accessor: usize },
+    #[error("accessor {accessor} is not plain float data in a buffer view")]
+    AccessorNotPlainFloats { accessor: usize },
+    #[error("accessor {accessor} is interleaved")]
+    AccessorInterleaved { accessor: usize },
+    #[error("accessor {accessor} reaches past its buffer view")]
+    AccessorPastView { accessor: usize },
+    #[error("mesh {mesh} is missing")]
+    MeshMissing { mesh: usize },
+    #[error("mesh {mesh} primitive {primitive} is no plain triangle list")]
+    NotTriangleList { mesh: usize, primitive: usize },
+    #[error("mesh {mesh} primitive {primitive}: its attributes differ in length")]
+    AttributeLengthsDiffer { mesh: usize, primitive: usize },
+    #[error("mesh {mesh} primitive {primitive} is not whole triangles with positions")]
+    NotWholeTriangles { mesh: usize, primitive: usize },
+    #[error("attribute {attribute} has different widths in one batch")]
+    AttributeWidthsDiffer { attribute: String },
+}
+
+impl From<HandOverFault> for HandOverError {
+    fn from(fault: HandOverFault) -> HandOverError {
+        HandOverError(fault)
+    }
+}
 
 /// The level's glTF as the add-on's importer reads it.
 pub struct HandOver {
@@ -156,7 +195,7 @@ pub fn hand_over(gltf: &Gltf) -> Result<HandOver, HandOverError> {
         .enumerate()
         .map(|(i, image)| match image.buffer_view {
             Some(view) => view_bytes(gltf, view.value()).map(<[u8]>::to_vec),
-            None => Err(HandOverError(format!("image {i} is not in the buffer"))),
+            None => Err(HandOverFault::ImageNotInBuffer { image: i }.into()),
         })
         .collect::<Result<_, _>>()?;
     let materials = root
@@ -215,7 +254,7 @@ fn walk(root: &json::Root) -> Result<(Nodes, Vec<u8>), HandOverError> {
                 .nodes
                 .get(index)
                 .filter(|_| out.node.len() < limit)
-                .ok_or_else(|| HandOverError(format!("node {index} is missing or in a cycle")))?;
+                .ok_or(HandOverFault::NodeMissingOrInCycle { node: index })?;
             let (translation, rotation, scale) = match node.matrix {
                 Some(m) => {
                     let (s, r, t) = glam::Mat4::from_cols_array(&m).to_scale_rotation_translation();
@@ -255,40 +294,38 @@ fn view_bytes(gltf: &Gltf, view: usize) -> Result<&[u8], HandOverError> {
         .root
         .buffer_views
         .get(view)
-        .ok_or_else(|| HandOverError(format!("buffer view {view} is missing")))?;
+        .ok_or(HandOverFault::ViewMissing { view })?;
     let start = v.byte_offset.map_or(0, |o| o.0 as usize);
     start
         .checked_add(v.byte_length.0 as usize)
         .and_then(|end| gltf.bin.get(start..end))
-        .ok_or_else(|| HandOverError(format!("buffer view {view} reaches past the buffer")))
+        .ok_or(HandOverFault::ViewPastBuffer { view }.into())
 }
 
 /// An accessor's bytes: tightly packed f32 elements, what the exporter writes.
 fn accessor_bytes(gltf: &Gltf, index: usize) -> Result<(&[u8], usize), HandOverError> {
-    let what = || format!("accessor {index}");
+    let accessor = index;
     let a = gltf
         .root
         .accessors
         .get(index)
-        .ok_or_else(|| HandOverError(format!("{} is missing", what())))?;
+        .ok_or(HandOverFault::AccessorMissing { accessor })?;
     let width = match a.type_ {
         Valid(Type::Scalar) => 1,
         Valid(Type::Vec2) => 2,
         Valid(Type::Vec3) => 3,
         Valid(Type::Vec4) => 4,
-        _ => return Err(HandOverError(format!("{} is no scalar or vector", what()))),
+        _ => return Err(HandOverFault::AccessorNotVector { accessor }.into()),
     };
     let plain = matches!(a.component_type, Valid(t) if t.0 == ComponentType::F32)
         && a.sparse.is_none()
         && !a.normalized;
-    let view = a.buffer_view.filter(|_| plain).ok_or_else(|| {
-        HandOverError(format!(
-            "{} is not plain float data in a buffer view",
-            what()
-        ))
-    })?;
+    let view = a
+        .buffer_view
+        .filter(|_| plain)
+        .ok_or(HandOverFault::AccessorNotPlainFloats { accessor })?;
     if gltf.root.buffer_views[view.value()].byte_stride.is_some() {
-        return Err(HandOverError(format!("{} is interleaved", what())));
+        return Err(HandOverFault::AccessorInterleaved { accessor }.into());
     }
     let data = view_bytes(gltf, view.value())?;
     let start = a.byte_offset.map_or(0, |o| o.0 as usize);
@@ -296,7 +333,7 @@ fn accessor_bytes(gltf: &Gltf, index: usize) -> Result<(&[u8], usize), HandOverE
     let bytes = start
         .checked_add(len)
         .and_then(|end| data.get(start..end))
-        .ok_or_else(|| HandOverError(format!("{} reaches past its buffer view", what())))?;
+        .ok_or(HandOverFault::AccessorPastView { accessor })?;
     Ok((bytes, width))
 }
 
@@ -327,16 +364,18 @@ fn batch(
         let mesh = root
             .meshes
             .get(m)
-            .ok_or_else(|| HandOverError(format!("mesh {m} is missing")))?;
+            .ok_or(HandOverFault::MeshMissing { mesh: m })?;
         let mut materials = Vec::with_capacity(mesh.primitives.len());
         let mut shape: Shape = Vec::with_capacity(mesh.primitives.len());
         let mut triangles = Vec::with_capacity(mesh.primitives.len());
         let mut corners = 0;
         for (p, prim) in mesh.primitives.iter().enumerate() {
             if prim.indices.is_some() || prim.mode != Valid(Mode::Triangles) {
-                return Err(HandOverError(format!(
-                    "mesh {m} primitive {p} is no plain triangle list"
-                )));
+                return Err(HandOverFault::NotTriangleList {
+                    mesh: m,
+                    primitive: p,
+                }
+                .into());
             }
             let mut attributes = Vec::with_capacity(prim.attributes.len());
             let mut count = None;
@@ -353,9 +392,11 @@ fn batch(
                     .get(accessor.value())
                     .map_or(0, |a| a.count.0 as usize);
                 if *count.get_or_insert(n) != n {
-                    return Err(HandOverError(format!(
-                        "mesh {m} primitive {p}: its attributes differ in length"
-                    )));
+                    return Err(HandOverFault::AttributeLengthsDiffer {
+                        mesh: m,
+                        primitive: p,
+                    }
+                    .into());
                 }
                 let k = match semantics.iter().position(|&s| s == semantic) {
                     Some(k) => k,
@@ -377,9 +418,11 @@ fn batch(
                 .iter()
                 .any(|&(k, _)| *semantics[k] == Semantic::Positions);
             if count % 3 != 0 || !has_positions {
-                return Err(HandOverError(format!(
-                    "mesh {m} primitive {p} is not whole triangles with positions"
-                )));
+                return Err(HandOverFault::NotWholeTriangles {
+                    mesh: m,
+                    primitive: p,
+                }
+                .into());
             }
             materials.push(prim.material.map(|i| i.value()));
             triangles.push(count / 3);
@@ -427,9 +470,7 @@ fn batch(
                 Some(accessor) => {
                     let (data, w) = accessor_bytes(gltf, accessor)?;
                     if w != width {
-                        return Err(HandOverError(format!(
-                            "attribute {name} has different widths in one batch"
-                        )));
+                        return Err(HandOverFault::AttributeWidthsDiffer { attribute: name }.into());
                     }
                     bytes.extend_from_slice(data);
                 }
