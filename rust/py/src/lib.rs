@@ -15,10 +15,10 @@ use std::path::PathBuf;
 use llamawad::game::floor::World;
 use llamawad::game::floors::compare_levels;
 use llamawad::generate::Size;
-use llamawad::gltf::wad_to_gltf::{displayed_colour, hand_over::hand_over, srgb_to_linear_table};
+use llamawad::gltf::wad_to_gltf::{self as to_gltf, hand_over::hand_over};
 use llamawad::gltf::{self as wad_gltf, uv, Gltf, Source};
 use llamawad::info::Info;
-use llamawad::raw::{face_flags, TextureEntry};
+use llamawad::raw::TextureEntry;
 use llamawad::{Level, WadError as CoreError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -580,21 +580,7 @@ mod _native {
         detach(
             py,
             || format!("{} faces", textures.len()),
-            || {
-                let mut uvs = Vec::with_capacity(textures.len() * 6);
-                let mut has = Vec::with_capacity(textures.len());
-                for (&texture, &flags) in textures.iter().zip(&flags) {
-                    let entry = usize::try_from(texture).ok().and_then(|t| entries.get(t));
-                    let rectangle = entry.filter(|e| !e.is_flat_colour());
-                    let corners = rectangle.map_or([[0.0; 2]; 3], |e| uv::face_uvs(e, flags));
-                    // The glTF keeps a face's first corner and swaps the other two (gltf/wad_to_gltf).
-                    for k in [0, 2, 1] {
-                        uvs.extend_from_slice(&corners[k]);
-                    }
-                    has.push(rectangle.is_some());
-                }
-                (uvs, has)
-            },
+            || uv::faces_uvs(&entries, &textures, &flags),
         )
     }
 
@@ -618,20 +604,7 @@ mod _native {
         detach(
             py,
             || format!("{} colours", raw.len()),
-            || {
-                let table = srgb_to_linear_table();
-                raw.iter()
-                    .zip(&flags)
-                    .flat_map(|(&c, &f)| {
-                        let [r, g, b, _] = c.to_le_bytes();
-                        if f & face_flags::IGNORE_COLOURS != 0 {
-                            [1.0; 4]
-                        } else {
-                            displayed_colour(&[r, g, b, 0], &table)
-                        }
-                    })
-                    .collect()
-            },
+            || to_gltf::shown_colours(&raw, &flags),
         )
     }
 

@@ -2,6 +2,7 @@
 //! vertex colours as the game shows them.
 
 use crate::level::map::Rgba;
+use crate::raw::face_flags::IGNORE_COLOURS;
 
 /// Colour of each collision material: ground neutral, the special ones loud.
 pub fn collision_material_colour(material: u8) -> [f32; 3] {
@@ -38,6 +39,26 @@ fn hue(degrees: u32) -> [f32; 3] {
 pub fn displayed_colour(c: &Rgba, table: &[f32; 256]) -> [f32; 4] {
     let channel = |v: u8| table[(v as usize * 2).min(255)];
     [channel(c[0]), channel(c[1]), channel(c[2]), 1.0]
+}
+
+/// The colour a corner shows (COLOR_0): white on a face whose flags say it ignores vertex
+/// colours, else its colour as the game shows it.
+pub fn shown_colour(c: &Rgba, ignores_colours: bool, table: &[f32; 256]) -> [f32; 4] {
+    if ignores_colours {
+        [1.0; 4]
+    } else {
+        displayed_colour(c, table)
+    }
+}
+
+/// [`shown_colour`] of each corner: its raw colour (R + G·256 + B·65536, byte 3 not read) and
+/// its face's flags; four values a corner.
+pub fn shown_colours(raw: &[u32], flags: &[u16]) -> Vec<f32> {
+    let table = srgb_to_linear_table();
+    raw.iter()
+        .zip(flags)
+        .flat_map(|(&c, &f)| shown_colour(&c.to_le_bytes(), f & IGNORE_COLOURS != 0, &table))
+        .collect()
 }
 
 /// Linear values of the 256 sRGB byte values, the table [`displayed_colour`] reads.

@@ -103,12 +103,9 @@ impl Exporter<'_> {
             let mut corner_ignores_colours = Vec::with_capacity(n);
             for &f in &faces {
                 let face = &model.faces[f];
-                let face_uv = match self.entries.get(face.texture as usize) {
-                    Some(e) if !e.is_flat_colour() => face_uvs(e, face.flags),
-                    _ => [[0.0; 2]; 3],
-                };
-                // Export → file space keeps the first corner and swaps the other two.
-                for k in [0, 2, 1] {
+                let face_uv = shown_uvs(self.entries.get(face.texture as usize), face.flags)
+                    .unwrap_or_default();
+                for k in GLTF_CORNERS {
                     let v = face.corners[k];
                     let vertex = model.vertices.get(v as usize).copied().unwrap_or_default();
                     let [x, y, z] = vertex.position;
@@ -162,11 +159,7 @@ impl Exporter<'_> {
                 let mut display = Vec::with_capacity(p.corner_vertices.len() * 4);
                 for (&v, &ignore) in p.corner_vertices.iter().zip(&p.corner_ignores_colours) {
                     let c = colours.get(v as usize).copied().unwrap_or([0x80; 4]);
-                    display.extend_from_slice(&if ignore {
-                        [1.0; 4]
-                    } else {
-                        displayed_colour(&c, &self.linear)
-                    });
+                    display.extend_from_slice(&shown_colour(&c, ignore, &self.linear));
                 }
                 attributes.insert(
                     Valid(Semantic::Colors(0)),

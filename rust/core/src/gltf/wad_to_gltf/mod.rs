@@ -18,7 +18,7 @@ use serde_json::json;
 use crate::geometry::decode_collision_polygon;
 use crate::gltf::buffer::Buffer;
 use crate::gltf::texture::decode_page;
-use crate::gltf::uv::face_uvs;
+use crate::gltf::uv::{shown_uvs, GLTF_CORNERS};
 use crate::level::pages::encode_png;
 use crate::level::text::PageKind;
 use crate::level::{Level, Map, Model, Trak};
@@ -150,7 +150,10 @@ mod materials;
 mod meshes;
 mod scene;
 
-pub use colours::{collision_material_colour, displayed_colour, srgb_to_linear_table, zone_colour};
+pub use colours::{
+    collision_material_colour, displayed_colour, shown_colour, shown_colours, srgb_to_linear_table,
+    zone_colour,
+};
 use materials::MaterialKey;
 pub(crate) use scene::{strat_node_name, waypoint_node_name};
 
