@@ -1,0 +1,126 @@
+//! A level's bytes: read, written, summarised, generated.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use llamawad::generate::Size;
+use llamawad::info::Info;
+use llamawad::{Level, WadError as CoreError};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::{bytes_input, detach, to_python, wad_error, WadError};
+
+/// parse_info(data: bytes) -> dict
+///
+/// Parses a level WAD and returns its summary (what `llamawad info --json` prints).
+/// Raises WadError if the bytes are not a level this project can read.
+#[pyfunction]
+pub fn parse_info<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyAny>> {
+    let info = detach(
+        py,
+        || bytes_input("a level", &data),
+        || Level::parse(&data).map(|level| Info::of(&level, data.len())),
+    )?
+    .map_err(wad_error)?;
+    to_python(py, &info)
+}
+
+/// info_file(path: str | os.PathLike) -> dict
+///
+/// Reads a level WAD from disk and returns its summary, like parse_info.
+#[pyfunction]
+pub fn info_file(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>> {
+    let info = detach(
+        py,
+        || path.display().to_string(),
+        || {
+            let data = llamawad::read_bytes(&path)?;
+            let level = Level::parse(&data)?;
+            Ok::<_, CoreError>(Info::of(&level, data.len()))
+        },
+    )?
+    .map_err(wad_error)?;
+    to_python(py, &info)
+}
+
+/// read_file(path: str | os.PathLike) -> bytes
+///
+/// A whole regular file, as the command line reads its inputs: anything else (a folder, a
+/// device such as /dev/zero, a pipe) is refused before it is opened.
+#[pyfunction]
+pub fn read_file<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyBytes>> {
+    let data = detach(
+        py,
+        || path.display().to_string(),
+        || llamawad::read_bytes(&path),
+    )?
+    .map_err(wad_error)?;
+    Ok(PyBytes::new(py, &data))
+}
+
+/// write_file(path: str | os.PathLike, data: bytes) -> None
+///
+/// Writes a file as the command line writes its outputs: a temporary beside it, on the disk
+/// before it is renamed into place, with the permissions of the file it replaces (a new file
+/// gets the umask's); other writers of the folder wait. What is no regular file (a folder, a
+/// device, a pipe) or read-only is refused, and then nothing is written.
+#[pyfunction]
+pub fn write_file(py: Python<'_>, path: PathBuf, data: Cow<'_, [u8]>) -> PyResult<()> {
+    detach(
+        py,
+        || path.display().to_string(),
+        || llamawad::write_atomically(&path, &data),
+    )?
+    .map_err(wad_error)
+}
+
+/// roundtrip(data: bytes) -> bytes
+///
+/// Parses a level WAD and writes it back. For every file that parses, the result is
+/// byte-identical to the input.
+#[pyfunction]
+pub fn roundtrip<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = detach(
+        py,
+        || bytes_input("a level", &data),
+        || Ok::<_, CoreError>(Level::parse(&data)?.to_bytes()?),
+    )?
+    .map_err(wad_error)?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// generate(seed: int, size: str) -> bytes
+///
+/// A synthetic level WAD, the same for the same seed on every machine. size is "tiny",
+/// "small" or "full"; any other size raises ValueError.
+#[pyfunction]
+pub fn generate<'py>(py: Python<'py>, seed: u64, size: &str) -> PyResult<Bound<'py, PyBytes>> {
+    let size: Size = size.parse().map_err(PyValueError::new_err)?;
+    let bytes = detach(
+        py,
+        || format!("generate(seed {seed}, size {size})"),
+        || llamawad::generate::generate(seed, size).to_bytes(),
+    )?
+    .map_err(wad_error)?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// tile_models(level: bytes) -> list[int]
+///
+/// The TRAK model of each tile of the level's MAP, in tile order: which tiles a problem of a
+/// model concerns. Raises WadError if the level cannot be read or has no MAP chunk.
+#[pyfunction]
+pub fn tile_models(py: Python<'_>, level: Cow<'_, [u8]>) -> PyResult<Vec<u32>> {
+    detach(
+        py,
+        || bytes_input("a level", &level),
+        || {
+            let level = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+            let map = level.map().ok_or("the level has no MAP chunk")?;
+            Ok::<_, String>(map.tiles.iter().map(|t| t.model_index).collect())
+        },
+    )?
+    .map_err(WadError::new_err)
+}
