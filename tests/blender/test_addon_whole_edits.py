@@ -229,6 +229,17 @@ def scene_state() -> dict:
     return out
 
 
+def assert_the_scene_is_a_fresh_import(base, shown: bool) -> None:
+    """The scene equals what an import of ``base`` (with the tiles' collision objects when
+    ``shown``) makes, object for object."""
+    updated = scene_state()
+    assert addon_support.import_level(base, collision=shown) == {"FINISHED"}
+    imported = scene_state()
+    assert sorted(updated) == sorted(imported)
+    for name in imported:
+        assert updated[name] == imported[name], name
+
+
 @pytest.mark.parametrize("shown", [False, True])
 def test_written_over_its_base_the_scene_is_what_an_import_of_the_level_makes(small_wad_file, tmp_path, shown):
     # The scene after an export over the base is remade only where the export changed it: it
@@ -246,12 +257,7 @@ def test_written_over_its_base_the_scene_is_what_an_import_of_the_level_makes(sm
     assert bpy.ops.object.join() == {"FINISHED"}
     tiles[12].location.y -= 1.0
     assert bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True) == {"FINISHED"}
-    updated = scene_state()
-    assert addon_support.import_level(base, collision=shown) == {"FINISHED"}
-    imported = scene_state()
-    assert sorted(updated) == sorted(imported)
-    for name in imported:
-        assert updated[name] == imported[name], name
+    assert_the_scene_is_a_fresh_import(base, shown)
 
 
 @pytest.mark.parametrize("shown", [False, True])
@@ -275,9 +281,4 @@ def test_written_over_its_base_moved_tiles_keep_their_objects(small_wad_file, tm
     rows = [c.text for c in bpy.context.scene.llamawad.changes]
     assert any(r.startswith(f"tile {turned}: moved") for r in rows), rows
     assert {o.name: (o.as_pointer(), o.data.as_pointer() if o.data else None) for o in bpy.context.scene.objects} == objects
-    updated = scene_state()
-    assert addon_support.import_level(base, collision=shown) == {"FINISHED"}
-    imported = scene_state()
-    assert sorted(updated) == sorted(imported)
-    for name in imported:
-        assert updated[name] == imported[name], name
+    assert_the_scene_is_a_fresh_import(base, shown)

@@ -190,14 +190,13 @@ pub fn scene_to_wad<'py>(
     generate_collision: bool,
     tile_collision_given: bool,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
-    let arrays = crate::scene::scene_arrays(py, scene)?;
-    let input = scene_input(&arrays, &base);
     let options = wad_gltf::GltfToWadOptions {
         force,
         snap_uvs,
         generate_collision,
         tile_collision_given,
     };
+    let (arrays, input) = scene_given(py, scene, &base)?;
     written_level(py, input, &base, options, |level, options| {
         Ok(wad_gltf::scene_to_wad(level, &base, arrays, options))
     })
@@ -220,14 +219,13 @@ pub fn check_scene<'py>(
     generate_collision: bool,
     tile_collision_given: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Vec<u32>)> {
-    let arrays = crate::scene::scene_arrays(py, scene)?;
-    let input = scene_input(&arrays, &base);
     let options = wad_gltf::GltfToWadOptions {
         force,
         snap_uvs,
         generate_collision,
         tile_collision_given,
     };
+    let (arrays, input) = scene_given(py, scene, &base)?;
     let checked = against_base(py, input, &base, options, |level, options| {
         Ok(wad_gltf::scene_to_wad_checked(
             level, &base, arrays, options,
@@ -245,18 +243,22 @@ pub fn check_scene<'py>(
     ))
 }
 
-/// What a conversion of `arrays` against `base` was, for a message about its failure.
-pub fn scene_input<'a>(
-    arrays: &wad_gltf::SceneArrays,
+/// The scene handed over as the core's arrays, and what names it (with the base) in an internal
+/// error's report.
+fn scene_given<'a>(
+    py: Python<'_>,
+    scene: &Bound<'_, PyAny>,
     base: &'a [u8],
-) -> impl FnOnce() -> String + Send + 'a {
+) -> PyResult<(wad_gltf::SceneArrays, impl FnOnce() -> String + Send + 'a)> {
+    let arrays = crate::scene::scene_arrays(py, scene)?;
     let (nodes, meshes) = (arrays.nodes.len(), arrays.meshes.len());
-    move || {
+    let input = move || {
         format!(
             "a scene of {nodes} nodes and {meshes} meshes against {}",
             bytes_input("a base level", base)
         )
-    }
+    };
+    Ok((arrays, input))
 }
 
 /// Why `gltf_to_wad` or `scene_to_wad` failed: a refusal of the scene (with its culprit), or any
