@@ -153,3 +153,29 @@ def test_blenders_sun_and_point_lights_are_baked_when_asked(level):
 
     _, notes = light.lamps(bpy.context)
     assert notes == ["spot: a spot light, not baked (Sun and Point lights are)"]
+
+
+def test_a_bake_is_undone_by_undo(level):
+    # Blender's Undo (Ctrl Z) takes a bake back: the tile's colours and the level written are
+    # as before it.
+    tile = next(o for o in addon_support.mesh_tiles() if "wad_rgb_1" not in o.data.attributes and len(o.data.vertices) > 8)
+    name = tile.name
+
+    def colours():
+        mesh = bpy.data.objects[name].data
+        values = np.empty(len(mesh.loops) * 4, np.float32)
+        mesh.color_attributes["Col"].data.foreach_get("color", values)
+        return values
+
+    before = colours()
+    # Blender's window pushes an undo step after each operator marked UNDO; headless, the
+    # steps are pushed by hand around the bake.
+    assert "UNDO" in bpy.ops.llamawad.bake_light.bl_options
+    assert bpy.ops.ed.undo_push(message="before the bake") == {"FINISHED"}
+    select_only(tile)
+    assert bpy.ops.llamawad.bake_light(whole_level=False) == {"FINISHED"}
+    assert bpy.ops.ed.undo_push(message="Bake lighting") == {"FINISHED"}
+    assert not np.array_equal(colours(), before)
+    assert bpy.ops.ed.undo() == {"FINISHED"}
+    assert np.array_equal(colours(), before)
+    assert addon_support.export(level.out) == level.base
