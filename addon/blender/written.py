@@ -61,14 +61,15 @@ def update(context, data: bytes, path: str, report: dict, written_apart=(), leve
     """After an export over the base: the scene made the level as written (``data``, now the
     base at ``path``) by remaking only what the export changed. The objects of the tiles the
     report names, of the objects they came from (copies, new meshes: ``written_apart`` and the
-    report's sources) and the Zones mesh go, and with ``level_objects`` (strats or waypoints
-    written other than the base had them, or an object model edit named as not written) the
-    strats, waypoints and object models, so that a copy becomes the strat or waypoint it was
-    written as; the written level's
-    objects for them come in their place. Every other object is the written level's already: a
-    tile its number, model and mesh, a strat or object model as the base has it. A full import
-    takes about as long as the export itself on a full level, and remaking the strats alone a
-    third of it."""
+    report's sources), and with ``level_objects`` (strats or waypoints written other than the
+    base had them, or an object model edit named as not written) the strats, waypoints and
+    object models go, so that a copy becomes the strat or waypoint it was written as; the
+    written level's objects for them come in their place. A tile only moved or turned keeps its
+    object, placed as written, and the Zones object its own, its mesh refilled: an object made or
+    removed costs Blender a new dependency graph of every object. Every other object is the
+    written level's already: a tile its number, model and mesh, a strat or object model as the
+    base has it. A full import takes about as long as the export itself on a full level, and
+    remaking the strats alone a third of it."""
     import llamawad
 
     from .wad_to_scene.collision import make_tile_collision
@@ -82,9 +83,12 @@ def update(context, data: bytes, path: str, report: dict, written_apart=(), leve
     # The objects the changed tiles came from (every tile's object is named there).
     sources = {str(name) for t, name in report.get("sources") or [] if int(t) in changed}
     kept = _kept_tiles(scene, report, count)
+    # The zone grid follows the tiles' heights: remade in its own mesh (any other object of the
+    # role goes).
+    zones = next((o for o in scene.objects if level_scene.role(o) == "zones" and o.type == "MESH"), None)
 
     def goes(obj) -> bool:
-        if obj in kept:
+        if obj in kept or obj == zones:
             return False
         r = level_scene.role(obj)
         if r in ("tile", "collision"):
@@ -93,7 +97,7 @@ def update(context, data: bytes, path: str, report: dict, written_apart=(), leve
                 return False
             return tile in changed or tile >= count or obj.name in sources or (obj.parent is not None and goes(obj.parent))
         # Strats and object models come back as the level has them.
-        return (level_objects and r in LEVEL_OBJECTS) or obj.name in sources
+        return r == "zones" or (level_objects and r in LEVEL_OBJECTS) or obj.name in sources
     gone = [o for o in scene.objects if goes(o)] + [o for o in written_apart if o.name in scene.objects]
     meshes = {o.data for o in gone if o.type == "MESH"}
     # (Even with nothing to remove, batch_remove costs a new dependency graph of every object.)
@@ -101,8 +105,6 @@ def update(context, data: bytes, path: str, report: dict, written_apart=(), leve
         bpy.data.batch_remove(list(set(gone)))
     if unused := [m for m in meshes if m.users == 0]:
         bpy.data.batch_remove(unused)
-    # The zone grid follows the tiles' heights: remade in its own mesh.
-    zones = next((o for o in scene.objects if level_scene.role(o) == "zones" and o.type == "MESH"), None)
     kept_tiles = {level_scene.whole_number(o, "tile"): o for o in kept}
     summary = import_level(context, data, path, only_tiles={t for t in changed if t < count} - set(kept_tiles), level_objects=level_objects, kept_tiles=kept_tiles, kept_zones=zones)
     if scene.llamawad.tile_collision_made:
