@@ -91,6 +91,17 @@ def test_refusal_writes_nothing_and_selects_the_culprit(small, capfd):
     assert [o.name for o in bpy.context.selected_objects] == [tile.name]
 
 
+@pytest.mark.parametrize("value", [float("nan"), [1.0, float("inf")]], ids=["nan", "list with infinity"])
+def test_a_custom_property_that_is_no_number_is_refused_by_object_and_property(small, value):
+    # JSON cannot hold it: refused naming the object and the property, nothing written (it
+    # used to become JSON text the Rust side could not read).
+    tile = addon_support.tile_object(4)
+    tile["note"] = value
+    with pytest.raises(RuntimeError, match=f"{tile.name}.*custom property 'note'"):
+        bpy.ops.export_scene.llamawad(filepath=str(small.out))
+    assert not small.out.exists()
+
+
 def test_refusal_names_and_selects_the_faces(small):
     tile = next(o for o in bpy.context.scene.objects if o.get("llamawad") == "tile" and o.type == "MESH" and len(o.data.polygons) >= 4)
     textures = np.empty(len(tile.data.polygons), np.int32)

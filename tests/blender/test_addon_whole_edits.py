@@ -12,6 +12,7 @@ import bmesh
 import llamawad
 import numpy as np
 import pytest
+from test_addon_edits import SPOT, floor_under, new_floor
 
 pytestmark = pytest.mark.generator
 
@@ -275,10 +276,54 @@ def test_written_over_its_base_moved_tiles_keep_their_objects(small_wad_file, tm
     tiles[5].rotation_euler.z += np.pi
     tiles[8].rotation_mode = "QUATERNION"
     tiles[8].location.z += 0.125
+    moved = sorted(int(tiles[k]["tile"]) for k in (3, 5, 8))
     turned = int(tiles[5]["tile"])
-    objects = {o.name: (o.as_pointer(), o.data.as_pointer() if o.data else None) for o in bpy.context.scene.objects}
+    original = base.read_bytes()
+    objects = scene_objects()
     assert bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True) == {"FINISHED"}
     rows = [c.text for c in bpy.context.scene.llamawad.changes]
     assert any(r.startswith(f"tile {turned}: moved") for r in rows), rows
-    assert {o.name: (o.as_pointer(), o.data.as_pointer() if o.data else None) for o in bpy.context.scene.objects} == objects
+    assert scene_objects() == objects
+    assert_kept_objects_are_the_written_level(base, original, moved)
     assert_the_scene_is_a_fresh_import(base, shown)
+
+
+def scene_objects() -> dict:
+    return {o.name: (o.as_pointer(), o.data.as_pointer() if o.data else None) for o in bpy.context.scene.objects}
+
+
+def assert_kept_objects_are_the_written_level(base, original: bytes, moved: list[int]) -> None:
+    """The level written over ``base`` changed only the placement of the ``moved`` tiles and has
+    no error ``original`` has not, and the scene that kept their objects exports it again byte
+    for byte."""
+    written = base.read_bytes()
+    addon_support.assert_no_new_errors(written, original)
+    diff = addon_support.level_diff(addon_support.level_state(original), addon_support.level_state(written))
+    assert diff == {"placement": moved}, diff
+    assert addon_support.export(base.with_name("again.wad")) == written
+
+
+def test_written_over_its_base_a_tile_without_collision_turned_by_an_odd_angle_keeps_its_object(level, tmp_path):
+    # A level our generator does not make: a tile whose model has no collision (written from a
+    # new mesh marked "No collision"), then turned by 37° and raised over its base. It keeps its
+    # object; the game finds no floor of it, and reads its turn as written.
+    plinth, height = new_floor(level.base, "plinth")
+    plinth.llamawad_no_collision = True
+    base = tmp_path / "base.wad"
+    base.write_bytes(addon_support.export(level.out))
+    assert addon_support.import_level(base) == {"FINISHED"}
+    (tile,) = [o for o in addon_support.mesh_tiles() if o.get("collision_polygons") == 0]
+    number = int(tile["tile"])
+    tile.rotation_euler.z += np.radians(37.0)
+    tile.location.z += 0.25
+    original = base.read_bytes()
+    objects = scene_objects()
+    assert bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True) == {"FINISHED"}
+    assert scene_objects() == objects
+    assert_kept_objects_are_the_written_level(base, original, [number])
+    written = base.read_bytes()
+    found = floor_under(written, *SPOT, height + 1.0)
+    assert found is None or found["tile"] != number, found
+    before, after = (addon_support.level_state(w)["tiles"][number]["placement"][1] for w in (original, written))
+    assert after != before
+    assert_the_scene_is_a_fresh_import(base, False)

@@ -313,7 +313,10 @@ def _extras(obj) -> dict:
     that is none (NaN, infinity) is refused by property: JSON cannot hold it."""
     out = {"no_collision": True} if getattr(obj, "llamawad_no_collision", False) else {}
     for key, value in obj.items():
-        if not isinstance(value, (str, int, float)):
+        if isinstance(value, (str, int)):
+            out[key] = value
+            continue
+        if not isinstance(value, float):
             if hasattr(value, "to_dict"):
                 value = value.to_dict()
             elif hasattr(value, "to_list"):
