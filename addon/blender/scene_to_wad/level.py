@@ -311,7 +311,7 @@ def _extras(obj) -> dict:
     """The object's custom properties that JSON can hold: the node's extras; and
     ``no_collision`` when the artist marked it decoration the llama passes through. A number
     that is none (NaN, infinity) is refused by property: JSON cannot hold it."""
-    out = {"no_collision": True} if getattr(obj, "llamawad_no_collision", False) else {}
+    out: dict[str, object] = {"no_collision": True} if getattr(obj, "llamawad_no_collision", False) else {}
     for key, value in obj.items():
         if isinstance(value, (str, int)):
             out[key] = value
