@@ -345,6 +345,10 @@ enum Command {
         /// How big a level to make.
         #[arg(long, value_parser = size_parser())]
         size: Size,
+        /// The scale the tile models' collision planes are written at: the engine's (4064),
+        /// note 001's wording (4096, as other tools write it), or mixed model by model.
+        #[arg(long, default_value = "4064", value_parser = ["4064", "4096", "mixed"])]
+        collision_scale: String,
         /// Where to write the level (replaced atomically).
         #[arg(value_name = "OUT")]
         output: PathBuf,
@@ -508,8 +512,16 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
             light::bake(&level, &output, light, &options, json, out)
         }
         Command::FitLight { level, rays, json } => light::fit_light(&level, rays, json, out),
-        Command::Generate { seed, size, output } => {
-            let bytes = generate::generate(seed, size)
+        Command::Generate {
+            seed,
+            size,
+            collision_scale,
+            output,
+        } => {
+            let scales: generate::CollisionScales = collision_scale
+                .parse()
+                .expect("clap admits only the scales' names");
+            let bytes = generate::generate_with(seed, size, scales)
                 .to_bytes()
                 .map_err(WadError::from)?;
             llamawad::write_atomically(&output, &bytes)?;

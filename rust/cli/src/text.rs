@@ -65,6 +65,11 @@ pub fn write_info(out: &mut impl Write, file: &str, info: &Info) -> io::Result<(
     for (label, value) in rows {
         writeln!(out, "  {label:<26}{value}")?;
     }
+    writeln!(
+        out,
+        "\ncollision plane scale\n  {}",
+        info.collision_scale.describe()
+    )?;
 
     writeln!(out, "\nstrats by type")?;
     if info.strat_types.is_empty() {

@@ -4,6 +4,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use crate::container::{Convention, Tag};
+use crate::game::plane_scale::LevelScale;
 use crate::level::{ChunkBody, Level};
 
 #[derive(Debug, Clone, Serialize)]
@@ -49,6 +50,8 @@ pub struct Info {
     /// Strat instances per type name; `?` for strats whose type name was not found.
     pub strat_types: BTreeMap<String, usize>,
     pub tile_swaps: usize,
+    /// The scale the TRAK models' collision planes were written at, model by model.
+    pub collision_scale: LevelScale,
     pub warnings: Vec<String>,
 }
 
@@ -109,6 +112,7 @@ impl Info {
             strats: map.map_or(0, |m| m.strats.len()),
             strat_types,
             tile_swaps: map.map_or(0, |m| m.tiles.iter().filter(|t| t.swap.is_some()).count()),
+            collision_scale: LevelScale::of(models),
             warnings: level.warnings.clone(),
         }
     }

@@ -2,14 +2,17 @@
 //! player's cell, so a polygon that reaches into another cell has to be entered there too, as a
 //! collision-only tile if need be (FORMAT.md §4 "Cells", §10).
 //!
-//! A polygon *covers* a cell when its outline seen from above overlaps the cell's square by more
-//! than it can touch a border by ([`TOUCH`]): beside a cell whose floor test finds nothing there
-//! the llama falls through any part of a floor, however narrow (FORMAT.md §4 "Cells"). Walls,
-//! whose outline is a line, and whose test is not modelled, cover a cell only past a sliver
-//! ([`SLIVER`], the engine's edge tolerance of 0.016–0.023 plus margin).
+//! One rule says where, for the check, for export and for the test level ([`reaches`]): a
+//! polygon reaches a cell by how far its part over the cell's square lies in from the cell's
+//! sides (its *depth*), read at both plane scales a level may have been written at and counted at
+//! the smaller ([`PlaneScale`]: the 0.8 % by which a level written ×4096 reaches further than its
+//! author meant is no reach). A floor then reaching no further than the floor test's own edge
+//! tolerance is no reach either: the engine blurs every ledge by that much. Past it a floor
+//! needs some floor of that cell under it, and past a sliver ([`SLIVER`]) a floor as high, or to
+//! be entered there; a wall, whose test is not modelled, needs entering past a sliver.
 //!
 //! A *coverage copy* is a collision-only tile (a model with no vertices and no faces) listed in
-//! the covered cell: the owner's polygons that cover that cell, at the owner's height and
+//! the covered cell: the owner's polygons that reach that cell, at the owner's height and
 //! rotation, moved by whole cells, each plane's d changed by exactly the distance moved, so that
 //! the engine finds the same heights to the 1/4096 in either cell.
 
@@ -18,25 +21,15 @@ use std::collections::HashMap;
 use glam::{DVec2, DVec3};
 
 use crate::game::cells::{coordinate_in_cell, tile_cell, Cell, CellLists};
+use crate::game::floor::edge_tolerance;
 use crate::game::space::{from_fixed, to_tile_frame, to_world};
-use crate::geometry::{bounding_box, decode_collision_polygon};
+use crate::geometry::{bounding_box, decode_collision_polygon, PlaneScale};
 use crate::level::{Map, Model, Tile};
 use crate::raw::CollisionPolygon;
 
-/// How far (units) past a side of a cell's square a wall must reach to cover the cell, and a
-/// floor to be held to a floor as high there (the check's `Need`).
+/// How far (units) into a cell a floor must reach to need a floor as high there (or to be
+/// entered), and a wall to need entering: the engine's edge tolerance of 0.016–0.023 plus margin.
 pub const SLIVER: f64 = 0.03;
-/// How far (units) past a side of a cell's square a floor may reach and only touch the border:
-/// a polygon whose edge lies on the border decodes that exactly, planes of i8 normals and d in
-/// 1/4064 units; the llama's probe is in steps of 1/4096.
-pub const TOUCH: f64 = 0.001;
-/// How much further than the writer's rule ([`sliver_of`]) a polygon must reach into a cell for
-/// the check to demand it there. A coverage copy of a tile turned by other than quarter turns
-/// has its planes moved by an offset that is no whole number of d's steps: rounded, its outline
-/// lies up to about 2e-4 off its owner's. Without this margin a polygon could reach a cell by a
-/// hair over the rule as seen from the copy and by a hair under as seen from its owner, which
-/// entered it nowhere there.
-pub const CHECK_SLACK: f64 = 0.002;
 const BOX_MARGIN: f32 = 1.0 / 128.0;
 
 /// A tile's fixed-point origin in world game space, units.
@@ -46,11 +39,18 @@ pub fn tile_origin(tile: &Tile) -> DVec3 {
 
 /// A tile's polygon in world game space: its corners where the engine's planes meet.
 pub fn world_polygon(tile: &Tile, poly: &CollisionPolygon) -> Vec<DVec3> {
+    world_polygon_at(tile, poly, PlaneScale::Engine)
+}
+
+/// A tile's polygon in world game space read at `scale`: at note 001's ×4096 the engine's
+/// outline shrunk about the tile's origin by 4064/4096.
+pub fn world_polygon_at(tile: &Tile, poly: &CollisionPolygon, scale: PlaneScale) -> Vec<DVec3> {
     let origin = tile_origin(tile);
     let rotation = tile.fixed.rotation[1] as u32;
+    let factor = scale.from_engine();
     decode_collision_polygon(poly)
         .into_iter()
-        .map(|c| to_world(origin, c.as_dvec3(), rotation))
+        .map(|c| to_world(origin, c.as_dvec3() * factor, rotation))
         .collect()
 }
 
@@ -90,27 +90,37 @@ pub fn clip_to_cell(polygon: &[DVec3], cell: Cell) -> Vec<DVec3> {
     part
 }
 
+/// How far (units) the polygon's part over the cell's square lies in from the cell's sides:
+/// for each side the farthest the part gets from it, the least of the four. A polygon reaching
+/// 0.01 across a border has depth 0.01 there; None when it misses the square.
+pub fn depth(polygon: &[DVec3], cell: Cell) -> Option<f64> {
+    let (x0, z0) = (cell.col as f64, cell.row as f64);
+    let part = clip_to_cell(polygon, cell);
+    if part.is_empty() {
+        return None;
+    }
+    let farthest = |f: &dyn Fn(&DVec3) -> f64| part.iter().map(f).fold(f64::MIN, f64::max);
+    Some(
+        [
+            farthest(&|p| p.x - x0),
+            farthest(&|p| x0 + 1.0 - p.x),
+            farthest(&|p| p.z - z0),
+            farthest(&|p| z0 + 1.0 - p.z),
+        ]
+        .into_iter()
+        .fold(f64::MAX, f64::min),
+    )
+}
+
 /// Whether a polygon (convex, or a wall: a line seen from above) covers the cell's square,
 /// reaching at least `sliver` past each side it crosses.
 pub fn covers(polygon: &[DVec3], cell: Cell, sliver: f64) -> bool {
-    let (x0, z0) = (cell.col as f64, cell.row as f64);
-    let part = clip_to_cell(polygon, cell);
-    let within = |f: &dyn Fn(&DVec3) -> f64| part.iter().all(|p| f(p) < sliver);
-    !(part.is_empty()
-        || within(&|p| p.x - x0)
-        || within(&|p| x0 + 1.0 - p.x)
-        || within(&|p| p.z - z0)
-        || within(&|p| z0 + 1.0 - p.z))
+    depth(polygon, cell).is_some_and(|d| d >= sliver)
 }
 
-/// The cells of the grid a world polygon covers, in row-major order. Parts outside the grid
-/// cover nothing: the collision tests never run there.
-pub fn covered_cells(polygon: &[DVec3], width: u32, height: u32) -> Vec<Cell> {
-    cells_covered_beyond(polygon, width, height, SLIVER)
-}
-
-/// [`covered_cells`] with another sliver.
-fn cells_covered_beyond(polygon: &[DVec3], width: u32, height: u32, sliver: f64) -> Vec<Cell> {
+/// The cells of the grid whose square a world polygon's outline overlaps, in row-major order.
+/// Parts outside the grid overlap nothing: the collision tests never run there.
+fn cells_under(polygon: &[DVec3], width: u32, height: u32) -> Vec<Cell> {
     if polygon.is_empty() || width == 0 || height == 0 {
         return Vec::new();
     }
@@ -123,64 +133,110 @@ fn cells_covered_beyond(polygon: &[DVec3], width: u32, height: u32, sliver: f64)
         let last = hi.floor().clamp(0.0, (n - 1) as f64) as u32;
         first..=last
     };
-    let mut cells = Vec::new();
-    for row in range(lo.y, hi.y, height) {
-        for col in range(lo.x, hi.x, width) {
-            let cell = Cell { col, row };
-            if covers(polygon, cell, sliver) {
-                cells.push(cell);
-            }
+    range(lo.y, hi.y, height)
+        .flat_map(|row| range(lo.x, hi.x, width).map(move |col| Cell { col, row }))
+        .collect()
+}
+
+/// What the floor test of a cell a polygon reaches into must find there, by [`need`]; ordered
+/// from the least demanding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Need {
+    /// A floor of that cell under the part, at any height: a floor reaching past the edge
+    /// tolerance by no more than a sliver, whose end the llama then finds at the border.
+    AnyFloor,
+    /// A floor of that cell as high as the part, or the polygon entered there.
+    AsHigh,
+    /// The polygon entered there: a wall or a ceiling, whose tests are not modelled.
+    Entered,
+}
+
+/// How far (units) outside its edges the floor test lets a probe stand on a floor of this
+/// polygon's slope (FORMAT.md §4, step 5): 0.016 on the flat.
+pub fn edge_tolerance_units(poly: &CollisionPolygon) -> f64 {
+    -edge_tolerance(poly.planes[0].normal[1]) as f64 / PlaneScale::Engine.steps()
+}
+
+/// What a polygon reaching `depth` into another cell needs there (FORMAT.md §4 "Cells"); None
+/// when the reach is none: a floor within the floor test's edge tolerance, a wall within a
+/// sliver.
+pub fn need(poly: &CollisionPolygon, depth: f64) -> Option<Need> {
+    if poly.planes[0].normal[1] > 0 {
+        if depth <= edge_tolerance_units(poly) {
+            None
+        } else if depth <= SLIVER {
+            Some(Need::AnyFloor)
+        } else {
+            Some(Need::AsHigh)
         }
+    } else {
+        (depth > SLIVER).then_some(Need::Entered)
     }
-    cells
 }
 
 /// A polygon that reaches a cell other than its tile's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Reach {
     /// Counted over the model's groups A, B and C.
     pub polygon: usize,
     pub cell: Cell,
+    /// How far it reaches in, read at the plane scale that reaches less.
+    pub depth: f64,
+    pub need: Need,
 }
 
-/// How far past a cell's side a polygon must reach for the writer to enter it there: a floor
-/// (facing up) past touching, a wall past a sliver.
-pub fn sliver_of(poly: &CollisionPolygon) -> f64 {
-    if poly.planes[0].normal[1] > 0 {
-        TOUCH
-    } else {
-        SLIVER
-    }
-}
-
-/// Where the polygons of a tile reach beyond the cell the tile is listed under, each by its own
-/// rule ([`sliver_of`]). A tile outside the grid reaches nowhere (the check reports the tile
-/// itself).
+/// Where the polygons of a tile reach beyond the cell the tile is listed under, by the one rule
+/// ([`need`] of the depth read at both plane scales). A tile outside the grid reaches nowhere (the
+/// check reports the tile itself).
 pub fn reaches(tile: &Tile, model: &Model, width: u32, height: u32) -> Vec<Reach> {
-    reaches_beyond(tile, model, width, height, 0.0)
-}
-
-/// [`reaches`], each polygon reaching `slack` further (the check's is [`CHECK_SLACK`]).
-pub fn reaches_beyond(
-    tile: &Tile,
-    model: &Model,
-    width: u32,
-    height: u32,
-    slack: f64,
-) -> Vec<Reach> {
     let Some(home) = tile_cell(tile, width, height) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for (polygon, poly) in model.collision_polygons().enumerate() {
-        let outline = world_polygon(tile, poly);
-        for cell in cells_covered_beyond(&outline, width, height, sliver_of(poly) + slack) {
-            if cell != home {
-                out.push(Reach { polygon, cell });
+        let outlines = Outlines::of(tile, poly);
+        for cell in cells_under(&outlines.engine, width, height) {
+            if cell == home {
+                continue;
+            }
+            let Some(depth) = outlines.depth(cell) else {
+                continue;
+            };
+            if let Some(need) = need(poly, depth) {
+                out.push(Reach {
+                    polygon,
+                    cell,
+                    depth,
+                    need,
+                });
             }
         }
     }
     out
+}
+
+/// A tile's polygon in world space read at both plane scales.
+#[derive(Debug, Clone)]
+pub struct Outlines {
+    /// As the engine tests it.
+    pub engine: Vec<DVec3>,
+    /// As a tool writing ×4096 meant it.
+    pub notes: Vec<DVec3>,
+}
+
+impl Outlines {
+    pub fn of(tile: &Tile, poly: &CollisionPolygon) -> Outlines {
+        Outlines {
+            engine: world_polygon(tile, poly),
+            notes: world_polygon_at(tile, poly, PlaneScale::Notes),
+        }
+    }
+
+    /// How far the polygon reaches into the cell, at the scale that reaches less; None when
+    /// either reading misses the cell.
+    pub fn depth(&self, cell: Cell) -> Option<f64> {
+        Some(depth(&self.engine, cell)?.min(depth(&self.notes, cell)?))
+    }
 }
 
 /// A polygon's planes in the frame of a tile whose origin lies `offset` (20.12, the first tile's

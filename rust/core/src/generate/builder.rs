@@ -3,8 +3,8 @@
 use glam::{Vec2, Vec3};
 
 use crate::geometry::{
-    bounding_box, encode_collision_polygon, face_plane, smooth_normals, sort_into_batches,
-    COLLISION_FACING_DOWN,
+    bounding_box, encode_collision_polygon_at, face_plane, smooth_normals, sort_into_batches,
+    PlaneScale, COLLISION_FACING_DOWN,
 };
 use crate::level::model::LoadSlots;
 use crate::level::Model;
@@ -82,15 +82,18 @@ pub(super) struct ModelBuilder {
     pub(super) positions: Vec<Vec3>,
     pub(super) faces: Vec<Face>,
     pub(super) collision: [Vec<CollisionPolygon>; 3],
+    /// The scale its collision planes are written at.
+    scale: PlaneScale,
 }
 
 impl ModelBuilder {
-    pub(super) fn new(rng: &mut Rng) -> ModelBuilder {
+    pub(super) fn new(rng: &mut Rng, scale: PlaneScale) -> ModelBuilder {
         ModelBuilder {
             rng: rng.fork(),
             positions: Vec::new(),
             faces: Vec::new(),
             collision: Default::default(),
+            scale,
         }
     }
 
@@ -231,7 +234,7 @@ impl ModelBuilder {
     pub(super) fn collide(&mut self, group: Group, material: u8, corners: &[Vec3]) {
         let mut game: Vec<Vec3> = corners.iter().map(|c| Vec3::new(c.x, c.y, -c.z)).collect();
         game[1..].reverse();
-        let polygon = encode_collision_polygon(&game, material)
+        let polygon = encode_collision_polygon_at(&game, material, self.scale)
             .expect("kit surfaces are convex, planar and within reach of the tile origin");
         let group = if polygon.kind & COLLISION_FACING_DOWN != 0 {
             Group::C

@@ -8,6 +8,7 @@ use super::builder::{
 };
 use super::plan::KitPlan;
 use super::textures::{Surface, Textures};
+use super::CollisionScales;
 use crate::level::Model;
 use crate::raw::face_flags;
 use crate::rng::{sin_cos_turns, Rng};
@@ -31,6 +32,8 @@ pub(super) struct Kit {
     pub(super) doors: Vec<(u32, u32)>,
     /// Rocks in the sea beyond the grid's border.
     pub(super) backdrops: Vec<u32>,
+    /// The scale each model's collision planes are written at.
+    scales: CollisionScales,
 }
 
 impl Kit {
@@ -40,7 +43,8 @@ impl Kit {
         textures: &Textures,
         shape: impl FnOnce(&mut ModelBuilder),
     ) -> u32 {
-        let mut builder = ModelBuilder::new(rng);
+        let scale = self.scales.of_model(self.models.len());
+        let mut builder = ModelBuilder::new(rng, scale);
         shape(&mut builder);
         self.models.push(builder.finish(textures.entries()));
         (self.models.len() - 1) as u32
@@ -51,8 +55,16 @@ impl Kit {
     }
 }
 
-pub(super) fn build_kit(rng: &mut Rng, plan: &KitPlan, textures: &Textures) -> Kit {
-    let mut kit = Kit::default();
+pub(super) fn build_kit(
+    rng: &mut Rng,
+    plan: &KitPlan,
+    textures: &Textures,
+    scales: CollisionScales,
+) -> Kit {
+    let mut kit = Kit {
+        scales,
+        ..Kit::default()
+    };
     let t = textures;
     let water = kit.make(rng, t, water_plane);
     // No faces to smooth over: the plane faces up.

@@ -18,6 +18,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::container::Tag;
+use crate::geometry::PlaneScale;
 use crate::level::{Chunk, ChunkBody, Level, Trak};
 use crate::rng::Rng;
 
@@ -80,8 +81,59 @@ impl fmt::Display for Size {
     }
 }
 
+/// The plane scale a generated level's tile models write their collision at (FORMAT.md §4
+/// "Plane scale"): the engine's, note 001's ×4096 as other tools write it, or both, model by
+/// model (odd models ×4096), as in a level edited by two tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CollisionScales {
+    #[default]
+    Engine,
+    Notes,
+    Mixed,
+}
+
+impl CollisionScales {
+    fn of_model(self, index: usize) -> PlaneScale {
+        match self {
+            CollisionScales::Engine => PlaneScale::Engine,
+            CollisionScales::Notes => PlaneScale::Notes,
+            CollisionScales::Mixed if index % 2 == 1 => PlaneScale::Notes,
+            CollisionScales::Mixed => PlaneScale::Engine,
+        }
+    }
+}
+
+impl FromStr for CollisionScales {
+    type Err = String;
+    fn from_str(s: &str) -> Result<CollisionScales, String> {
+        match s {
+            "4064" => Ok(CollisionScales::Engine),
+            "4096" => Ok(CollisionScales::Notes),
+            "mixed" => Ok(CollisionScales::Mixed),
+            _ => Err(format!(
+                "unknown collision scale {s:?}: use 4064, 4096 or mixed"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for CollisionScales {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CollisionScales::Engine => "4064",
+            CollisionScales::Notes => "4096",
+            CollisionScales::Mixed => "mixed",
+        })
+    }
+}
+
 /// A level of the given size, the same for the same seed on every machine.
 pub fn generate(seed: u64, size: Size) -> Level {
+    generate_with(seed, size, CollisionScales::Engine)
+}
+
+/// [`generate`] with the tile models' collision written at `scales`.
+pub fn generate_with(seed: u64, size: Size, scales: CollisionScales) -> Level {
     let plan = Plan::of(size);
     let variant = &VARIANTS[(seed % VARIANTS.len() as u64) as usize];
     let mut rng = Rng::new(seed);
@@ -94,7 +146,7 @@ pub fn generate(seed: u64, size: Size) -> Level {
     // Each part draws from its own stream, so that changing one part of the generator does not
     // reshuffle all the others.
     let textures = build_textures(&mut rng.fork(), &plan, variant);
-    let mut kit = build_kit(&mut rng.fork(), &plan.kit, &textures);
+    let mut kit = build_kit(&mut rng.fork(), &plan.kit, &textures, scales);
     let world = World::grow(&mut rng.fork(), &plan);
     let placed = place_tiles(&mut rng.fork(), &plan, &world, &mut kit, wfpc);
     let (stpc, code) = build_stpc(&mut rng.fork(), &plan, &textures, wfpc);

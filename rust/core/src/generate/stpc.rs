@@ -6,6 +6,7 @@ use super::builder::{revolve, Group, ModelBuilder, Rect, Skin, MATERIAL_NORMAL};
 use super::plan::Plan;
 use super::textures::{Surface, Textures};
 use super::world::fixed;
+use crate::geometry::PlaneScale;
 use crate::level::stpc::{
     Animation, ExtraBlock, ExtraEntry, NAME_OPCODE, SPAWN_OPCODE, WFPC_STPC_EXTRA_BLOCK,
 };
@@ -215,7 +216,7 @@ pub(super) fn build_stpc(rng: &mut Rng, plan: &Plan, t: &Textures, wfpc: u32) ->
 }
 
 fn object_model(rng: &mut Rng, kind: ObjectKind, t: &Textures) -> ObjectModel {
-    let mut b = ModelBuilder::new(rng);
+    let mut b = ModelBuilder::new(rng, PlaneScale::Engine);
     let scale = b.rng.range(0.7, 1.3);
     let mut bone_vertex_counts = Vec::new();
     match kind {

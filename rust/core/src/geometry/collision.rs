@@ -12,8 +12,45 @@ pub const COLLISION_FACING_DOWN: u8 = 0x4;
 
 /// The i8 normals are unit normals ×127.
 const NORMAL_SCALE: f64 = 127.0;
-/// The engine multiplies the i8 normal by 32 and compares it with d in 1/4096 units, so the plane
-/// it tests is (n_i8/127)·P = d/4064 (FORMAT.md §4).
+
+/// The scale a plane's d was written at (FORMAT.md §4, "Plane scale"). The engine multiplies the
+/// i8 normal by 32 and compares it with d in 1/4096 units, so the plane it tests is
+/// (n_i8/127)·P = d/4064; note 001 words d as "×4096", and tools that follow its words put each
+/// plane at d/4096 where they mean it, 0.8 % nearer the tile origin than the engine tests it.
+/// Levels in the wild hold either, a level edited by two tools both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum PlaneScale {
+    /// d = 4064 × distance: the plane the engine tests is the one meant.
+    #[serde(rename = "4064")]
+    Engine,
+    /// d = 4096 × distance, as note 001 words it.
+    #[serde(rename = "4096")]
+    Notes,
+}
+
+impl PlaneScale {
+    /// Steps of d to the unit.
+    pub fn steps(self) -> f64 {
+        match self {
+            PlaneScale::Engine => 32.0 * NORMAL_SCALE,
+            PlaneScale::Notes => 4096.0,
+        }
+    }
+
+    /// What a polygon decoded at the engine's scale is multiplied by, about its tile's origin, to
+    /// be the polygon read at this scale.
+    pub fn from_engine(self) -> f64 {
+        PlaneScale::Engine.steps() / self.steps()
+    }
+}
+
+impl std::fmt::Display for PlaneScale {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "×{}", self.steps())
+    }
+}
+
+/// The engine's: planes are decoded at it, so that what is shown is what the game collides with.
 const D_SCALE: f64 = 32.0 * NORMAL_SCALE;
 /// Normal lengths tried besides 127: lattice vectors of other lengths point in directions 127
 /// cannot; only those the check accepts as unit normals ×127 are kept (see `fit_plane`).
@@ -84,6 +121,16 @@ pub fn encode_collision_polygon(
     corners: &[Vec3],
     material: u8,
 ) -> Result<CollisionPolygon, CollisionError> {
+    encode_collision_polygon_at(corners, material, PlaneScale::Engine)
+}
+
+/// [`encode_collision_polygon`] with d written at `scale`: the engine's, or note 001's ×4096 as
+/// other tools write it (this project's generator, to make such levels).
+pub fn encode_collision_polygon_at(
+    corners: &[Vec3],
+    material: u8,
+    scale: PlaneScale,
+) -> Result<CollisionPolygon, CollisionError> {
     let n = corners.len();
     if !(3..=4).contains(&n) {
         return Err(CollisionError::CornerCount(n));
@@ -129,7 +176,7 @@ pub fn encode_collision_polygon(
         NEIGHBOURS.map(|offset| centre + offset)
     });
     let surface = std::iter::once((normal * NORMAL_SCALE).round()).chain(surface);
-    planes[0] = fit_plane(surface, &p)
+    planes[0] = fit_plane(surface, &p, scale)
         .map_err(|distance| CollisionError::OutOfReach { plane: 0, distance })?;
     for k in 0..n {
         // Perpendicular to the edge, and for a counter-clockwise polygon pointing inwards.
@@ -144,7 +191,7 @@ pub fn encode_collision_polygon(
                 .rev()
                 .map(move |length| (direction * length as f64).round())
         });
-        planes[k + 1] = fit_plane(candidates, &[p[k], next(k)]).map_err(|distance| {
+        planes[k + 1] = fit_plane(candidates, &[p[k], next(k)], scale).map_err(|distance| {
             CollisionError::OutOfReach {
                 plane: k + 1,
                 distance,
@@ -179,7 +226,10 @@ const NEIGHBOURS: [DVec3; 27] = {
 fn fit_plane(
     candidates: impl Iterator<Item = DVec3>,
     points: &[DVec3],
+    scale: PlaneScale,
 ) -> Result<CollisionPlane, f32> {
+    // d's steps per unit of v·p (v an i8 normal about 127 long): 32 at the engine's scale.
+    let per = scale.steps() / NORMAL_SCALE;
     // How far the farthest point is from the plane the engine will test (d's rounding included),
     // how far the points are from lying in one plane of this normal at all, and that plane's d.
     let fit = |v: DVec3| {
@@ -188,9 +238,9 @@ fn fit_plane(
             (lo.min(s), hi.max(s))
         });
         let mid = (lo + hi) / 2.0;
-        let d = (32.0 * mid).round();
+        let d = (per * mid).round();
         let spread = (hi - lo) / 2.0 / v.length();
-        (spread + (d / 32.0 - mid).abs() / v.length(), spread, d)
+        (spread + (d / per - mid).abs() / v.length(), spread, d)
     };
     let mut best: Option<(f64, DVec3, f64)> = None;
     let unit = |v: &DVec3| (v.length() - NORMAL_SCALE).abs() <= NORMAL_LENGTH_SLACK;
@@ -208,7 +258,7 @@ fn fit_plane(
     }
     let (_, v, d) =
         best.expect("the first candidate, a rounded unit normal ×127, is within the slack");
-    let d = i16::try_from(d as i64).map_err(|_| (d / 32.0 / v.length()).abs() as f32)?;
+    let d = i16::try_from(d as i64).map_err(|_| (d / per / v.length()).abs() as f32)?;
     Ok(CollisionPlane {
         normal: v.to_array().map(|c| c as i8),
         pad: 0,

@@ -13,8 +13,8 @@ use crate::raw::{face_flags, Face, TextureEntry};
 mod collision;
 
 pub use collision::{
-    decode_collision_polygon, encode_collision_polygon, outward_edges, CollisionError,
-    COLLISION_FACING_DOWN, COLLISION_QUAD, MAX_QUAD_WARP,
+    decode_collision_polygon, encode_collision_polygon, encode_collision_polygon_at, outward_edges,
+    CollisionError, PlaneScale, COLLISION_FACING_DOWN, COLLISION_QUAD, MAX_QUAD_WARP,
 };
 
 /// The plane of a render triangle as TRAK stores it: n = normalize((v1−v0)×(v2−v0)), d = n·v0,

@@ -8,7 +8,7 @@ use glam::DVec3;
 
 use super::Problem;
 use crate::game::cells::{tile_cell, Cell, CellLists};
-use crate::game::coverage::{covers, reaches_beyond, world_polygon, CHECK_SLACK, SLIVER};
+use crate::game::coverage::{need, reaches, Need, Outlines, SLIVER};
 use crate::game::floor::{test_polygon, World, MATERIAL_IGNORED};
 use crate::game::space::{to_fixed, ONE, TURN};
 use crate::level::map::{fixed_from_float, REGION_COUNT};
@@ -156,17 +156,25 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
 }
 
 /// Every polygon that reaches into another cell is found there too (checklist item 2), as the
-/// floor test of that cell decides (FORMAT.md §4 "Cells"): entered into that cell, or, for a
-/// floor, under a floor of that cell at least as high at every sample of its part there. A
-/// floor reaching only a sliver in (up to [`SLIVER`]) needs a floor of that cell under the
-/// sliver at any height: the llama then drops at the border by less than the engine's own edge
-/// tolerance blurs where a ledge ends; where that cell finds no floor at all (a cell holding
-/// nothing) it falls through, however narrow the sliver. Walls keep the sliver rule: no test of
-/// theirs is modelled.
-fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
+/// floor test of that cell decides (FORMAT.md §4 "Cells"; the one rule is `coverage::reaches`):
+/// entered into that cell, or, for a floor, under a floor of that cell at least as high at every
+/// sample of its part there; a floor reaching past the edge tolerance by no more than a sliver
+/// needs a floor of that cell under it at any height: the llama then drops at the border by
+/// less than the engine's own edge tolerance blurs where a ledge ends; where that cell finds no
+/// floor at all (a cell holding nothing) it falls through, however narrow the sliver. Walls keep
+/// the sliver rule: no test of theirs is modelled.
+///
+/// A polygon entered into several cells (its owner's and coverage copies) is one polygon of the
+/// world: it reaches a cell only as far as the most lenient of its holders counts it. A copy's
+/// ×4096 reading shrinks it about the copy's origin, not its owner's, and a copy of a tile
+/// turned by other than quarter turns has planes moved by a rounded offset: seen from the copy,
+/// the polygon can reach a cell by a hair more than its owner, by whose reach the writer entered
+/// it.
+pub(super) fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
     let lists = CellLists::of(map);
     let world = World::new(map, models);
     let mut held: HashMap<Cell, Held> = HashMap::new();
+    let mut everywhere: Option<Held> = None;
     for (i, tile) in map.tiles.iter().enumerate() {
         let Some(model) = models.get(tile.model_index as usize) else {
             continue;
@@ -175,29 +183,53 @@ fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
             continue;
         }
         let all: Vec<_> = model.collision_polygons().collect();
-        for reach in reaches_beyond(tile, model, map.width, map.height, CHECK_SLACK) {
+        for reach in reaches(tile, model, map.width, map.height) {
             let poly = all[reach.polygon];
-            let outline = world_polygon(tile, poly);
-            let need = if covers(&outline, reach.cell, SLIVER + CHECK_SLACK) {
-                Need::AsHigh
-            } else if is_floor(poly) {
-                Need::Any
-            } else {
-                continue;
-            };
+            let outlines = Outlines::of(tile, poly);
             let entered = held
                 .entry(reach.cell)
-                .or_insert_with(|| Held::of(map, models, lists.tiles(reach.cell)))
-                .holds(&outline, poly.material);
-            if entered || floor_found(&world, tile, poly, &outline, reach.cell, need) {
+                .or_insert_with(|| {
+                    Held::of(
+                        map,
+                        models,
+                        lists.tiles(reach.cell).iter().map(|&t| t as usize),
+                    )
+                })
+                .holding(&outlines, poly.material)
+                .next()
+                .is_some();
+            let found = |need| floor_found(&world, tile, poly, &outlines.engine, reach.cell, need);
+            if entered || found(reach.need) {
+                continue;
+            }
+            let lenient = everywhere
+                .get_or_insert_with(|| Held::of(map, models, 0..map.tiles.len()))
+                .holding(&outlines, poly.material)
+                .filter(|h| h.tile != i)
+                .any(|h| {
+                    let theirs = &map.tiles[h.tile];
+                    let Some(q) = models
+                        .get(theirs.model_index as usize)
+                        .and_then(|m| m.collision_polygons().nth(h.polygon))
+                    else {
+                        return false;
+                    };
+                    let depth = Outlines::of(theirs, q).depth(reach.cell);
+                    match depth.and_then(|d| need(q, d)) {
+                        None => true,
+                        Some(need) => need < reach.need && found(need),
+                    }
+                });
+            if lenient {
                 continue;
             }
             out.push(
                 Problem::error(
                     Code::Coverage,
                     format!(
-                        "tile {i} collision polygon {}: reaches into cell {}, {}, where no tile holds it: the llama there {}; enter it there (a collision-only tile)",
+                        "tile {i} collision polygon {}: reaches {:.3} into cell {}, {}, where no tile holds it: the llama there {}; enter it there (a collision-only tile)",
                         reach.polygon,
+                        reach.depth,
                         reach.cell.col,
                         reach.cell.row,
                         if poly.planes[0].normal[1] > 0 { "falls through it" } else { "walks through it" }
@@ -212,55 +244,91 @@ fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
     }
 }
 
-/// The polygons of a cell's tiles in world space, found by their corners: whether a polygon is
+/// A polygon of a tile, read at both plane scales.
+struct Placed {
+    tile: usize,
+    /// Counted over the model's groups A, B and C.
+    polygon: usize,
+    outlines: Outlines,
+    material: u8,
+}
+
+/// The polygons of some tiles in world space, found by their corners: whether a polygon is
 /// entered there costs what the polygons near its corner cost, not every polygon of the cell
-/// (compared with each, a crowded level once took minutes).
+/// (compared with each, a crowded level once took minutes). A polygon is the same as another
+/// when its outline is, as the engine reads both or as a tool writing ×4096 meant both (such a
+/// tool moves a coverage copy's planes at its own scale).
 struct Held {
-    outlines: Vec<(Vec<DVec3>, u8)>,
-    /// Outlines by the [`SAME_CORNER`]-sized box each of their corners lies in.
+    placed: Vec<Placed>,
+    /// Polygons by the [`SAME_CORNER`]-sized box each corner of either outline lies in.
     by_corner: HashMap<[i64; 3], Vec<usize>>,
 }
 
 impl Held {
-    fn of(map: &Map, models: &[Model], tiles: &[u32]) -> Held {
+    fn of(map: &Map, models: &[Model], tiles: impl Iterator<Item = usize>) -> Held {
         let mut held = Held {
-            outlines: Vec::new(),
+            placed: Vec::new(),
             by_corner: HashMap::new(),
         };
-        for &u in tiles {
-            let tile = &map.tiles[u as usize];
+        for t in tiles {
+            let tile = &map.tiles[t];
             let Some(model) = models.get(tile.model_index as usize) else {
                 continue;
             };
-            for q in model.collision_polygons() {
-                let outline = world_polygon(tile, q);
-                for &corner in &outline {
-                    held.by_corner
-                        .entry(corner_box(corner))
-                        .or_default()
-                        .push(held.outlines.len());
+            for (polygon, q) in model.collision_polygons().enumerate() {
+                let outlines = Outlines::of(tile, q);
+                let mut boxes: Vec<[i64; 3]> = outlines
+                    .engine
+                    .iter()
+                    .chain(&outlines.notes)
+                    .map(|&c| corner_box(c))
+                    .collect();
+                boxes.sort_unstable();
+                boxes.dedup();
+                for b in boxes {
+                    held.by_corner.entry(b).or_default().push(held.placed.len());
                 }
-                held.outlines.push((outline, q.material));
+                held.placed.push(Placed {
+                    tile: t,
+                    polygon,
+                    outlines,
+                    material: q.material,
+                });
             }
         }
         held
     }
 
-    /// Whether one of the polygons is `outline` of `material` ([`same_outline`]): one with a
-    /// corner within [`SAME_CORNER`] of its first lies in a box next to that corner's.
-    fn holds(&self, outline: &[DVec3], material: u8) -> bool {
-        let Some(&first) = outline.first() else {
-            return false;
-        };
-        let [x, y, z] = corner_box(first);
-        let near = (-1..=1).flat_map(|dx| {
-            (-1..=1).flat_map(move |dy| (-1..=1).map(move |dz| [x + dx, y + dy, z + dz]))
-        });
-        near.filter_map(|b| self.by_corner.get(&b))
+    /// The polygons that are `outlines` of `material` ([`same_outline`]): one with a corner
+    /// within [`SAME_CORNER`] of either reading's first lies in a box next to that corner's.
+    fn holding<'a>(
+        &'a self,
+        outlines: &'a Outlines,
+        material: u8,
+    ) -> impl Iterator<Item = &'a Placed> + 'a {
+        let firsts = [outlines.engine.first(), outlines.notes.first()];
+        let mut candidates: Vec<usize> = firsts
+            .into_iter()
             .flatten()
-            .any(|&k| {
-                let (q, m) = &self.outlines[k];
-                *m == material && same_outline(outline, q)
+            .flat_map(|&first| {
+                let [x, y, z] = corner_box(first);
+                (-1..=1).flat_map(move |dx| {
+                    (-1..=1).flat_map(move |dy| (-1..=1).map(move |dz| [x + dx, y + dy, z + dz]))
+                })
+            })
+            .filter_map(|b| self.by_corner.get(&b))
+            .flatten()
+            .copied()
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates
+            .into_iter()
+            .map(|k| &self.placed[k])
+            .filter(move |q| {
+                q.material == material
+                    && (same_outline(&outlines.engine, &q.outlines.engine)
+                        || same_outline(&outlines.notes, &q.outlines.notes))
             })
     }
 }
@@ -275,15 +343,6 @@ fn same_outline(a: &[DVec3], b: &[DVec3]) -> bool {
             b.iter()
                 .any(|q| (*p - *q).abs().max_element() < SAME_CORNER)
         })
-}
-
-/// What the floor test of the other cell must find under a polygon's part there.
-#[derive(Clone, Copy, PartialEq)]
-enum Need {
-    /// A floor no lower than the polygon.
-    AsHigh,
-    /// A floor (a sliver's).
-    Any,
 }
 
 /// A polygon the player's floor test can stand on.
@@ -305,7 +364,8 @@ fn floor_found(
         return false;
     }
     let samples = samples_in_cell(outline, cell, need);
-    !samples.is_empty()
+    need != Need::Entered
+        && !samples.is_empty()
         && samples.iter().all(|p| {
             let point = [to_fixed(p.x), 0, to_fixed(p.z)].map(i64::from);
             let Some(own) = test_polygon(tile, poly, point, None) else {
@@ -314,7 +374,7 @@ fn floor_found(
             let (floor, _) = world.floor(p.x, own.height, p.z);
             match need {
                 Need::AsHigh => floor.is_some_and(|f| f.height >= own.height - SAME_HEIGHT),
-                Need::Any => floor.is_some(),
+                Need::AnyFloor | Need::Entered => floor.is_some(),
             }
         })
 }
@@ -325,8 +385,8 @@ fn floor_found(
 fn samples_in_cell(outline: &[DVec3], cell: Cell, need: Need) -> Vec<DVec3> {
     let (x0, z0) = (cell.col as f64, cell.row as f64);
     let margin = match need {
-        Need::AsHigh => SLIVER / 2.0,
-        Need::Any => 4.0 / ONE as f64,
+        Need::AnyFloor => 4.0 / ONE as f64,
+        Need::AsHigh | Need::Entered => SLIVER / 2.0,
     };
     let inside = |p: &DVec3| {
         p.x > x0 + margin && p.x < x0 + 1.0 - margin && p.z > z0 + margin && p.z < z0 + 1.0 - margin

@@ -217,3 +217,54 @@ fn the_crate_needle_of_note_001_is_a_needle() {
     let needles: Vec<_> = out.iter().map(|p| (p.code, p.tile, p.polygon)).collect();
     assert_eq!(needles, [(Code::Needle, Some(443), Some(15))], "{out:#?}");
 }
+
+#[test]
+fn coverage_copies_of_turned_tiles_pass_the_check_at_either_scale() {
+    // Turned by other than quarter turns, a copy's planes are moved by a rounded offset, and at
+    // ×4096 a copy's reading shrinks about its own origin: seen from the copy the polygon may
+    // reach a cell by a hair more than its owner, by whose reach the writer entered it.
+    use crate::game::coverage::rebuild;
+    use crate::geometry::{encode_collision_polygon_at, PlaneScale};
+    use glam::Vec3;
+    let y = 0.25;
+    let quad = [
+        Vec3::new(-0.5, y, 0.5),
+        Vec3::new(0.5, y, 0.5),
+        Vec3::new(0.5, y, -0.5),
+        Vec3::new(-0.5, y, -0.5),
+    ];
+    for scale in [PlaneScale::Engine, PlaneScale::Notes] {
+        let floor = crate::level::Model {
+            collision: [
+                vec![encode_collision_polygon_at(&quad, 0, scale).unwrap()],
+                Vec::new(),
+                Vec::new(),
+            ],
+            ..crate::level::Model::default()
+        };
+        let (mut copies, mut errors) = (0, Vec::new());
+        for rotation in (0..4096).step_by(7) {
+            for k in 0..8 {
+                let offset = (k * 5) as f32 / 64.0;
+                let mut models = vec![floor.clone()];
+                let mut map = crate::level::Map {
+                    width: 8,
+                    height: 8,
+                    tiles: vec![crate::level::Tile::new(
+                        [3.5 + offset, 1.0, -3.5 - offset / 2.0],
+                        rotation,
+                        0,
+                    )],
+                    ..crate::level::Map::default()
+                };
+                copies += rebuild(&mut map, &mut models, &[0], &[])
+                    .unwrap()
+                    .copies
+                    .len();
+                map::coverage(&map, &models, &mut errors);
+            }
+        }
+        assert!(copies > 1000, "{scale}: {copies} copies");
+        assert_eq!(errors, [], "{scale}");
+    }
+}

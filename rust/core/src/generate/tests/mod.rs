@@ -248,7 +248,7 @@ fn collision_corners_are_render_vertices_mirrored_into_game_space() {
     ];
     for (name, shape) in shapes {
         for _ in 0..10 {
-            let mut b = ModelBuilder::new(&mut rng);
+            let mut b = ModelBuilder::new(&mut rng, crate::geometry::PlaneScale::Engine);
             shape(&mut b);
             let model = b.finish(t.entries());
             assert!(model.collision_count() > 0, "{name}");
