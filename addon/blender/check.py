@@ -60,8 +60,10 @@ def locate_all(problems: Sequence[Mapping[str, Any]], index: found.SceneIndex) -
     for p in problems:
         p = dict(p)
         if "target" not in p:
-            if p.get("node_object") and p.get("tile") is not None:
-                index.tiles[int(p["tile"])] = p["node_object"]
+            # The refusal's node is the tile's its first problem names: its cause, else its tile.
+            named = p.get("cause") if p.get("cause") is not None else p.get("tile")
+            if p.get("node_object") and named is not None:
+                index.tiles[int(named)] = p["node_object"]
             p["target"] = found.locate(p, index)
         out.append(p)
     return out

@@ -154,8 +154,9 @@ def _converted(context, conversion: Callable[[dict, dict], T]) -> tuple[Gathered
         message = found.refusal_sentence(name or e.object or "", faces, e.message)
         listed = [dict(p) for p in e.problems]
         if listed and name:
-            # The refusal names the node of its first problem's tile: that tile is this object,
-            # whatever number the conversion gave it.
+            # The refusal names the node of its first problem's tile (the tile whose edit made
+            # it, where it names one): that tile is this object, whatever number the
+            # conversion gave it.
             listed[0]["node_object"] = name
         if not listed:
             # Every refusal of the conversion (each node is tried), with its object and faces.

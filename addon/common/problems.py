@@ -5,7 +5,9 @@ blender/check.py builds.
 
 A problem is a dict with ``code``, ``severity`` ("error" or "warning"), ``message``,
 ``pre_existing`` and its culprit in the game's terms: ``tile``, ``model``, ``polygon``, ``face``,
-``strat``, ``cell`` ([column, row]), None where they do not apply. Tile numbers are those of the
+``strat``, ``cell`` ([column, row]), None where they do not apply; a refusal's problem may name
+in ``cause`` the tile whose edit made it (a neighbour's floor left over a cell a deleted or moved
+tile emptied), which is the one shown. Tile numbers are those of the
 level the scene converts to: a tile the conversion placed, changed or added is named by the
 report's ``sources`` (glTF node = Blender object), any other keeps its imported number."""
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-CULPRIT_FIELDS = ("tile", "model", "polygon", "face", "strat", "cell")
+CULPRIT_FIELDS = ("tile", "model", "polygon", "face", "strat", "cell", "cause")
 
 
 def problem(code: str, severity: str, message: str) -> dict:
@@ -116,6 +118,12 @@ def locate(p: dict, index: SceneIndex) -> Target:
     model; a cell as the Zones mesh's face of that cell."""
     if p.get("strat") is not None:
         return Target(index.strats.get(p["strat"], ""))
+    if p.get("cause") is not None:
+        # The tile the artist edited; a deleted one has no object left: the cell it emptied.
+        edited = index.tiles.get(p["cause"])
+        if edited is not None:
+            return Target(edited)
+        return _cell_target(p, index)
     tile = p.get("tile")
     if tile is None and p.get("model") is not None:
         tile = index.tile_of_model(p["model"])
@@ -126,6 +134,11 @@ def locate(p: dict, index: SceneIndex) -> Target:
         if p.get("face") is not None:
             return Target(obj, "wad_face", int(p["face"]))
         return Target(obj)
+    return _cell_target(p, index)
+
+
+def _cell_target(p: dict, index: SceneIndex) -> Target:
+    """A problem's cell as the Zones mesh's face of that cell (nothing without either)."""
     if p.get("cell") is not None and index.zones:
         col, row = p["cell"]
         return Target(index.zones, "wad_cell", int(col) + int(row) * index.grid_width)

@@ -65,6 +65,10 @@ def test_locate_names_the_object_and_its_faces(index):
     assert found.locate(make(model=5, cell=[3, 2]), index) == T("Zones", "wad_cell", 23)
     assert found.locate(make(tile=2), index) == T()
     assert found.locate(make(), index) == T()
+    # A problem an edit made on an untouched tile shows the edited tile, or, deleted, the cell
+    # it emptied.
+    assert found.locate(make(tile=0, polygon=0, cell=[2, 1], cause=1), index) == T("tile 0001 · model 1")
+    assert found.locate(make(tile=0, polygon=0, cell=[2, 1], cause=2), index) == T("Zones", "wad_cell", 12)
 
 
 def test_a_model_problem_asks_for_the_tiles_models_only_then(index):

@@ -134,7 +134,7 @@ codes! {
     CollisionReach = "collision-reach": "collision lies more than 8 units from its tile, past what the plane's d holds"
         => "Keep collision within 8 units of its tile: split a long collision mesh into tiles of its own.",
     Coverage = "coverage": "collision reaches into a cell whose list lacks its tile: the llama falls through there"
-        => "Export again: the add-on enters moved and new collision into every cell it covers. If it stays, move the tile so that its collision lies over cells it is entered in.",
+        => "Export again: the add-on enters moved and new collision into every cell it covers. After a delete or a move the problem names the tile you edited and the cell it left: an untouched neighbour's floor reaches over that cell, which now holds nothing. Put a floor back there (or Undo), or move the tile so that its collision lies over cells it is entered in.",
     Needle = "needle": "a collision corner so sharp that the floor test's edge tolerance reaches past it"
         => "Usually harmless (a warning): widen the sharp corner of the collision face, or cut it off.",
     // Strats and the player.

@@ -50,7 +50,8 @@ pub struct Info {
     /// Strat instances per type name; `?` for strats whose type name was not found.
     pub strat_types: BTreeMap<String, usize>,
     pub tile_swaps: usize,
-    /// The scale the TRAK models' collision planes were written at, model by model.
+    /// The scale the collision planes of the models its tiles use were written at, model by
+    /// model.
     pub collision_scale: LevelScale,
     pub warnings: Vec<String>,
 }
@@ -112,7 +113,7 @@ impl Info {
             strats: map.map_or(0, |m| m.strats.len()),
             strat_types,
             tile_swaps: map.map_or(0, |m| m.tiles.iter().filter(|t| t.swap.is_some()).count()),
-            collision_scale: LevelScale::of(models),
+            collision_scale: LevelScale::of(level),
             warnings: level.warnings.clone(),
         }
     }

@@ -13,7 +13,7 @@
 use serde::Serialize;
 
 use crate::geometry::PlaneScale;
-use crate::level::Model;
+use crate::level::{Level, Model};
 use crate::raw::CollisionPolygon;
 
 /// How close (units) a plane must lie to a render vertex's coordinate to lie on it: d rounds a
@@ -117,7 +117,8 @@ fn along_axis(normal: [i8; 3]) -> Option<(usize, f64)> {
     }
 }
 
-/// The scale of a level's collision, model by model.
+/// The scale of a level's collision, model by model: the TRAK models its tiles use (a swap's
+/// other model included).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LevelScale {
     pub verdict: Verdict,
@@ -146,14 +147,28 @@ pub enum Verdict {
 }
 
 impl LevelScale {
-    pub fn of(models: &[Model]) -> LevelScale {
+    pub fn of(level: &Level) -> LevelScale {
+        let models = level.trak().map_or(&[][..], |t| &t.models[..]);
+        let mut used = vec![false; models.len()];
+        for tile in level.map().map_or(&[][..], |m| &m.tiles[..]) {
+            let swap = tile.swap.map(|s| s.model_b);
+            for m in std::iter::once(tile.model_index).chain(swap) {
+                if let Some(u) = used.get_mut(m as usize) {
+                    *u = true;
+                }
+            }
+        }
+        LevelScale::of_models(models.iter().enumerate().filter(|&(i, _)| used[i]))
+    }
+
+    fn of_models<'a>(models: impl Iterator<Item = (usize, &'a Model)>) -> LevelScale {
         let mut out = LevelScale {
             verdict: Verdict::Unknown,
             engine_models: Vec::new(),
             notes_models: Vec::new(),
             undecided_models: 0,
         };
-        for (i, model) in models.iter().enumerate() {
+        for (i, model) in models {
             if model.collision_count() == 0 {
                 continue;
             }
@@ -259,7 +274,7 @@ mod tests {
             floor_model(hand_floor(2032, 1016), true),
             Model::default(),
         ];
-        let scale = LevelScale::of(&models);
+        let scale = LevelScale::of_models(models.iter().enumerate());
         assert_eq!(
             (scale.engine_models.clone(), scale.notes_models.clone()),
             (vec![1], vec![0])
@@ -274,7 +289,7 @@ mod tests {
         let poly = encode_collision_polygon_at(&slope, 0, PlaneScale::Notes).unwrap();
         let sloped = floor_model(poly, false);
         assert_eq!(
-            LevelScale::of(&[sloped]).verdict,
+            LevelScale::of_models([(0, &sloped)].into_iter()).verdict,
             Verdict::Unknown,
             "{:?}",
             model_votes(&floor_model(poly, false))

@@ -29,6 +29,13 @@ class ChunkInfo(TypedDict):
     size: int
     kept_as: str
 
+class CollisionScale(TypedDict):
+    # "4064" (the engine's), "4096" (note 001's wording), "mixed" or "unknown".
+    verdict: Literal["4064", "4096", "mixed", "unknown"]
+    engine_models: list[int]
+    notes_models: list[int]
+    undecided_models: int
+
 class Info(TypedDict):
     file_size: int
     convention: Convention
@@ -54,6 +61,8 @@ class Info(TypedDict):
     strats: int
     strat_types: dict[str, int]
     tile_swaps: int
+    # The scale the collision planes of the models its tiles use were written at.
+    collision_scale: CollisionScale
     warnings: list[str]
 
 # --- check --------------------------------------------------------------------------------------
@@ -69,6 +78,8 @@ class Problem(TypedDict):
     strat: int | None
     cell: tuple[int, int] | None
     pre_existing: bool
+    # In a refusal: the tile whose edit made the problem, where it is not the tile named.
+    cause: int | None
 
 class CheckReport(TypedDict):
     problems: list[Problem]

@@ -227,11 +227,11 @@ pub(super) fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
                 Problem::error(
                     Code::Coverage,
                     format!(
-                        "tile {i} collision polygon {}: reaches {:.3} into cell {}, {}, where no tile holds it: the llama there {}; enter it there (a collision-only tile)",
+                        "tile {i} collision polygon {}: reaches into cell {}, {} by {:.3}, where no tile holds it: the llama there {}; enter it there (a collision-only tile)",
                         reach.polygon,
-                        reach.depth,
                         reach.cell.col,
                         reach.cell.row,
+                        reach.depth,
                         if poly.planes[0].normal[1] > 0 { "falls through it" } else { "walks through it" }
                     ),
                 )

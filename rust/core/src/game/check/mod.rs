@@ -50,6 +50,10 @@ pub struct Problem {
     pub entry: Option<usize>,
     /// With a base level: the base has the same problem already.
     pub pre_existing: bool,
+    /// In a conversion's refusal: the tile whose edit made the problem, where that is not the
+    /// tile named (a neighbour's floor left over a cell a deleted or moved tile emptied): the
+    /// one to show the artist.
+    pub cause: Option<usize>,
 }
 
 impl Problem {
@@ -66,6 +70,7 @@ impl Problem {
             cell: None,
             entry: None,
             pre_existing: false,
+            cause: None,
         }
     }
 

@@ -167,7 +167,7 @@ impl GltfToWadError {
     }
 
     /// The level breaks the game's rules: the errors, the first naming the node its tile came
-    /// from.
+    /// from (the tile whose edit made it, where the error names another).
     pub(super) fn rules(
         errors: Vec<Problem>,
         sources: &[(usize, String)],
@@ -177,9 +177,12 @@ impl GltfToWadError {
         let of = |at: Option<usize>, sources: &[(usize, String)]| {
             at.and_then(|t| sources.iter().find(|(s, _)| *s == t).cloned())
         };
-        let node = of(first.tile, sources)
-            .or_else(|| of(first.strat, strat_sources))
-            .map(|(_, name)| NodeRef::named(&name));
+        // A deleted tile has no node: then none is named rather than an untouched one.
+        let node = match first.cause {
+            Some(_) => of(first.cause, sources),
+            None => of(first.tile, sources).or_else(|| of(first.strat, strat_sources)),
+        }
+        .map(|(_, name)| NodeRef::named(&name));
         let more = match errors.len() {
             1 => String::new(),
             n => format!(" (and {} more errors)", n - 1),

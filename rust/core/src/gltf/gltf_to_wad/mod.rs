@@ -8,6 +8,7 @@
 //! instead of a glTF ([`scene_to_wad`]): both become one `Scene`, which one conversion reads.
 
 mod attributes;
+mod causes;
 mod collision;
 mod colours;
 mod cover;
@@ -229,7 +230,8 @@ fn convert_scene(
         .flat_map(Report::new_problems)
         .partition(|p| p.severity == Severity::Error);
     if !errors.is_empty() {
-        let errors = errors.into_iter().cloned().collect();
+        let mut errors: Vec<Problem> = errors.into_iter().cloned().collect();
+        causes::attribute(base, &level, &report, &mut errors);
         return Err(GltfToWadError::rules(
             errors,
             &report.sources,
