@@ -112,11 +112,14 @@ fn hand_floors(width: u32, height: u32, model: impl Fn(u32, u32) -> u32) -> Vec<
     ])
 }
 
+/// The model of a hand-built level's cell (column, row).
+type CellModel = fn(u32, u32) -> u32;
+
 /// The levels of this file: hand-built grids at each scale and mixed, and generated levels of
 /// each scale, small and full.
 fn levels() -> Vec<(String, Level)> {
     let mut out = Vec::new();
-    let scales: [(&str, fn(u32, u32) -> u32); 3] = [
+    let scales: [(&str, CellModel); 3] = [
         ("×4096", |_, _| 1),
         ("×4064", |_, _| 2),
         ("mixed", |col, row| 1 + (col + row) % 2),

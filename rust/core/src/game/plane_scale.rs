@@ -269,7 +269,7 @@ mod tests {
 
     #[test]
     fn a_level_of_both_is_mixed_and_one_without_axis_planes_unknown() {
-        let models = vec![
+        let models = [
             floor_model(hand_floor(2048, 1024), true),
             floor_model(hand_floor(2032, 1016), true),
             Model::default(),
