@@ -203,3 +203,29 @@ fn a_level_without_a_player_or_a_flat_floor_is_refused_by_reason() {
     assert_eq!(err, TestLevelError::NoFlatFloor);
     assert!(err.to_string().contains("no flat floor tile"), "{err}");
 }
+
+/// A level whose collision was written ×4096, as note 001's tools write it, reaches 0.8 % past
+/// each floor's border as the engine reads it: no reach by the one coverage rule, so its plates
+/// need no more collision-only tiles than the same level written at the engine's scale (once:
+/// 27 plates, 223 such tiles on a tiny level).
+#[test]
+fn a_level_written_at_either_scale_gets_the_same_test_area() {
+    use llamawad::generate::{generate_with, CollisionScales};
+    for size in [Size::Tiny, Size::Full] {
+        let coverage = |scales| {
+            let source = generate_with(1, size, scales);
+            let (level, report) = test_level(&source, &TestLevelOptions::default()).unwrap();
+            let new_errors = check_against(&level, &source)
+                .new_problems()
+                .filter(|p| p.severity == llamawad::game::Severity::Error)
+                .count();
+            assert_eq!(new_errors, 0, "{size} at {scales}");
+            report.coverage_tiles
+        };
+        let engine = coverage(CollisionScales::Engine);
+        assert!(engine <= 9, "{size}: {engine}");
+        for scales in [CollisionScales::Notes, CollisionScales::Mixed] {
+            assert_eq!(coverage(scales), engine, "{size} at {scales}");
+        }
+    }
+}
