@@ -12,7 +12,7 @@ use llamawad::game::cells::tile_cell;
 use llamawad::game::check_against;
 use llamawad::game::floor::World;
 use llamawad::game::floors::{compare_floors, random_points};
-use llamawad::generate::{generate, Size};
+use llamawad::generate::{generate, generate_with, CollisionScales, Size};
 use llamawad::geometry::decode_collision_polygon;
 use llamawad::gltf::uv::face_uvs;
 use llamawad::gltf::{
@@ -541,12 +541,21 @@ fn assert_same_floors(base: &Level, level: &Level, seed: u64, what: &str) {
 #[test]
 fn retiled_levels_come_back_and_the_engine_finds_the_same_floors() {
     // Every tile role stripped, as a glTF from another tool arrives: the whole level is new
-    // geometry. Edge tiles reach beyond the grid; nothing is refused, and the floor test at
-    // 2,800 random points finds the same floors (FORMAT.md §4's measure).
-    for (size, seeds) in [(Size::Small, 1..=6), (Size::Full, 1..=3)] {
-        for seed in seeds {
-            let what = format!("{size} seed {seed}");
-            let base = generate(seed, size);
+    // geometry, at either plane scale. Edge tiles reach beyond the grid; nothing is refused, the
+    // floor test at 2,800 random points finds the same floors (FORMAT.md §4's measure), and the
+    // level stays the size of the original: pieces that are a model of the level after their
+    // turn share it, and no collision-only tile enters a polygon a cell holds already.
+    let levels = [(Size::Small, 1..=6), (Size::Full, 1..=2)]
+        .into_iter()
+        .flat_map(|(size, seeds)| seeds.map(move |seed| (size, seed)));
+    for (size, seed) in levels {
+        for scales in [
+            CollisionScales::Engine,
+            CollisionScales::Notes,
+            CollisionScales::Mixed,
+        ] {
+            let what = format!("{size} seed {seed} at {scales}");
+            let base = generate_with(seed, size, scales);
             // Collision as the level has it: tiles without collision stay without.
             let options = GltfToWadOptions {
                 generate_collision: false,
@@ -554,8 +563,11 @@ fn retiled_levels_come_back_and_the_engine_finds_the_same_floors() {
             };
             let (level, _) = convert(&base, &retiled(&base), options)
                 .unwrap_or_else(|e| panic!("{what}: refused: {e}"));
-            let level = Level::parse(&level.to_bytes().unwrap()).unwrap();
+            let bytes = level.to_bytes().unwrap();
+            let level = Level::parse(&bytes).unwrap();
             assert_same_floors(&base, &level, seed, &what);
+            let ratio = bytes.len() as f64 / base.to_bytes().unwrap().len() as f64;
+            assert!(ratio <= 1.2, "{what}: {ratio:.3} times the bytes");
             let errors: Vec<_> = check_against(&level, &base)
                 .new_problems()
                 .filter(|p| p.severity == llamawad::game::Severity::Error)

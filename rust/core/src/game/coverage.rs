@@ -291,9 +291,24 @@ pub fn copies(
     width: u32,
     height: u32,
 ) -> Result<Vec<(Tile, Model)>, CoverageError> {
+    copies_where(owner_index, owner, model, (width, height), |_, _| true)
+}
+
+/// [`copies`] for the reaches `needed` says need one (given the reach and the polygon).
+fn copies_where(
+    owner_index: usize,
+    owner: &Tile,
+    model: &Model,
+    (width, height): (u32, u32),
+    mut needed: impl FnMut(&Reach, &CollisionPolygon) -> bool,
+) -> Result<Vec<(Tile, Model)>, CoverageError> {
     // Row-major, like the grid.
     let mut by_cell: std::collections::BTreeMap<(u32, u32), (Cell, Model)> = Default::default();
+    let all: Vec<&CollisionPolygon> = model.collision_polygons().collect();
     for reach in reaches(owner, model, width, height) {
+        if !needed(&reach, all[reach.polygon]) {
+            continue;
+        }
         let copy = copy_placement(owner, reach.cell, 0);
         let offset = frame_offset(owner, &copy);
         let (group, poly) = model
@@ -457,13 +472,29 @@ pub fn rebuild(
             change.freed.push(k);
         }
     }
+    // A cell that holds a polygon already (a tile of its own, another tool's copy) needs no
+    // copy of it: collision-only tiles are made only where the rule needs them.
+    let lists = CellLists::of(map);
+    let mut held: HashMap<Cell, Held> = HashMap::new();
     let mut placed = Vec::new();
     for &o in owners {
         let owner = map.tiles[o].clone();
         let Some(model) = models.get(owner.model_index as usize) else {
             continue;
         };
-        for (mut tile, copy_model) in copies(o, &owner, model, map.width, map.height)? {
+        let mut entered = |reach: &Reach, poly: &CollisionPolygon| {
+            let outlines = Outlines::of(&owner, poly);
+            let cell = held.entry(reach.cell).or_insert_with(|| {
+                let tiles = lists.tiles(reach.cell).iter().map(|&t| t as usize);
+                Held::of(map, models, tiles)
+            });
+            let found = cell.holding(&outlines, poly.material).next().is_some();
+            found
+        };
+        let wanted = copies_where(o, &owner, model, (map.width, map.height), |r, p| {
+            !entered(r, p)
+        })?;
+        for (mut tile, copy_model) in wanted {
             shared.give(&mut tile, copy_model, models);
             placed.push((tile, o));
         }
@@ -507,5 +538,8 @@ pub fn empty_model(models: &mut Vec<Model>) -> u32 {
     }
 }
 
+mod held;
 #[cfg(test)]
 mod tests;
+
+pub use held::{Held, Placed};

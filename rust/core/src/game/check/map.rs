@@ -8,14 +8,12 @@ use glam::DVec3;
 
 use super::Problem;
 use crate::game::cells::{tile_cell, Cell, CellLists};
-use crate::game::coverage::{need, reaches, Need, Outlines, SLIVER};
+use crate::game::coverage::{need, reaches, Held, Need, Outlines, SLIVER};
 use crate::game::floor::{test_polygon, World, MATERIAL_IGNORED};
 use crate::game::space::{to_fixed, ONE, TURN};
 use crate::level::map::{fixed_from_float, REGION_COUNT};
 use crate::level::{Level, Map, Model};
 
-/// Corners of two polygons this close (units) are the same polygon entered twice.
-const SAME_CORNER: f64 = 0.01;
 /// A floor found this far (units) below the polygon it stands in for still covers it.
 const SAME_HEIGHT: f64 = 0.001;
 
@@ -242,107 +240,6 @@ pub(super) fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
             );
         }
     }
-}
-
-/// A polygon of a tile, read at both plane scales.
-struct Placed {
-    tile: usize,
-    /// Counted over the model's groups A, B and C.
-    polygon: usize,
-    outlines: Outlines,
-    material: u8,
-}
-
-/// The polygons of some tiles in world space, found by their corners: whether a polygon is
-/// entered there costs what the polygons near its corner cost, not every polygon of the cell
-/// (compared with each, a crowded level once took minutes). A polygon is the same as another
-/// when its outline is, as the engine reads both or as a tool writing ×4096 meant both (such a
-/// tool moves a coverage copy's planes at its own scale).
-struct Held {
-    placed: Vec<Placed>,
-    /// Polygons by the [`SAME_CORNER`]-sized box each corner of either outline lies in.
-    by_corner: HashMap<[i64; 3], Vec<usize>>,
-}
-
-impl Held {
-    fn of(map: &Map, models: &[Model], tiles: impl Iterator<Item = usize>) -> Held {
-        let mut held = Held {
-            placed: Vec::new(),
-            by_corner: HashMap::new(),
-        };
-        for t in tiles {
-            let tile = &map.tiles[t];
-            let Some(model) = models.get(tile.model_index as usize) else {
-                continue;
-            };
-            for (polygon, q) in model.collision_polygons().enumerate() {
-                let outlines = Outlines::of(tile, q);
-                let mut boxes: Vec<[i64; 3]> = outlines
-                    .engine
-                    .iter()
-                    .chain(&outlines.notes)
-                    .map(|&c| corner_box(c))
-                    .collect();
-                boxes.sort_unstable();
-                boxes.dedup();
-                for b in boxes {
-                    held.by_corner.entry(b).or_default().push(held.placed.len());
-                }
-                held.placed.push(Placed {
-                    tile: t,
-                    polygon,
-                    outlines,
-                    material: q.material,
-                });
-            }
-        }
-        held
-    }
-
-    /// The polygons that are `outlines` of `material` ([`same_outline`]): one with a corner
-    /// within [`SAME_CORNER`] of either reading's first lies in a box next to that corner's.
-    fn holding<'a>(
-        &'a self,
-        outlines: &'a Outlines,
-        material: u8,
-    ) -> impl Iterator<Item = &'a Placed> + 'a {
-        let firsts = [outlines.engine.first(), outlines.notes.first()];
-        let mut candidates: Vec<usize> = firsts
-            .into_iter()
-            .flatten()
-            .flat_map(|&first| {
-                let [x, y, z] = corner_box(first);
-                (-1..=1).flat_map(move |dx| {
-                    (-1..=1).flat_map(move |dy| (-1..=1).map(move |dz| [x + dx, y + dy, z + dz]))
-                })
-            })
-            .filter_map(|b| self.by_corner.get(&b))
-            .flatten()
-            .copied()
-            .collect();
-        candidates.sort_unstable();
-        candidates.dedup();
-        candidates
-            .into_iter()
-            .map(|k| &self.placed[k])
-            .filter(move |q| {
-                q.material == material
-                    && (same_outline(&outlines.engine, &q.outlines.engine)
-                        || same_outline(&outlines.notes, &q.outlines.notes))
-            })
-    }
-}
-
-fn corner_box(p: DVec3) -> [i64; 3] {
-    (p / SAME_CORNER).floor().as_i64vec3().to_array()
-}
-
-fn same_outline(a: &[DVec3], b: &[DVec3]) -> bool {
-    a.len() == b.len()
-        && a.iter().all(|p| {
-            b.iter()
-                .any(|q| (*p - *q).abs().max_element() < SAME_CORNER)
-        })
 }
 
 /// A polygon the player's floor test can stand on.

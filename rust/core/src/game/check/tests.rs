@@ -268,3 +268,55 @@ fn coverage_copies_of_turned_tiles_pass_the_check_at_either_scale() {
         assert_eq!(errors, [], "{scale}");
     }
 }
+
+#[test]
+fn a_coverage_copy_moved_at_a_tools_own_scale_is_the_polygon_entered() {
+    // A tool writing ×4096 moves a copy's planes by n·offset at its own scale: read as the
+    // engine reads them, a copy two cells off lies 16 mm off its owner's polygon, read as that
+    // tool meant them, on it.
+    use crate::geometry::{encode_collision_polygon_at, PlaneScale};
+    use crate::level::{Map, Model, Tile};
+    use glam::Vec3;
+    let y = 0.25;
+    // From the owner's cell 2.5 units east: over cells 3, 4 and 5.
+    let floor = [
+        Vec3::new(-0.5, y, 0.5),
+        Vec3::new(2.0, y, 0.5),
+        Vec3::new(2.0, y, -0.5),
+        Vec3::new(-0.5, y, -0.5),
+    ];
+    let floor = encode_collision_polygon_at(&floor, 0, PlaneScale::Notes).unwrap();
+    let one = |poly| Model {
+        collision: [vec![poly], Vec::new(), Vec::new()],
+        ..Model::default()
+    };
+    let copy = |cells: i32| {
+        let mut copy = floor;
+        for plane in &mut copy.planes {
+            plane.d -= (plane.normal[0] as i32 * cells * 4096 / 127) as i16;
+        }
+        copy
+    };
+    let errors = |copies: [Model; 2]| {
+        let [east, further] = copies;
+        let models = vec![one(floor), east, further];
+        let map = Map {
+            width: 8,
+            height: 8,
+            tiles: vec![
+                Tile::new([3.5, 1.0, -3.5], 0, 0),
+                Tile::new([4.5, 1.0, -3.5], 0, 1),
+                Tile::new([5.5, 1.0, -3.5], 0, 2),
+            ],
+            ..Map::default()
+        };
+        let mut out = Vec::new();
+        map::coverage(&map, &models, &mut out);
+        out.len()
+    };
+    assert_eq!(errors([one(copy(1)), one(copy(2))]), 0);
+    assert!(
+        errors([one(copy(1)), Model::default()]) > 0,
+        "without the copy two cells east the floor is missed there"
+    );
+}

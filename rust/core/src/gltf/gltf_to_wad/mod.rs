@@ -24,6 +24,7 @@ mod recut;
 mod report;
 mod scene;
 mod scene_arrays;
+mod share;
 mod source;
 mod strats;
 mod tile;

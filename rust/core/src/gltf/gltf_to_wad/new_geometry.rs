@@ -14,11 +14,12 @@ use glam::{Mat4, Vec3};
 use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::{encode, given_polygons, GivenPolygon};
 use super::error::{GltfToWadError, NodeRef};
-use super::model::{build_model, ModelSource};
+use super::model::{build_model, needs_fit, ModelSource};
 use super::nodes::{placement, says_no_collision, NewMesh};
 use super::recut::recut_new_quads;
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
+use super::share::Sharing;
 use crate::game::cells::{coordinate_in_cell, loader_col_row};
 use crate::game::space::to_local;
 use crate::gltf::fit::Fitter;
@@ -174,6 +175,8 @@ pub fn add_new_geometry(
     })?;
     let (width, height) = (map.width, map.height);
     let mut tiles: BTreeMap<Slot, NewTile> = BTreeMap::new();
+    let base_models = &level.trak().expect("checked by gltf_to_wad").models;
+    let mut sharing = Sharing::of(base_models);
 
     let mut rotations = Vec::with_capacity(meshes.len());
     for (mesh_index, mesh) in meshes.iter().enumerate() {
@@ -220,6 +223,55 @@ pub fn add_new_geometry(
             // world's) by cells.
             let around =
                 by_cell.is_empty() || by_cell.contains_key(&nearest_cell(anchor.0, width, height));
+            // The polygons, and the triangles their face numbers count.
+            let given = match mesh.collision {
+                NewCollision::Node(node) => Some(world_triangles(
+                    scene,
+                    node,
+                    (width, height),
+                    &node.culprit(),
+                )?),
+                _ => None,
+            };
+            let polygons = match (&mesh.collision, &given) {
+                (NewCollision::Polygons(polygons), _) => polygons.clone(),
+                (_, Some(ctris)) => {
+                    let corners: Vec<[Vec3; 3]> =
+                        (0..ctris.count()).map(|t| corners_of(ctris, t)).collect();
+                    given_polygons(ctris, &corners, "POLYGON")
+                }
+                _ if generate_collision => {
+                    report.collision_generated.push(object.clone());
+                    collision_from_faces(&tris)
+                }
+                _ => {
+                    report.warnings.push(format!(
+                        "{culprit} has no collision: the llama falls through it (give it a child mesh named \"collision…\", or let export make it from its faces)"
+                    ));
+                    Vec::new()
+                }
+            };
+            let anchor_slot = at_anchor_slot(anchor, (width, height), mesh_index);
+            let one = match around.then_some(anchor_slot).flatten() {
+                Some(slot) => as_one_tile(
+                    OneTile {
+                        tris: &tris,
+                        flags: &flags,
+                        polygons: &polygons,
+                        slot,
+                        rotation,
+                        culprit: &culprit,
+                        object: &object,
+                    },
+                    fitter,
+                    (&sharing, base_models),
+                )?,
+                None => None,
+            };
+            if let (Some(tile), Some(slot)) = (one, anchor_slot) {
+                tiles.insert(slot, tile);
+                return Ok(());
+            }
             for (cell, ts) in by_cell {
                 let mut bands: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
                 for t in ts {
@@ -252,34 +304,6 @@ pub fn add_new_geometry(
                 }
             }
 
-            // The polygons, and the triangles their face numbers count.
-            let given = match mesh.collision {
-                NewCollision::Node(node) => Some(world_triangles(
-                    scene,
-                    node,
-                    (width, height),
-                    &node.culprit(),
-                )?),
-                _ => None,
-            };
-            let polygons = match (&mesh.collision, &given) {
-                (NewCollision::Polygons(polygons), _) => polygons.clone(),
-                (_, Some(ctris)) => {
-                    let corners: Vec<[Vec3; 3]> =
-                        (0..ctris.count()).map(|t| corners_of(ctris, t)).collect();
-                    given_polygons(ctris, &corners, "POLYGON")
-                }
-                _ if generate_collision => {
-                    report.collision_generated.push(object.clone());
-                    collision_from_faces(&tris)
-                }
-                _ => {
-                    report.warnings.push(format!(
-                        "{culprit} has no collision: the llama falls through it (give it a child mesh named \"collision…\", or let export make it from its faces)"
-                    ));
-                    Vec::new()
-                }
-            };
             home_collision(
                 &polygons,
                 &mut tiles,
@@ -296,26 +320,42 @@ pub fn add_new_geometry(
         }
     }
 
-    let map = level.map_mut().expect("checked above");
+    let mut placed_tiles = Vec::with_capacity(tiles.len());
     for (slot, tile) in tiles {
-        let model_index = first_model + new_models.len();
+        let model_at = |i: u32| match (i as usize).checked_sub(first_model) {
+            Some(k) => &new_models[k],
+            None => &base_models[i as usize],
+        };
+        let (model_index, rotation, colours) =
+            match sharing.find(&tile.model, &tile.colours, model_at) {
+                Some(share) => (
+                    share.model,
+                    (rotations[slot.mesh] + share.turn * 1024) % 4096,
+                    share.colours,
+                ),
+                None => {
+                    let index = (first_model + new_models.len()) as u32;
+                    sharing.add(index, &tile.model);
+                    new_models.push(tile.model);
+                    report.models_added += 1;
+                    (index, rotations[slot.mesh], tile.colours)
+                }
+            };
+        placed_tiles.push((slot, model_index, rotation, colours, tile.fitted));
+    }
+    let map = level.map_mut().expect("checked above");
+    for (slot, model_index, rotation, colours, fitted) in placed_tiles {
         let origin = slot.origin();
-        let mut placed = Tile::new(
-            [origin.x, origin.y, -origin.z],
-            rotations[slot.mesh],
-            model_index as u32,
-        );
-        placed.colours = tile.colours;
+        let mut placed = Tile::new([origin.x, origin.y, -origin.z], rotation, model_index);
+        placed.colours = colours;
         report
             .sources
             .push((map.tiles.len(), meshes[slot.mesh].node.raw_name()));
-        if tile.fitted {
+        if fitted {
             report.tiles_fitted.push(map.tiles.len());
         }
         report.tiles_added.push(map.tiles.len());
         map.tiles.push(placed);
-        new_models.push(tile.model);
-        report.models_added += 1;
     }
     Ok(())
 }
@@ -358,6 +398,106 @@ pub(super) fn nearest_cell(p: Vec3, width: u32, height: u32) -> (u32, u32) {
 /// about 8 units, and a little is left for the plane through the corners.
 const REACH: f32 = 7.5;
 
+/// The slot of a tile standing at the mesh's anchor: the cell the loader lists a tile at the
+/// anchor under (the nearest inside the grid), band 0.
+fn at_anchor_slot(anchor: Anchor, (width, height): (u32, u32), mesh: usize) -> Option<Slot> {
+    let clamp = |v: i64, n: u32| v.clamp(0, n.saturating_sub(1) as i64) as u32;
+    let a = anchor.0;
+    a.is_finite().then(|| {
+        let (col, row) = loader_col_row([a.x, a.y, -a.z]);
+        anchor.slot((clamp(row, height), clamp(col, width)), 0, mesh)
+    })
+}
+
+/// A mesh to be tried as one tile.
+struct OneTile<'a> {
+    tris: &'a Triangles,
+    flags: &'a [Option<u16>],
+    polygons: &'a [GivenPolygon],
+    slot: Slot,
+    rotation: u32,
+    culprit: &'a NodeRef,
+    object: &'a str,
+}
+
+/// The mesh as one tile at its anchor, where that tile is a model the level has already (after a
+/// quarter turn): a tile re-tiled whole, as the notes' builders merge identical tiles; the
+/// original drew its faces from that one cell too. None where it is not, or where its faces would
+/// need texture entries fitted: then it is split by cell like any new geometry.
+fn as_one_tile(
+    one: OneTile,
+    fitter: &mut Fitter,
+    (sharing, models): (&Sharing, &[Model]),
+) -> Result<Option<NewTile>, GltfToWadError> {
+    let OneTile {
+        tris,
+        flags,
+        polygons,
+        slot,
+        rotation,
+        culprit,
+        object,
+    } = one;
+    if !sharing.has_face_count(tris.count()) {
+        return Ok(None);
+    }
+    let all: Vec<usize> = (0..tris.count()).collect();
+    let local = subset(tris, &all, slot.origin(), rotation);
+    let textures = per_triangle(&local, "TEXTURE");
+    let fits = (0..local.count())
+        .any(|t| needs_fit(&local, t, (flags[t], textures[t]), &fitter.entries, None));
+    if fits {
+        return Ok(None);
+    }
+    let source = ModelSource {
+        tris: &local,
+        flags,
+        textures: &textures,
+        culprit,
+        object,
+        base: None,
+        frames: 1,
+    };
+    // Nothing is fitted: the report would only count what the split tiles count again.
+    let Ok(built) = build_model(source, fitter, &mut ChangeReport::default()) else {
+        return Ok(None);
+    };
+    let mut model = built.model;
+    for polygon in polygons {
+        let origin = slot.origin();
+        let local: Vec<Vec3> = polygon
+            .corners
+            .iter()
+            .map(|c| tile_local(*c, origin, rotation))
+            .collect();
+        if local
+            .iter()
+            .any(|c| !c.is_finite() || c.abs().max_element() > REACH)
+        {
+            return Ok(None);
+        }
+        let Ok(encoded) = encode(
+            &local,
+            polygon.material,
+            polygon.kind,
+            culprit,
+            &polygon.tris,
+            model.collision_count(),
+        ) else {
+            return Ok(None);
+        };
+        model.collision[polygon.group].push(encoded);
+    }
+    let shared = sharing
+        .find(&model, &built.colours, |i| &models[i as usize])
+        .is_some();
+    Ok(shared.then_some(NewTile {
+        model,
+        colours: built.colours,
+        fitted: false,
+    }))
+}
+
 /// Puts every polygon (world corners, file space) into a tile of its mesh: the one at the
 /// mesh's anchor when it reaches that far (so that a re-tiled tile's polygons stay in the cell
 /// they were in, with the edge tolerance they had there), else the one of the cell its centre
@@ -369,13 +509,9 @@ pub(super) fn home_collision(
     (mesh, anchor, at_anchor, rotation): (usize, Anchor, bool, u32),
     culprit: &NodeRef,
 ) -> Result<(), GltfToWadError> {
-    // The anchor's own cell is the one the loader lists a tile at the anchor under.
-    let clamp = |v: i64, n: u32| v.clamp(0, n.saturating_sub(1) as i64) as u32;
-    let anchor_slot = at_anchor.then(|| {
-        let a = anchor.0;
-        let (col, row) = loader_col_row([a.x, a.y, -a.z]);
-        anchor.slot((clamp(row, height), clamp(col, width)), 0, mesh)
-    });
+    let anchor_slot = at_anchor
+        .then(|| at_anchor_slot(anchor, (width, height), mesh))
+        .flatten();
     for polygon in polygons {
         let corners = &polygon.corners;
         let centre = corners.iter().copied().sum::<Vec3>() / corners.len() as f32;
