@@ -18,7 +18,7 @@ use clap::Parser;
 use llamawad::game::check;
 use llamawad::game::floors::{compare_levels, FloorComparison};
 use llamawad::game::light::{self, BakeOptions, FitOptions, Lighting};
-use llamawad::generate::{self, Size};
+use llamawad::generate::{self, CollisionScales, Size};
 use llamawad::geometry::encode_collision_polygon;
 use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, GltfToWadOptions, Source};
 use llamawad::level::{Model, Tile};
@@ -55,10 +55,17 @@ struct Timing {
 struct Retiling {
     seed: u64,
     size: String,
+    /// The plane scale its collision was written at (4064, 4096 or mixed).
+    collision_scale: String,
     /// Tiles before and after.
     tiles: [usize; 2],
+    /// Bytes before and after; the goal is at most 1.3 times.
+    bytes: [usize; 2],
     floors: FloorComparison,
 }
+
+/// The re-tiled level may take at most this many times the original's bytes (issue 34).
+const RETILED_SIZE_GOAL: f64 = 1.3;
 
 #[derive(Serialize)]
 struct Report {
@@ -128,9 +135,9 @@ fn collision_heavy(level: &Level) -> Level {
     level
 }
 
-/// Re-tiles a generated level and compares the engine's floors before and after.
-fn retiling(seed: u64, size: Size) -> Result<Retiling, String> {
-    let level = generate::generate(seed, size);
+/// Re-tiles a generated level and compares the engine's floors and sizes before and after.
+fn retiling(seed: u64, size: Size, scales: CollisionScales) -> Result<Retiling, String> {
+    let level = generate::generate_with(seed, size, scales);
     let bytes = level.to_bytes().map_err(|e| e.to_string())?;
     let doc =
         Document::from_slice(&retiled_glb(&level, &bytes), None).map_err(|e| e.to_string())?;
@@ -140,13 +147,15 @@ fn retiling(seed: u64, size: Size) -> Result<Retiling, String> {
         ..GltfToWadOptions::default()
     };
     let (written, _) = gltf_to_wad(&level, &bytes, &doc, options).map_err(|e| e.to_string())?;
-    let written =
-        Level::parse(&written.to_bytes().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let written_bytes = written.to_bytes().map_err(|e| e.to_string())?;
+    let written = Level::parse(&written_bytes).map_err(|e| e.to_string())?;
     let tiles = |l: &Level| l.map().map_or(0, |m| m.tiles.len());
     Ok(Retiling {
         seed,
         size: size.to_string(),
+        collision_scale: scales.to_string(),
         tiles: [tiles(&level), tiles(&written)],
+        bytes: [bytes.len(), written_bytes.len()],
         floors: compare_levels(&level, &written, 2800, seed).map_err(|e| e.to_string())?,
     })
 }
@@ -264,11 +273,17 @@ fn main() -> ExitCode {
     let mut retiled = Vec::new();
     for size in [Size::Small, Size::Full] {
         for seed in 1..=3 {
-            match retiling(seed, size) {
-                Ok(r) => retiled.push(r),
-                Err(e) => {
-                    eprintln!("error: re-tiling {size} seed {seed} failed: {e}");
-                    return ExitCode::FAILURE;
+            for scales in [
+                CollisionScales::Engine,
+                CollisionScales::Notes,
+                CollisionScales::Mixed,
+            ] {
+                match retiling(seed, size, scales) {
+                    Ok(r) => retiled.push(r),
+                    Err(e) => {
+                        eprintln!("error: re-tiling {size} seed {seed} at {scales} failed: {e}");
+                        return ExitCode::FAILURE;
+                    }
                 }
             }
         }
@@ -301,13 +316,23 @@ fn main() -> ExitCode {
                 t.step, t.median_ms, t.min_ms, t.runs
             );
         }
-        println!("re-tiled levels, floors at 2800 random points against the level (floor test):");
+        println!(
+            "re-tiled levels (every tile as new geometry), their size (goal at most {RETILED_SIZE_GOAL}x) and floors at 2800 random points against the level (floor test):"
+        );
         for r in &report.retiling {
             let f = &r.floors;
+            let ratio = r.bytes[1] as f64 / r.bytes[0].max(1) as f64;
+            let met = if ratio <= RETILED_SIZE_GOAL {
+                "met"
+            } else {
+                "NOT met"
+            };
             println!(
-                "  {:<5} seed {}: {} -> {} tiles; floor in both {}, lost {}, gained {}, within 1 mm {} ({:.2} %), largest {:.1} mm",
+                "  {:<5} seed {} x{:<5}: {:.3}x the bytes ({met}), {} -> {} tiles; floor in both {}, lost {}, gained {}, within 1 mm {} ({:.2} %), largest {:.1} mm",
                 r.size,
                 r.seed,
+                r.collision_scale,
+                ratio,
                 r.tiles[0],
                 r.tiles[1],
                 f.both,
