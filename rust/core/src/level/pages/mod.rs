@@ -13,7 +13,9 @@ mod update;
 pub use pack::{add_pages, new_page_flags, pack, AddedPages, Placement, DEFAULT_PAGE_FLAGS};
 pub use update::{update_page, ChangedPage, PageUpdate};
 
-use image::{ImageEncoder, RgbaImage};
+use image::ImageEncoder;
+/// The images pages are shown as: RGBA8, rows top first.
+pub use image::RgbaImage;
 
 use crate::level::text::{Page, PageKind, Palette, MAX_PAGE_SIDE};
 use crate::limits::MAX_PAGES;
@@ -154,6 +156,25 @@ pub fn rgba_to_abgr1555([r, g, b, a]: [u8; 4]) -> u16 {
         0 => OPAQUE_BLACK,
         p => p,
     }
+}
+
+/// RGBA8 bytes, rows top first, as a `width` × `height` image; None when they are not
+/// 4 · width · height bytes.
+pub fn rgba_image(width: u32, height: u32, rgba: Vec<u8>) -> Option<RgbaImage> {
+    let wanted = width as u64 * height as u64 * 4;
+    (rgba.len() as u64 == wanted)
+        .then(|| RgbaImage::from_raw(width, height, rgba))
+        .flatten()
+}
+
+/// Whether two images show the same page pixels: the same size, and every pixel the same at
+/// the page's precision ([`rgba_to_abgr1555`]: 5 bits a channel, transparent or not), so that
+/// either written into a page gives the same page.
+pub fn same_at_page_precision(a: &RgbaImage, b: &RgbaImage) -> bool {
+    a.dimensions() == b.dimensions()
+        && a.pixels()
+            .zip(b.pixels())
+            .all(|(p, q)| rgba_to_abgr1555(p.0) == rgba_to_abgr1555(q.0))
 }
 
 /// How a page's image shows it.

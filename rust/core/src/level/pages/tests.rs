@@ -384,6 +384,23 @@ fn an_image_larger_than_a_page_is_fitted_keeping_its_aspect() {
 }
 
 #[test]
+fn images_are_compared_at_the_pages_precision() {
+    let a = RgbaImage::from_fn(3, 2, |x, y| Rgba([x as u8 * 80, y as u8 * 90, 7, 255]));
+    let mut b = a.clone();
+    assert!(same_at_page_precision(&a, &b));
+    // The low three bits, and a transparent pixel's colour and alpha, are no difference.
+    b.put_pixel(0, 0, Rgba([2, 1, 5, 200]));
+    assert!(same_at_page_precision(&a, &b));
+    let mut c = b.clone();
+    c.put_pixel(2, 1, Rgba([160, 90, 7, 100]));
+    assert!(!same_at_page_precision(&a, &c));
+    let mut d = b.clone();
+    d.put_pixel(1, 1, Rgba([88, 90, 7, 255]));
+    assert!(!same_at_page_precision(&a, &d));
+    assert!(!same_at_page_precision(&a, &RgbaImage::new(2, 3)));
+}
+
+#[test]
 fn png_bytes_come_back_as_the_image_and_oversized_ones_are_refused_unread() {
     let image = RgbaImage::from_fn(5, 3, |x, y| Rgba([x as u8 * 40, y as u8 * 80, 7, 255]));
     assert_eq!(decode_png(&encode_png(&image)), Ok(image));
