@@ -121,7 +121,11 @@ def save_pages(folder: str, overwrite: bool = False) -> Saved:
             except llamawad.WadError:
                 same = False
             if not same and not overwrite:
-                out.left.append(f"{image.name}: {path} exists and shows other pixels: not overwritten (tick Overwrite, or open that file on the page with Image › Replace)")
+                if current is not None and _same_path(current, path):
+                    why = f"painted in Blender, and its file {path} shows other pixels: not overwritten (tick Overwrite to write the painting, or Image › Save)"
+                else:
+                    why = f"{path} exists and shows other pixels: not overwritten (tick Overwrite, or open that file on the page with Image › Replace)"
+                out.left.append(f"{image.name}: {why}")
                 continue
             if not same:
                 llamawad.write_file(path, llamawad.encode_png(width, height, rgba))
@@ -140,7 +144,11 @@ def _link(image: bpy.types.Image, path: str) -> None:
         # The packed copy goes; the file written holds the same pixels.
         image.unpack(method="REMOVE")
     image.source = "FILE"
-    image.filepath = bpy.path.relpath(path) if bpy.data.filepath else path
+    try:
+        image.filepath = bpy.path.relpath(path) if bpy.data.filepath else path
+    except ValueError:
+        # Another drive than the .blend's (Windows): no relative path leads there.
+        image.filepath = path
     image.reload()
 
 

@@ -133,10 +133,11 @@ class LLAMAWAD_OT_save_pages(bpy.types.Operator):
         return level_scene.has_level(context.scene) and any(page_files.is_page(i) for i in bpy.data.images)
 
     def invoke(self, context, event):
-        if not self.directory:
-            self.directory = page_files.default_folder() or ""
-        context.window_manager.fileselect_add(self)
-        return {"RUNNING_MODAL"}
+        # A dialog rather than the file browser: the folder beside the .blend need not exist
+        # yet, and the field's own button browses for another.
+        if not self.directory and page_files.default_folder():
+            self.directory = bpy.path.relpath(page_files.default_folder()) + os.sep
+        return context.window_manager.invoke_props_dialog(self, width=500)
 
     def execute(self, context):
         import llamawad

@@ -462,13 +462,17 @@ def test_a_packed_page_pointed_at_a_file_is_named_not_lost(level, tmp_path):
     assert (written_page(level.out, 0) == 255).all()
 
 
-def test_saving_pages_never_overwrites_a_file_edited_elsewhere_unasked(level, tmp_path):
+def test_saving_pages_never_overwrites_a_file_edited_elsewhere_unasked(level, tmp_path, capfd):
     folder = tmp_path / "pages"
     folder.mkdir()
     mine = np.full((256, 256, 4), 77)
     write_png(folder / "page-000.png", mine)
     mine_bytes = (folder / "page-000.png").read_bytes()
+    capfd.readouterr()
     assert save_pages(folder) == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert f"page 0: {folder / 'page-000.png'} exists and shows other pixels: not overwritten" in said, said
+    assert "1 left as they were" in said
     assert (folder / "page-000.png").read_bytes() == mine_bytes
     assert page_image(0).packed_file is not None, "left as it was"
     assert page_image(2).packed_file is None
@@ -476,3 +480,17 @@ def test_saving_pages_never_overwrites_a_file_edited_elsewhere_unasked(level, tm
     assert (folder / "page-000.png").read_bytes() != mine_bytes
     assert page_image(0).packed_file is None
     assert addon_support.export(level.out) == level.base
+    # Painted in Blender after saving: its file is not written over unasked, and export writes
+    # the painting.
+    saved = (folder / "page-000.png").read_bytes()
+    painted = shown(page_image(0)).copy()
+    painted[:3, :3] = (0, 0, 255, 255)
+    page_image(0).pixels.foreach_set((painted[::-1].astype(np.float32) / 255.0).ravel())
+    assert page_image(0).is_dirty
+    capfd.readouterr()
+    assert save_pages(folder) == {"FINISHED"}
+    assert "page 0: painted in Blender, and its file" in capfd.readouterr().out
+    assert (folder / "page-000.png").read_bytes() == saved
+    assert addon_support.export(level.out) != level.base
+    assert notes() == [], changes()
+    assert (written_page(level.out, 0)[:3, :3] == (0, 0, 255, 255)).all()

@@ -144,7 +144,7 @@ fn written_opaque_pixels_take_bit_15_as_most_of_the_pages_opaque_pixels_have_it(
         move |x: u32, y: u32| {
             let i = (y * 4 + x) as usize;
             if i < set {
-                0x8000 | (i as u16 + 1) * 33
+                0x8000 | ((i as u16 + 1) * 33)
             } else if i < set + clear {
                 (i as u16 + 1) * 33
             } else {
