@@ -317,6 +317,7 @@ class LLAMAWAD_PT_level(_Panel, bpy.types.Panel):
                 layout.template_list("LLAMAWAD_UL_changes", "", props, "changes", props, "change_index", rows=4)
         for warning in filter(None, props.import_warnings.split("\n")):
             layout.label(text=warning, icon="ERROR")
+        layout.operator("llamawad.save_pages", text="Save pages as files…", icon="FILE_IMAGE")
         layout.operator("llamawad.check_level", icon="VIEWZOOM")
         if props.checked:
             if props.problems:

@@ -390,6 +390,7 @@ OPERATORS = [
     "llamawad.floor_probe_click",
     "llamawad.floor_probe_clear",
     "llamawad.restore_original",
+    "llamawad.save_pages",
 ]
 # These only look at the level: no undo step.
 LOOKING = {"llamawad.check_level", "llamawad.export_changes", "llamawad.floor_probe", "llamawad.floor_probe_click", "llamawad.floor_probe_clear"}

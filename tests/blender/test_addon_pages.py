@@ -272,3 +272,225 @@ def test_pages_written_over_the_base_are_the_next_exports_base(level, tmp_path):
     assert (back[-4:, -4:] == (0, 0, 255, 255)).all()
     assert (five_bits(back[:32, :32]) == five_bits(rgba.astype(np.uint8))).all()
     assert (rgba_bytes(page_image(0)).reshape(256, 256, 4)[:4, :4] == (255, 0, 0, 255)).all()
+
+
+# --- Pages as files (issue 35): saved, linked, edited elsewhere, reloaded or replaced ----------
+
+
+def write_png(path, rgba) -> None:
+    """``rgba`` (rows top first, 0..255) as an 8-bit RGBA PNG, written with zlib and struct only,
+    as another program would write the file."""
+    import struct
+    import zlib
+
+    rgba = np.asarray(rgba, np.uint8)
+    h, w = rgba.shape[:2]
+    raw = b"".join(b"\x00" + rgba[y].tobytes() for y in range(h))
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+    header = struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def shown(image: bpy.types.Image) -> np.ndarray:
+    w, h = image.size
+    return rgba_bytes(image).reshape(h, w, 4)
+
+
+def page_numbers() -> list[int]:
+    return sorted(int(i.name.split()[1]) for i in bpy.data.images if i.get("llamawad") == "page")
+
+
+def save_pages(folder=None, **options) -> set:
+    if folder is not None:
+        options["directory"] = str(folder)
+    return bpy.ops.llamawad.save_pages(**options)
+
+
+def written_page(wad_path, page: int) -> np.ndarray:
+    """Page ``page`` of the level at ``wad_path`` as the add-on's import shows it."""
+    assert addon_support.import_level(wad_path) == {"FINISHED"}
+    return shown(page_image(page))
+
+
+def notes() -> list[str]:
+    return [line for line in changes() if "file" in line and "page" in line]
+
+
+def test_saved_pages_are_files_the_page_images_show(level, tmp_path):
+    """Every page saved as page-NNN.png, its image unpacked and linked to the file, showing what it
+    showed (a page painted in Blender and not exported yet too); exported, the painted page is
+    written and nothing else changes."""
+    before = {n: shown(page_image(n)).copy() for n in page_numbers()}
+    painted = before[1].copy()
+    painted[:2, :2] = (0, 255, 0, 255)
+    page_image(1).pixels.foreach_set((painted[::-1].astype(np.float32) / 255.0).ravel())
+    folder = tmp_path / "pages"
+    assert save_pages(folder) == {"FINISHED"}
+    assert sorted(p.name for p in folder.iterdir()) == [f"page-{n:03}.png" for n in page_numbers()]
+    for n, pixels in before.items():
+        image = page_image(n)
+        assert image.packed_file is None and image.source == "FILE"
+        assert bpy.path.abspath(image.filepath) == str(folder / f"page-{n:03}.png")
+        assert (shown(image) == (painted if n == 1 else pixels)).all(), f"page {n}"
+    written = addon_support.export(level.out)
+    assert [line for line in changes() if line.startswith("page ")] == [next(line for line in changes() if line.startswith("page 1: "))]
+    assert notes() == [], changes()
+    assert (written_page(level.out, 1)[:2, :2] == (0, 255, 0, 255)).all()
+    assert written != level.base
+
+
+def test_pages_go_beside_the_saved_blend_unless_a_folder_is_chosen(level, tmp_path):
+    # Unsaved, without a folder: refused, saying what to do.
+    with pytest.raises(RuntimeError, match="Save the .blend first, or choose a folder"):
+        save_pages()
+    blend = tmp_path / "my level.blend"
+    assert bpy.ops.wm.save_as_mainfile(filepath=str(blend)) == {"FINISHED"}
+    assert save_pages() == {"FINISHED"}
+    image = page_image(0)
+    assert image.filepath == "//my level-pages/page-000.png"
+    assert (tmp_path / "my level-pages" / "page-000.png").is_file()
+    assert addon_support.export(level.out) == level.base
+
+
+def test_a_page_edited_elsewhere_and_reloaded_is_written(level, tmp_path):
+    """Saved pages changed on disk by another program: until reloaded, export writes what
+    Blender shows and names each file that differs; after Image › Reload (the operator on page
+    0, Image.reload() on page 2), the files' pixels are written."""
+    assert save_pages(tmp_path / "pages") == {"FINISHED"}
+    edited = {}
+    for page in (0, 2):
+        edited[page] = shown(page_image(page)).copy()
+        edited[page][10:20, 30:40] = (255, 0, 255, 255)
+        write_png(tmp_path / "pages" / f"page-{page:03}.png", edited[page])
+    # Not reloaded yet: the pages are unchanged, and the export names both files.
+    assert addon_support.export(level.out) == level.base
+    said = notes()
+    assert [line.split(":")[0] for line in said] == ["page 0", "page 2"], changes()
+    assert all("its file " in line and "Image › Reload" in line for line in said), said
+    assert "2 edits not written" in bpy.context.scene.llamawad.last_export
+    with bpy.context.temp_override(edit_image=page_image(0)):
+        assert bpy.ops.image.reload() == {"FINISHED"}
+    page_image(2).reload()
+    for page in (0, 2):
+        assert (shown(page_image(page)) == edited[page]).all()
+    written = addon_support.export(level.out)
+    assert written != level.base and notes() == [], changes()
+    for page in (0, 2):
+        assert any(line.startswith(f"page {page}: 100 pixels written") for line in changes()), changes()
+    back = {page: written_page(level.out, page) for page in (0, 2)}
+    for page in (0, 2):
+        assert (back[page] == edited[page]).all(), f"page {page}"
+
+
+def test_another_file_opened_on_a_saved_page_is_written(level, tmp_path):
+    """Image › Replace on a saved page (what it does: the image's file path set to the other
+    file, then read) writes the other file's pixels into the page."""
+    assert save_pages(tmp_path / "pages") == {"FINISHED"}
+    other = np.random.default_rng(11).integers(0, 256, (256, 256, 4))
+    other[..., 3] = 255
+    write_png(tmp_path / "mine.png", other)
+    image = page_image(0)
+    image.filepath = str(tmp_path / "mine.png")
+    assert (shown(image) == other).all()
+    written = addon_support.export(level.out)
+    assert written != level.base and notes() == [], changes()
+    assert (five_bits(written_page(level.out, 0)) == five_bits(other.astype(np.uint8))).all()
+
+
+def test_an_image_opened_into_a_pages_materials_is_written(level, tmp_path):
+    """Image › Open in a page material's Image Texture node (its Open button) gives the node a new
+    image. Page 2 has several materials: the image in one of them refuses the export, naming both
+    images (never silently the base); in all of them, it is written into the page. (Image ›
+    Open in the Image Editor only shows a new image: the guide says Image › Replace.)"""
+    other = np.zeros((256, 256, 4), np.uint8)
+    other[...] = (10, 200, 60, 255)
+    write_png(tmp_path / "mine.png", other)
+    assert bpy.ops.image.open(filepath=str(tmp_path / "mine.png")) == {"FINISHED"}
+    opened = bpy.data.images["mine.png"]
+    materials = [m for m in bpy.data.materials if (m.get("llamawad_material") or "").startswith("page 2 ")]
+    nodes = [n for m in materials for n in m.node_tree.nodes if n.type == "TEX_IMAGE"]
+    assert len(nodes) > 1
+    nodes[0].image = opened
+    with pytest.raises(RuntimeError, match="page 2 is shown by images"):
+        bpy.ops.export_scene.llamawad(filepath=str(level.out))
+    assert not level.out.exists()
+    for node in nodes:
+        node.image = opened
+    written = addon_support.export(level.out)
+    assert written != level.base
+    assert any(line.startswith("page 2: ") for line in changes()), changes()
+    assert (five_bits(written_page(level.out, 2)) == five_bits(other)).all()
+
+
+def test_an_image_of_another_size_is_refused_by_page_and_both_sizes(level, tmp_path):
+    assert save_pages(tmp_path / "pages") == {"FINISHED"}
+    write_png(tmp_path / "pages" / "page-000.png", np.full((128, 96, 4), 200))
+    page_image(0).reload()
+    assert tuple(page_image(0).size) == (96, 128)
+    with pytest.raises(RuntimeError, match="page 0") as error:
+        bpy.ops.export_scene.llamawad(filepath=str(level.out))
+    assert "256×256" in str(error.value) and "96×128" in str(error.value)
+    assert not level.out.exists()
+
+
+def test_a_packed_page_pointed_at_a_file_is_named_not_lost(level, tmp_path):
+    """Without saving the pages first: Image › Reload of a packed page keeps its pixels (nothing
+    was changed), and Image › Replace (its file path set) keeps them too, which export names as
+    an edit not written, saying what to do."""
+    page_image(0).reload()
+    assert addon_support.export(level.out) == level.base
+    assert notes() == []
+    other = np.full((256, 256, 4), 255)
+    write_png(tmp_path / "mine.png", other)
+    image = page_image(0)
+    before = shown(image).copy()
+    image.filepath = str(tmp_path / "mine.png")
+    image.reload()
+    assert (shown(image) == before).all(), "Blender keeps the packed pixels"
+    assert addon_support.export(level.out) == level.base
+    (said,) = notes()
+    assert said.startswith("page 0: its image names the file ") and "not written" in said and "Save Pages as Files" in said
+    assert "1 edit not written" in bpy.context.scene.llamawad.last_export
+    # Saved as files, then replaced again: written.
+    assert save_pages(tmp_path / "pages") == {"FINISHED"}
+    image.filepath = str(tmp_path / "mine.png")
+    written = addon_support.export(level.out)
+    assert written != level.base and notes() == []
+    assert (written_page(level.out, 0) == 255).all()
+
+
+def test_saving_pages_never_overwrites_a_file_edited_elsewhere_unasked(level, tmp_path, capfd):
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    mine = np.full((256, 256, 4), 77)
+    write_png(folder / "page-000.png", mine)
+    mine_bytes = (folder / "page-000.png").read_bytes()
+    capfd.readouterr()
+    assert save_pages(folder) == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert f"page 0: {folder / 'page-000.png'} exists and shows other pixels: not overwritten" in said, said
+    assert "1 left as they were" in said
+    assert (folder / "page-000.png").read_bytes() == mine_bytes
+    assert page_image(0).packed_file is not None, "left as it was"
+    assert page_image(2).packed_file is None
+    assert save_pages(folder, overwrite=True) == {"FINISHED"}
+    assert (folder / "page-000.png").read_bytes() != mine_bytes
+    assert page_image(0).packed_file is None
+    assert addon_support.export(level.out) == level.base
+    # Painted in Blender after saving: its file is not written over unasked, and export writes
+    # the painting.
+    saved = (folder / "page-000.png").read_bytes()
+    painted = shown(page_image(0)).copy()
+    painted[:3, :3] = (0, 0, 255, 255)
+    page_image(0).pixels.foreach_set((painted[::-1].astype(np.float32) / 255.0).ravel())
+    assert page_image(0).is_dirty
+    capfd.readouterr()
+    assert save_pages(folder) == {"FINISHED"}
+    assert "page 0: painted in Blender, and its file" in capfd.readouterr().out
+    assert (folder / "page-000.png").read_bytes() == saved
+    assert addon_support.export(level.out) != level.base
+    assert notes() == [], changes()
+    assert (written_page(level.out, 0)[:3, :3] == (0, 0, 255, 255)).all()

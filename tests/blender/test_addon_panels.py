@@ -196,6 +196,7 @@ def test_level_panel(level):
     assert f"Grid: {doc['grid'][0]} × {doc['grid'][1]} cells" in text
     assert any(t.startswith("WFPC flags: 0x") and "read-only" in t for t in text)
     assert buttons(log, "llamawad.check_level") and buttons(log, "export_scene.llamawad")
+    assert buttons(log, "llamawad.save_pages")
     assert bpy.ops.llamawad.check_level() == {"FINISHED"}
     log = draw("LLAMAWAD_PT_level")
     # A generated level keeps every rule: nothing to list (the list itself: test_addon_check).

@@ -28,7 +28,7 @@ ORDER = [
     ["blender.wad_to_scene", "blender.scene_to_wad"],
     ["blender.read_only", "blender.faces"],
     ["blender.scene"],
-    ["blender.materials", "blender.modes"],
+    ["blender.materials", "blender.modes", "blender.page_files"],
     ["common"],
 ]
 LEVEL = {tuple(name.split(".")): len(ORDER) - k for k, line in enumerate(ORDER) for name in line}

@@ -11,6 +11,9 @@ import bpy
 import numpy as np
 
 from .. import materials as mats
+from ..page_files import export_notes, rgba_bytes
+
+__all__ = ["gather", "material_image", "rgba_bytes"]
 
 
 def material_image(mat: bpy.types.Material) -> bpy.types.Image | None:
@@ -23,24 +26,16 @@ def material_image(mat: bpy.types.Material) -> bpy.types.Image | None:
     return active.image if active in nodes else (nodes[0].image if nodes else None)
 
 
-def rgba_bytes(image: bpy.types.Image) -> np.ndarray:
-    """An image's pixels as 8-bit RGBA, rows top first (Blender keeps them bottom first, as
-    floats: for an 8-bit image the stored values over 255)."""
-    width, height = image.size
-    pixels = np.empty(width * height * 4, np.float32)
-    image.pixels.foreach_get(pixels)
-    rows = pixels.reshape(height, width, 4)[::-1]
-    return np.ascontiguousarray(np.clip(np.round(rows * 255.0), 0, 255).astype(np.uint8)).reshape(-1)
-
-
-def gather(material_names: set[str]) -> tuple[list[dict], dict[str, int]]:
-    """The images of the materials named (as the written meshes name them), each once, and the
-    image each of them shows. An image without pixels (its file gone) is handed over as missing,
-    with why: the Rust side keeps a page's pixels and says so, and refuses a new texture by its
-    material."""
+def gather(material_names: set[str]) -> tuple[list[dict], dict[str, int], list[str]]:
+    """The images of the materials named (as the written meshes name them), each once, the
+    image each of them shows, and what export must say of page images whose file is not what
+    Blender shows (``page_files.export_notes``). An image without pixels (its file gone) is
+    handed over as missing, with why: the Rust side keeps a page's pixels and says so, and
+    refuses a new texture by its material."""
     images: list[dict] = []
     index: dict[str, int] = {}
     shows: dict[str, int] = {}
+    notes: list[str] = []
     for mat in bpy.data.materials:
         name = mat.get(mats.KEY) or mat.name
         if name not in material_names:
@@ -51,9 +46,9 @@ def gather(material_names: set[str]) -> tuple[list[dict], dict[str, int]]:
         if image.name_full not in index:
             index[image.name_full] = len(images)
             images.append(_handed_over(image))
+            notes += export_notes(image, images[-1]["pixels"] if images[-1]["width"] else None)
         shows[name] = index[image.name_full]
-    return images, shows
-
+    return images, shows, notes
 
 
 def _handed_over(image: bpy.types.Image) -> dict:

@@ -638,7 +638,8 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
         w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays, as_seen=False)
     _level_objects(scene, w, level_objects, loose, lambda obj: file_world[number[obj]], out.notes)
     out.scene = w.arrays(level_scene.level_document(scene))
-    out.scene["images"], out.scene["material_images"] = scene_images.gather({n for m in w.meshes for n in m["materials"] if n})
+    out.scene["images"], out.scene["material_images"], image_notes = scene_images.gather({n for m in w.meshes for n in m["materials"] if n})
+    out.notes.extend(Note("", message) for message in image_notes)
     return out
 
 

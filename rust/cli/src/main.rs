@@ -250,7 +250,8 @@ enum Command {
     ///
     /// The image is compared with the page as `pages` shows it, at the page's precision: an
     /// image showing the page leaves the level's bytes as they are. Otherwise the pixels that
-    /// changed are written (16-bit: ABGR1555, an opaque black pixel 0x8000; 8-bit: the nearest
+    /// changed are written (16-bit: ABGR1555, opaque pixels with bit 15 set unless most of the
+    /// page's opaque pixels have it clear, an opaque black pixel 0x8000; 8-bit: the nearest
     /// colour of the first palette, and how many moved more than a 5-bit step is said), every
     /// other byte of the level kept. A changed image of an RLE16 page is refused, as is an image
     /// of another size than the page's unless --resize. Nothing is written when refused, and

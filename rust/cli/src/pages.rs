@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use llamawad::level::pages::{self, PageError, PageUpdate, Shown};
+use llamawad::level::pages::{self, Bit15, PageError, PageUpdate, Shown};
 use llamawad::level::text::PageKind;
 use llamawad::level::Text;
 use llamawad::{read_bytes, write_atomically, Level, WadError};
@@ -73,6 +73,18 @@ pub fn pages(level: &Path, dir: &Path, out: &mut impl Write) -> Result<ExitCode>
     Ok(ExitCode::SUCCESS)
 }
 
+/// How the written opaque pixels of a 16-bit page took bit 15, labelled as the choice it is.
+fn bit15_said(bit15: Option<Bit15>) -> String {
+    let how = match bit15 {
+        Some(Bit15::Clear) => "clear, as most of the page's opaque pixels have it",
+        _ => "set (as written unless most of the page's opaque pixels have it clear)",
+    };
+    format!(
+        "opaque pixels written with bit 15, the A of ABGR1555, {how}; how the game reads bit 15 \
+         the notes do not say"
+    )
+}
+
 /// `set-page`: `level` with page `index` taken from the PNG at `image_path`, written to `output`;
 /// what became of the page is said, a refusal writes nothing.
 pub fn set_page(
@@ -136,6 +148,7 @@ pub fn set_page(
                     "page {index} written: {} of {pixels} pixels changed",
                     changed.changed
                 ));
+                said.push(bit15_said(changed.bit15));
             }
             text.pages[index] = changed.page;
         }

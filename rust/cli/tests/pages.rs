@@ -267,3 +267,56 @@ fn set_page_refuses_its_own_level_as_output_a_missing_page_and_what_is_no_png() 
     );
     refused(&out, "not a PNG this tool reads");
 }
+
+/// A page's 16-bit pixel values.
+fn values16(level: &Level, page: usize) -> Vec<u16> {
+    let data = &level.text().unwrap().pages[page].data;
+    data.chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect()
+}
+
+/// `set-page` writes the painted opaque pixels with bit 15 set when most of the page's opaque
+/// pixels have it set, clear when most have it clear, and says which; the pixels not painted
+/// keep their values.
+#[test]
+fn set_page_writes_bit_15_of_opaque_pixels_as_most_of_the_page_has_it() {
+    for (mostly_set, said) in [
+        (
+            true,
+            "opaque pixels written with bit 15, the A of ABGR1555, set",
+        ),
+        (
+            false,
+            "with bit 15, the A of ABGR1555, clear, as most of the page's",
+        ),
+    ] {
+        let dir = Dir::new(&format!("set-page-bit15-{mostly_set}"));
+        let mut level = generate(1, Size::Tiny);
+        // Bit 15 set on 9 of every 10 opaque pixels, or on 1 of every 10.
+        let page = &mut level.text_mut().unwrap().pages[1];
+        for (i, px) in page.data.chunks_exact_mut(2).enumerate() {
+            let p = u16::from_le_bytes([px[0], px[1]]) & 0x7fff;
+            let set = (i % 10 != 0) == mostly_set;
+            let p = if p != 0 && set { p | 0x8000 } else { p };
+            px.copy_from_slice(&p.to_le_bytes());
+        }
+        let wad = dir.write("level.wad", &level.to_bytes().unwrap());
+        let mut image = shown(&level, 1);
+        paint(&mut image, 10, 20);
+        let (out, written) = set_page(&dir, &wad, "1", &image, &[]);
+        let text = stdout(&out);
+        assert!(text.contains(said), "{text}");
+        assert!(text.contains("how the game reads bit 15 the notes do not say"));
+        let new_level = Level::parse(&std::fs::read(&written).unwrap()).unwrap();
+        let (old, new) = (values16(&level, 1), values16(&new_level, 1));
+        for (i, (&was, &now)) in old.iter().zip(&new).enumerate() {
+            let (x, y) = (i as u32 % 256, i as u32 / 256);
+            if (10..30).contains(&x) && (10..30).contains(&y) {
+                assert_eq!(now, if mostly_set { 0xfc00 } else { 0x7c00 }, "({x}, {y})");
+            } else {
+                assert_eq!(now, was, "({x}, {y})");
+            }
+        }
+    }
+}

@@ -96,6 +96,52 @@ fn a_repainted_page_changes_only_its_pixels() {
     }
 }
 
+fn values16(level: &Level, page: usize) -> Vec<u16> {
+    let data = &level.text().unwrap().pages[page].data;
+    data.chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect()
+}
+
+/// Through the glTF, as through `set-page`: the repainted opaque pixels of a page whose opaque
+/// pixels mostly have bit 15 set have it set, of one where they mostly have it clear clear.
+#[test]
+fn repainted_pixels_take_bit_15_as_most_of_their_pages_opaque_pixels_have_it() {
+    for mostly_set in [true, false] {
+        let mut base = generate(1, Size::Small);
+        let gltf = exported(&base);
+        let (page, texture) = page_texture(&gltf, &base, PageKind::Direct16).unwrap();
+        // Bit 15 on 9 of every 10 opaque pixels, or on 1 of every 10.
+        for (i, px) in base.text_mut().unwrap().pages[page]
+            .data
+            .chunks_exact_mut(2)
+            .enumerate()
+        {
+            let p = u16::from_le_bytes([px[0], px[1]]) & 0x7fff;
+            let p = if p != 0 && (i % 10 != 0) == mostly_set {
+                p | 0x8000
+            } else {
+                p
+            };
+            px.copy_from_slice(&p.to_le_bytes());
+        }
+        let mut gltf = exported(&base);
+        let mut image = page_image(&base, page);
+        for x in 0..8 {
+            image.put_pixel(x, 5, Rgba([255, 255, 0, 255]));
+        }
+        show(&mut gltf, texture, &encode_png(&image));
+        let (written, report) = convert(&base, &gltf).unwrap();
+        assert_eq!(report.pages_changed[0].pixels_changed, 8);
+        let (was, now) = (values16(&base, page), values16(&written, page));
+        let yellow = if mostly_set { 0x83ff } else { 0x03ff };
+        for (i, (&a, &b)) in was.iter().zip(&now).enumerate() {
+            let painted = i / 256 == 5 && i % 256 < 8;
+            assert_eq!(b, if painted { yellow } else { a }, "pixel {i}");
+        }
+    }
+}
+
 #[test]
 fn an_unchanged_page_image_keeps_the_file_however_it_is_encoded() {
     let base = generate(1, Size::Small);
@@ -226,6 +272,13 @@ fn a_new_image_becomes_a_new_page_its_faces_show() {
     for (x, y, p) in image.enumerate_pixels() {
         let shown = rgba_to_abgr1555(page.get_pixel(x, y).0);
         assert_eq!(shown, rgba_to_abgr1555(p.0), "pixel ({x}, {y})");
+    }
+    // Stored, the image's (opaque) pixels have bit 15 set, the rest of the page is 0.
+    let stored = values16(&written, pages);
+    for (i, &p) in stored.iter().enumerate() {
+        let inside = i % 256 < 64 && i / 256 < 64;
+        assert_eq!(p & 0x8000 != 0, inside, "pixel {i}: {p:#06x}");
+        assert_eq!(p == 0, !inside, "pixel {i}: {p:#06x}");
     }
     let trak = written.trak().unwrap();
     let map = written.map().unwrap();

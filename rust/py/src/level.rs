@@ -124,3 +124,59 @@ pub fn tile_models(py: Python<'_>, level: Cow<'_, [u8]>) -> PyResult<Vec<u32>> {
     )?
     .map_err(WadError::new_err)
 }
+
+/// RGBA8 bytes (rows top first) as an image, or ValueError when they are not `width` ×
+/// `height` pixels.
+fn rgba_image(width: u32, height: u32, rgba: &[u8]) -> PyResult<llamawad::level::pages::RgbaImage> {
+    llamawad::level::pages::rgba_image(width, height, rgba.to_vec()).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "{} bytes of RGBA, but a {width}×{height} image has {}",
+            rgba.len(),
+            width as u64 * height as u64 * 4
+        ))
+    })
+}
+
+/// encode_png(width: int, height: int, rgba: bytes) -> bytes
+///
+/// An image (RGBA8, rows top first) as a PNG file's bytes, as `pages` writes a page's and the
+/// glTF holds them. ValueError when rgba is not width × height pixels.
+#[pyfunction]
+pub fn encode_png<'py>(
+    py: Python<'py>,
+    width: u32,
+    height: u32,
+    rgba: Cow<'_, [u8]>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let image = rgba_image(width, height, &rgba)?;
+    let png = detach(
+        py,
+        || format!("encode_png({width}×{height})"),
+        || llamawad::level::pages::encode_png(&image),
+    )?;
+    Ok(PyBytes::new(py, &png))
+}
+
+/// png_matches(png: bytes, width: int, height: int, rgba: bytes) -> bool
+///
+/// Whether the PNG shows the image (RGBA8, rows top first) as a page would hold both: the same
+/// size, and every pixel the same at a page's precision (5 bits a channel, transparent or not),
+/// so that either written into a page gives the same page. Raises WadError naming why for bytes
+/// that are no PNG the tool reads; ValueError when rgba is not width × height pixels.
+#[pyfunction]
+pub fn png_matches(
+    py: Python<'_>,
+    png: Cow<'_, [u8]>,
+    width: u32,
+    height: u32,
+    rgba: Cow<'_, [u8]>,
+) -> PyResult<bool> {
+    use llamawad::level::pages::{decode_png, same_at_page_precision};
+    let image = rgba_image(width, height, &rgba)?;
+    detach(
+        py,
+        || bytes_input("a PNG", &png),
+        || decode_png(&png).map(|file| same_at_page_precision(&file, &image)),
+    )?
+    .map_err(|e| WadError::new_err(e.to_string()))
+}

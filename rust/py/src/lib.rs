@@ -110,7 +110,8 @@ mod _native {
 
     #[pymodule_export]
     use super::level::{
-        generate, info_file, parse_info, read_file, roundtrip, tile_models, write_file,
+        encode_png, generate, info_file, parse_info, png_matches, read_file, roundtrip,
+        tile_models, write_file,
     };
 
     #[pymodule_export]

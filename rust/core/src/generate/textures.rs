@@ -132,10 +132,12 @@ impl Noise {
     }
 }
 
-/// An opaque ABGR1555 pixel (R in bits 0–4); never 0, which the game draws transparent.
+/// An opaque ABGR1555 pixel (R in bits 0–4) with bit 15, the A, set, as the project writes
+/// opaque pixels and as levels made by other tools have them (FORMAT.md §8); so never 0, which
+/// the game draws transparent.
 fn rgb(r: u32, g: u32, b: u32) -> u16 {
     let c = |v: u32| v.min(31) as u16;
-    (c(r) | c(g) << 5 | c(b) << 10).max(1)
+    0x8000 | c(r) | c(g) << 5 | c(b) << 10
 }
 
 /// One pixel of a surface's pattern; `coarse` and `fine` are two octaves of noise (0..=255).

@@ -37,6 +37,10 @@ tuples for fixed pairs and triples); ``llamawad.answers`` types each as a ``Type
 - ``strats(level) -> dict``: the placed strats and every type the code names, with whether a
   new strat of it can be placed (what ``llamawad strats --all --json`` prints)
 - ``tile_models(level) -> list[int]``: the model of each tile
+- ``encode_png(width, height, rgba) -> bytes``: an image (RGBA8, rows top first) as PNG bytes,
+  as ``llamawad pages`` writes a page
+- ``png_matches(png, width, height, rgba) -> bool``: whether a PNG shows the image as a page
+  would hold both (same size, every pixel the same at 5 bits a channel, transparent or not)
 - ``face_uvs(entries, textures, flags) -> (list[float], list[bool])``: the texture rule's UVs
 - ``shown_colours(raw) -> list[float]``: what the game shows for raw vertex colours
 - ``bake(level, sun_direction, sun_colour, sky_colour, occlusion=1.0, tiles=None, unlit=False,
@@ -65,6 +69,7 @@ from ._native import (
     bake_points,
     check,
     check_scene,
+    encode_png,
     face_uvs,
     fit_light,
     floors,
@@ -72,6 +77,7 @@ from ._native import (
     gltf_to_wad,
     info_file,
     parse_info,
+    png_matches,
     polygon_outlines,
     probe,
     read_file,
@@ -94,6 +100,7 @@ __all__ = [
     "bake_points",
     "check",
     "check_scene",
+    "encode_png",
     "face_uvs",
     "fit_light",
     "floors",
@@ -101,6 +108,7 @@ __all__ = [
     "gltf_to_wad",
     "info_file",
     "parse_info",
+    "png_matches",
     "polygon_outlines",
     "probe",
     "read_file",

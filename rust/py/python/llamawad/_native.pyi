@@ -30,6 +30,7 @@ __all__ = [
     "bake_points",
     "check",
     "check_scene",
+    "encode_png",
     "face_uvs",
     "fit_light",
     "floors",
@@ -37,6 +38,7 @@ __all__ = [
     "gltf_to_wad",
     "info_file",
     "parse_info",
+    "png_matches",
     "polygon_outlines",
     "probe",
     "read_file",
@@ -87,6 +89,8 @@ def floors(a: bytes, b: bytes, points: int = 2800, seed: int = 1) -> FloorCompar
 def check(level: bytes, base: bytes | None = None) -> CheckReport: ...
 def strats(level: bytes) -> Strats: ...
 def tile_models(level: bytes) -> list[int]: ...
+def encode_png(width: int, height: int, rgba: bytes) -> bytes: ...
+def png_matches(png: bytes, width: int, height: int, rgba: bytes) -> bool: ...
 def bake(
     level: bytes,
     sun_direction: tuple[float, float, float],

@@ -13,7 +13,9 @@ mod update;
 pub use pack::{add_pages, new_page_flags, pack, AddedPages, Placement, DEFAULT_PAGE_FLAGS};
 pub use update::{update_page, ChangedPage, PageUpdate};
 
-use image::{ImageEncoder, RgbaImage};
+use image::ImageEncoder;
+/// The images pages are shown as: RGBA8, rows top first.
+pub use image::RgbaImage;
 
 use crate::level::text::{Page, PageKind, Palette, MAX_PAGE_SIDE};
 use crate::limits::MAX_PAGES;
@@ -27,12 +29,54 @@ pub const PAGE_SIDE: u32 = 256;
 /// would leave halos.
 const RESAMPLE_FILTER: image::imageops::FilterType = image::imageops::FilterType::Triangle;
 
-/// An opaque pixel whose colour rounds to 0 (black) is written as this: 0 is the transparent
-/// pixel, and bit 15 (the A of ABGR1555) is the one bit that leaves the colour as it is. Decoding
-/// reads every value but 0 as opaque and ignores bit 15, as the notes' rule says ("0 =
-/// transparent"); an engine reading bit 15 as the PlayStation's semi-transparency bit would blend
-/// such black pixels where an entry's blend bits are set (an assumption, FORMAT.md §8).
+/// An opaque pixel whose colour rounds to 0 (black) is written as this, whichever way the page
+/// keeps bit 15 ([`Bit15`]): 0 is the transparent pixel, and bit 15 (the A of ABGR1555) is the
+/// one bit that leaves the colour as it is. Decoding reads every value but 0 as opaque and
+/// ignores bit 15, as the notes' rule says ("0 = transparent").
 pub const OPAQUE_BLACK: u16 = 0x8000;
+
+/// Bit 15 of a 16-bit pixel: the A of ABGR1555 (note 001 §7). How the engine reads it the notes
+/// do not say; pages of levels made by other tools have it set on nearly every opaque pixel. So
+/// written opaque pixels have it set, unless the page's own opaque pixels mostly have it clear,
+/// when they follow the page (FORMAT-DECISIONS §4, FORMAT.md §8). Transparent pixels are 0
+/// either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bit15 {
+    Set,
+    Clear,
+}
+
+impl Bit15 {
+    /// The way a page's written opaque pixels take bit 15, from its stored values: clear when
+    /// more of its opaque pixels have it clear than set, else set (also for a page with no
+    /// opaque pixel). Opaque black ([`OPAQUE_BLACK`]) has bit 15 whichever way a page is
+    /// written, and is not counted.
+    pub fn of_page(values: impl IntoIterator<Item = u16>) -> Bit15 {
+        let (mut set, mut clear) = (0usize, 0usize);
+        for p in values {
+            match p {
+                0 | OPAQUE_BLACK => {}
+                p if p & 0x8000 != 0 => set += 1,
+                _ => clear += 1,
+            }
+        }
+        if clear > set {
+            Bit15::Clear
+        } else {
+            Bit15::Set
+        }
+    }
+
+    /// `p` (as [`rgba_to_abgr1555`] gives it) with bit 15 this way on an opaque pixel; 0 stays
+    /// transparent and opaque black keeps bit 15.
+    pub fn apply(self, p: u16) -> u16 {
+        match (self, p) {
+            (_, 0) => 0,
+            (Bit15::Set, p) => p | 0x8000,
+            (Bit15::Clear, p) => p,
+        }
+    }
+}
 
 /// Why a page's image could not be written, or a new image placed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,10 +141,12 @@ pub fn abgr1555_to_rgba(p: u16) -> [u8; 4] {
     [expand(p), expand(p >> 5), expand(p >> 10), alpha]
 }
 
-/// One RGBA8 pixel as ABGR1555: alpha below 128 is the transparent pixel 0; an opaque pixel
-/// takes each channel's nearest 5-bit value, (v·31 + 127) / 255, the inverse of
+/// One RGBA8 pixel as ABGR1555, bit 15 aside: alpha below 128 is the transparent pixel 0; an
+/// opaque pixel takes each channel's nearest 5-bit value, (v·31 + 127) / 255, the inverse of
 /// [`abgr1555_to_rgba`]'s expansion, so a decoded pixel encodes to the value it came from; bit 15
-/// stays clear, except that an opaque black pixel, which would be 0, is [`OPAQUE_BLACK`].
+/// clear, except that an opaque black pixel, which would be 0, is [`OPAQUE_BLACK`]. This is the
+/// pixel at the page's precision (what "unchanged" compares); a written pixel takes bit 15 by
+/// [`Bit15::apply`].
 pub fn rgba_to_abgr1555([r, g, b, a]: [u8; 4]) -> u16 {
     if a < 128 {
         return 0;
@@ -110,6 +156,25 @@ pub fn rgba_to_abgr1555([r, g, b, a]: [u8; 4]) -> u16 {
         0 => OPAQUE_BLACK,
         p => p,
     }
+}
+
+/// RGBA8 bytes, rows top first, as a `width` × `height` image; None when they are not
+/// 4 · width · height bytes.
+pub fn rgba_image(width: u32, height: u32, rgba: Vec<u8>) -> Option<RgbaImage> {
+    let wanted = width as u64 * height as u64 * 4;
+    (rgba.len() as u64 == wanted)
+        .then(|| RgbaImage::from_raw(width, height, rgba))
+        .flatten()
+}
+
+/// Whether two images show the same page pixels: the same size, and every pixel the same at
+/// the page's precision ([`rgba_to_abgr1555`]: 5 bits a channel, transparent or not), so that
+/// either written into a page gives the same page.
+pub fn same_at_page_precision(a: &RgbaImage, b: &RgbaImage) -> bool {
+    a.dimensions() == b.dimensions()
+        && a.pixels()
+            .zip(b.pixels())
+            .all(|(p, q)| rgba_to_abgr1555(p.0) == rgba_to_abgr1555(q.0))
 }
 
 /// How a page's image shows it.

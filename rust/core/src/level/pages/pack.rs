@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use image::RgbaImage;
 
-use super::{fit_to_page, rgba_to_abgr1555, PageError, PAGE_SIDE};
+use super::{fit_to_page, rgba_to_abgr1555, Bit15, PageError, PAGE_SIDE};
 use crate::level::text::{Page, PageKind, Text};
 use crate::limits::MAX_PAGES;
 
@@ -121,7 +121,8 @@ pub struct AddedPages {
 }
 
 /// Puts `images` on new 16-bit pages appended to `text` ([`new_page_flags`]; pixels by
-/// [`rgba_to_abgr1555`], the rest of a page transparent): an image larger than a page is
+/// [`rgba_to_abgr1555`], opaque ones with bit 15 set: a new page has no pixels of its own to
+/// follow, [`Bit15`]; the rest of a page transparent): an image larger than a page is
 /// resampled to fit first ([`fit_to_page`]). `text` is left as it was when [`pack`] refuses.
 pub fn add_pages(text: &mut Text, images: Vec<RgbaImage>) -> Result<AddedPages, PageError> {
     let mut warnings = Vec::new();
@@ -143,7 +144,8 @@ pub fn add_pages(text: &mut Text, images: Vec<RgbaImage>) -> Result<AddedPages, 
     for (image, at) in images.iter().zip(&placements) {
         let page = &mut pixels[at.page - first];
         for (x, y, pixel) in image.enumerate_pixels() {
-            page[(at.y + y) as usize * side + (at.x + x) as usize] = rgba_to_abgr1555(pixel.0);
+            page[(at.y + y) as usize * side + (at.x + x) as usize] =
+                Bit15::Set.apply(rgba_to_abgr1555(pixel.0));
         }
     }
     let flags = new_page_flags(text);

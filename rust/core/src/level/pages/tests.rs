@@ -97,9 +97,9 @@ fn a_changed_16_bit_page_keeps_the_stored_values_of_unchanged_pixels() {
     image.put_pixel(2, 2, Rgba([0, 0, 0, 0]));
     image.put_pixel(0, 0, Rgba([0, 0, 0, 255]));
     let c = changed(update_page(&page, &[], 2, &image));
-    assert_eq!((c.changed, c.moved), (3, 0));
+    assert_eq!((c.changed, c.moved, c.bit15), (3, 0, Some(Bit15::Set)));
     let mut expected = values16(&page);
-    expected[4] = 0x001f;
+    expected[4] = 0x801f;
     expected[8] = 0;
     expected[0] = OPAQUE_BLACK;
     assert_eq!(values16(&c.page), expected);
@@ -114,6 +114,94 @@ fn a_changed_16_bit_page_keeps_the_stored_values_of_unchanged_pixels() {
         shown.put_pixel(0, 0, Rgba([0, 0, 0, 255]));
         shown
     });
+}
+
+/// Pixels `(x, 0)` of a 4×4 page set to red, green, blue, black and transparent: their values.
+fn paint_row(page: &Page) -> (ChangedPage, [u16; 5]) {
+    let mut image = decode_page(page, &[], 0).image;
+    let colours = [
+        [255, 0, 0, 255],
+        [0, 255, 0, 255],
+        [0, 0, 255, 255],
+        [0, 0, 0, 255],
+        [9, 9, 9, 0],
+    ];
+    for (i, c) in colours.iter().enumerate() {
+        image.put_pixel(i as u32 % 4, i as u32 / 4 + 2, Rgba(*c));
+    }
+    let c = changed(update_page(page, &[], 0, &image));
+    let v = values16(&c.page);
+    (c, [v[8], v[9], v[10], v[11], v[12]])
+}
+
+/// Written opaque pixels take bit 15 as most of the page's opaque pixels have it: set where
+/// most have it set (and where as many have it clear, and on a page with no opaque pixel, and
+/// opaque black, 0x8000, is not counted), clear only where most have it clear. Black is 0x8000
+/// and transparent 0 either way.
+#[test]
+fn written_opaque_pixels_take_bit_15_as_most_of_the_pages_opaque_pixels_have_it() {
+    let values = |set: usize, clear: usize, other: u16| {
+        move |x: u32, y: u32| {
+            let i = (y * 4 + x) as usize;
+            if i < set {
+                0x8000 | ((i as u16 + 1) * 33)
+            } else if i < set + clear {
+                (i as u16 + 1) * 33
+            } else {
+                other
+            }
+        }
+    };
+    let set = [0x801f, 0x83e0, 0xfc00, OPAQUE_BLACK, 0];
+    let clear = [0x001f, 0x03e0, 0x7c00, OPAQUE_BLACK, 0];
+    for (what, page, want) in [
+        (
+            "mostly set",
+            page16(4, 4, values(5, 2, 0)),
+            (Bit15::Set, set),
+        ),
+        (
+            "mostly clear",
+            page16(4, 4, values(2, 5, 0)),
+            (Bit15::Clear, clear),
+        ),
+        (
+            "as many each way",
+            page16(4, 4, values(3, 3, 0)),
+            (Bit15::Set, set),
+        ),
+        // Opaque black has bit 15 whichever way: eight of them are no majority for "set".
+        (
+            "clear, and black",
+            page16(4, 4, values(0, 3, OPAQUE_BLACK)),
+            (Bit15::Clear, clear),
+        ),
+        ("all transparent", page16(4, 4, |_, _| 0), (Bit15::Set, set)),
+    ] {
+        assert_eq!(Bit15::of_page(values16(&page)), want.0, "{what}");
+        let (c, written) = paint_row(&page);
+        assert_eq!((c.bit15, written), (Some(want.0), want.1), "{what}");
+        // Decoded, the written pixels are the colours painted, whatever bit 15.
+        let shown = decode_page(&c.page, &[], 0).image;
+        assert_eq!(shown.get_pixel(0, 2).0, [255, 0, 0, 255], "{what}");
+        assert_eq!(shown.get_pixel(3, 2).0, [0, 0, 0, 255], "{what}");
+        // The pixels not painted keep their values, bit 15 and all.
+        assert_eq!(values16(&c.page)[..8], values16(&page)[..8], "{what}");
+    }
+}
+
+/// An image that shows a page is no change, whichever way the page keeps bit 15: the colours
+/// are compared, bit 15 never.
+#[test]
+fn an_image_showing_the_page_is_unchanged_whatever_its_bit_15() {
+    for bits in [0x8000u16, 0] {
+        let page = page16(16, 16, |x, y| bits | (x * 16 + y + 1) as u16);
+        let image = decode_page(&page, &[], 0).image;
+        assert_eq!(
+            update_page(&page, &[], 0, &image),
+            Ok(PageUpdate::Unchanged)
+        );
+    }
 }
 
 /// A palette with a transparent colour (0), a colour twice (indices 2 and 3), pure red, and
@@ -296,6 +384,23 @@ fn an_image_larger_than_a_page_is_fitted_keeping_its_aspect() {
 }
 
 #[test]
+fn images_are_compared_at_the_pages_precision() {
+    let a = RgbaImage::from_fn(3, 2, |x, y| Rgba([x as u8 * 80, y as u8 * 90, 7, 255]));
+    let mut b = a.clone();
+    assert!(same_at_page_precision(&a, &b));
+    // The low three bits, and a transparent pixel's colour and alpha, are no difference.
+    b.put_pixel(0, 0, Rgba([2, 1, 5, 200]));
+    assert!(same_at_page_precision(&a, &b));
+    let mut c = b.clone();
+    c.put_pixel(2, 1, Rgba([160, 90, 7, 100]));
+    assert!(!same_at_page_precision(&a, &c));
+    let mut d = b.clone();
+    d.put_pixel(1, 1, Rgba([88, 90, 7, 255]));
+    assert!(!same_at_page_precision(&a, &d));
+    assert!(!same_at_page_precision(&a, &RgbaImage::new(2, 3)));
+}
+
+#[test]
 fn png_bytes_come_back_as_the_image_and_oversized_ones_are_refused_unread() {
     let image = RgbaImage::from_fn(5, 3, |x, y| Rgba([x as u8 * 40, y as u8 * 80, 7, 255]));
     assert_eq!(decode_png(&encode_png(&image)), Ok(image));
@@ -432,6 +537,11 @@ fn added_images_are_on_new_pages_where_the_placements_say() {
     assert!(added.warnings[0].starts_with("image 1: an image of 600×300"));
     let [pa, pb] = [added.placements[0], added.placements[1]];
     assert_eq!((pb.width, pb.height), (256, 128));
+    // A new page's opaque pixels have bit 15 set (it has no pixels of its own to follow), its
+    // transparent ones are 0.
+    let stored = values16(&text.pages[1]);
+    assert!(stored.iter().any(|&p| p != 0));
+    assert!(stored.iter().all(|&p| p == 0 || p & 0x8000 != 0));
     let shown = decode_page(&text.pages[1], &[], 1).image;
     for (x, y, pixel) in a.enumerate_pixels() {
         let at = shown.get_pixel(pa.x + x, pa.y + y).0;

@@ -4,7 +4,9 @@ use std::collections::HashMap;
 
 use image::RgbaImage;
 
-use super::{decode_page, first_palette, pixels16, rgba_to_abgr1555, Decoded, PageError, Shown};
+use super::{
+    decode_page, first_palette, pixels16, rgba_to_abgr1555, Bit15, Decoded, PageError, Shown,
+};
 use crate::level::text::{Page, Palette};
 
 /// What an image makes of its page.
@@ -26,6 +28,9 @@ pub struct ChangedPage {
     /// step from the image's in some channel, or is transparent where the image is opaque or
     /// the other way round. 0 on a 16-bit page, which holds every colour the page can show.
     pub moved: usize,
+    /// On a 16-bit page, how the changed opaque pixels took bit 15: [`Bit15::of_page`] of the
+    /// page as it was. None on an 8-bit page, whose pixels are palette indices.
+    pub bit15: Option<Bit15>,
 }
 
 /// Writes `image` into page `index` (`page`, the level's `palettes`), comparing it with the page
@@ -34,9 +39,11 @@ pub struct ChangedPage {
 /// are no change). An image showing the page is [`PageUpdate::Unchanged`]. Otherwise every pixel
 /// the image shows unchanged keeps its stored value (bit 15 of a 16-bit pixel, an 8-bit pixel's
 /// index where the palette repeats a colour), and every changed pixel is encoded: on a 16-bit
-/// page by [`rgba_to_abgr1555`], on an 8-bit page as the nearest colour of the first palette
-/// (opaque pixels never take a transparent colour; a transparent pixel takes the palette's
-/// transparent colour, or when it has none the opaque colour nearest to the pixel's RGB, moved).
+/// page by [`rgba_to_abgr1555`], an opaque one with bit 15 as [`Bit15::of_page`] says (set
+/// unless most of the page's opaque pixels have it clear), on an 8-bit page as the nearest colour
+/// of the first palette (opaque pixels never take a transparent colour; a transparent pixel takes
+/// the palette's transparent colour, or when it has none the opaque colour nearest to the pixel's
+/// RGB, moved).
 /// Refused: an image of another size than the page's image, a changed image of an RLE16 page or
 /// of one whose bytes do not hold its pixels, an opaque pixel on an 8-bit page whose palette has
 /// no opaque colour.
@@ -71,13 +78,14 @@ pub fn update_page(
     if changed == 0 {
         return Ok(PageUpdate::Unchanged);
     }
-    let (data, moved) = match how {
+    let (data, moved, bit15) = match how {
         Shown::Pixels => {
+            let bit15 = Bit15::of_page(pixels16(&page.data));
             let data = pixels16(&page.data)
                 .zip(&wanted)
-                .flat_map(|(was, now)| now.unwrap_or(was).to_le_bytes())
+                .flat_map(|(was, now)| now.map_or(was, |p| bit15.apply(p)).to_le_bytes())
                 .collect();
-            (data, 0)
+            (data, 0, Some(bit15))
         }
         Shown::FirstPalette => {
             let mut nearest = Nearest::new(first_palette(palettes), index);
@@ -87,7 +95,7 @@ pub fn update_page(
                     *stored = nearest.index_of(pixel.0)?;
                 }
             }
-            (data, nearest.moved)
+            (data, nearest.moved, None)
         }
         Shown::Compressed => return Err(PageError::Compressed { page: index }),
         Shown::Damaged => {
@@ -105,6 +113,7 @@ pub fn update_page(
         },
         changed,
         moved,
+        bit15,
     }))
 }
 
