@@ -427,7 +427,9 @@ impl Exporter<'_> {
     ) -> Index<json::Node> {
         self.node(json::Node {
             name: Some(name.to_string()),
-            children: Some(children),
+            // glTF forbids an empty list (the validator's EMPTY_ENTITY): a group with nothing
+            // in it (no lights read, no strats, no object models) has no `children` at all.
+            children: (!children.is_empty()).then_some(children),
             extras: extras(json!({ "llamawad": role })),
             ..Default::default()
         })
