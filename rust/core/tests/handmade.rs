@@ -97,6 +97,8 @@ struct Objects {
     waypoints: Vec<Vec<u8>>,
     pool_extra: u32,
     strats: Vec<Vec<u8>>,
+    /// The LGHT payload, if the level has the chunk.
+    lights: Option<Vec<u8>>,
 }
 
 impl Default for Objects {
@@ -110,6 +112,7 @@ impl Default for Objects {
             waypoints: Vec::new(),
             pool_extra: 0,
             strats: Vec::new(),
+            lights: None,
         }
     }
 }
@@ -216,13 +219,17 @@ fn handmade_with(big: bool, objects: Objects) -> Vec<u8> {
     map.u16(0);
     let map = map.0;
 
-    wad(&[
+    let mut chunks = vec![
         (b"WFPC", wfpc),
         (b"TEXT", text),
         (b"TRAK", trak),
         (b"STPC", stpc),
         (b"MAP ", map),
-    ])
+    ];
+    if let Some(lights) = objects.lights {
+        chunks.push((b"LGHT", lights));
+    }
+    wad(&chunks)
 }
 
 #[test]
@@ -428,6 +435,7 @@ fn handmade_strats() -> Vec<u8> {
             ],
             pool_extra: 4,
             strats: strats.iter().map(Record::bytes).collect(),
+            lights: None,
         },
     )
 }
@@ -650,4 +658,90 @@ fn strats_placed_by_hand_copied_removed_and_moved_through_gltf() {
         .collect();
     assert!(new_errors.is_empty(), "{new_errors:#?}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Where the JSON holds an empty list or object outside `extras` (which glTF leaves to the
+/// application): the validator's EMPTY_ENTITY.
+fn empty_entities(value: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Array(items) => {
+            if items.is_empty() {
+                out.push(path.to_string());
+            }
+            for (i, item) in items.iter().enumerate() {
+                empty_entities(item, &format!("{path}/{i}"), out);
+            }
+        }
+        serde_json::Value::Object(fields) => {
+            for (key, field) in fields {
+                if key != "extras" {
+                    empty_entities(field, &format!("{path}/{key}"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The handmade level with an LGHT chunk of these bytes.
+fn handmade_lights(payload: Vec<u8>) -> Vec<u8> {
+    handmade_with(
+        false,
+        Objects {
+            lights: Some(payload),
+            ..Objects::default()
+        },
+    )
+}
+
+fn words(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+#[test]
+fn no_gltf_of_a_handmade_level_holds_an_empty_list() {
+    // No lights; lights no reading explains (kept as bytes); a light of type 0 and a sun, read
+    // by the notes' word counts. No strats, waypoints or object models in any.
+    let cases = [
+        ("no LGHT", handmade(false), None),
+        (
+            "LGHT kept as bytes",
+            handmade_lights(words(&[2, 0x100, 0, 0])),
+            None,
+        ),
+        (
+            "LGHT of types 0 and 1",
+            handmade_lights(words(&[2, 0x0040_4000, 0x0080_8001, 0, 0x1000, 0])),
+            Some(2),
+        ),
+    ];
+    for (what, bytes, lights) in cases {
+        let level = Level::parse(&bytes).unwrap();
+        assert_eq!(level.lights().map(|l| l.lights.len()), lights, "{what}");
+        let gltf = wad_to_gltf(&level, Source::of(&bytes)).unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&gltf.to_gltf_json("x.bin")).unwrap();
+        let mut empty = Vec::new();
+        empty_entities(&json, "", &mut empty);
+        assert!(empty.is_empty(), "{what}: empty lists at {empty:?}");
+        // The groups are there, without children where they hold nothing.
+        let group = |role: &str| {
+            json["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|n| n["extras"]["llamawad"] == role)
+                .unwrap_or_else(|| panic!("{what}: no {role} group"))
+                .clone()
+        };
+        assert_eq!(
+            group("lights")["children"].as_array().map(Vec::len),
+            lights,
+            "{what}"
+        );
+        assert!(group("strats").get("children").is_none(), "{what}");
+        // The way back gives the level byte for byte.
+        let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
+        let (back, _) = gltf_to_wad(&level, &bytes, &doc, GltfToWadOptions::default()).unwrap();
+        assert_eq!(back.to_bytes().unwrap(), bytes, "{what}");
+    }
 }

@@ -50,7 +50,8 @@ fn lights_of_different_sizes_by_type_are_read_and_written_back_the_same() {
 
 #[test]
 fn a_chunk_no_reading_explains_is_kept_as_bytes_and_the_reader_says_why() {
-    // Two lights in 12 bytes: not of one size, and the first's type byte is 0, no light's.
+    // Two lights in 12 bytes: not of one size, and the first's type byte is 0, a type of no
+    // words in every reading, as is the next: two lights of 4 bytes leave 4 bytes over.
     let payload = words(&[2, 0x100, 0, 0]);
     let (bytes, level) = level_with_lights(payload.clone());
     assert!(level.lights().is_none());
@@ -59,7 +60,7 @@ fn a_chunk_no_reading_explains_is_kept_as_bytes_and_the_reader_says_why() {
     assert_eq!(level.warnings.len(), 1, "{:?}", level.warnings);
     let warning = &level.warnings[0];
     assert!(
-        warning.contains("no equal size and no word counts per type"),
+        warning.contains("neither the notes' word counts (type 0 none, types 1 and 2 three), nor one size for every light, nor word counts per type"),
         "{warning}"
     );
     assert!(
