@@ -179,12 +179,7 @@ impl BinRead for Lights {
 impl BinWrite for Lights {
     type Args<'a> = ();
 
-    fn write_options<W: Write + Seek>(
-        &self,
-        w: &mut W,
-        endian: Endian,
-        (): (),
-    ) -> BinResult<()> {
+    fn write_options<W: Write + Seek>(&self, w: &mut W, endian: Endian, (): ()) -> BinResult<()> {
         light_count(&self.lights)
             .map_err(unwritable)?
             .write_options(w, endian, ())?;
@@ -385,8 +380,8 @@ fn layout_of(bytes: &[u8], count: usize) -> Result<(Sizes, LightReading), String
     let left = bytes.len();
     // Type 0 has no words in every reading (note 003 gives "more u32" to types 1, 2, …).
     let type_0 = &NOTES_LIGHT_WORDS[..1];
-    let equal = (count > 0 && left % count == 0 && (left / count) % 4 == 0)
-        .then(|| (left / count - 4) / 4);
+    let equal =
+        (count > 0 && left % count == 0 && (left / count) % 4 == 0).then(|| (left / count - 4) / 4);
     let by_type = || layouts_by_type(bytes, count, type_0, true);
     // Only the types the notes give counts for: a word's byte posing as a type of unknown size
     // is no light of the notes' reading.
@@ -394,8 +389,7 @@ fn layout_of(bytes: &[u8], count: usize) -> Result<(Sizes, LightReading), String
         layouts_by_type(bytes, count, &NOTES_LIGHT_WORDS, false).map(|l| l.into_iter().next())
     {
         let sizes_differ = notes.windows(2).any(|w| w[0].1 != w[1].1);
-        let others =
-            (equal.is_some() && sizes_differ) || by_type().map_or(true, |l| l.len() > 1);
+        let others = (equal.is_some() && sizes_differ) || by_type().map_or(true, |l| l.len() > 1);
         return Ok((
             Sizes::ByType(words_by_type(&notes)),
             LightReading::Notes { others },

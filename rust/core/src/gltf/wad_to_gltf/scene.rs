@@ -2,7 +2,7 @@
 
 use super::materials::MaterialKey;
 use super::*;
-use crate::game::lights::{light_place, LightPlace, DIRECTIONAL, POSITIONAL};
+use crate::game::lights::{light_place, light_z, LightPlace, DIRECTIONAL, POSITIONAL};
 
 impl Exporter<'_> {
     /// One quad per cell at the height of the cell's lowest tile (0 without tiles), with its
@@ -103,8 +103,9 @@ impl Exporter<'_> {
         self.group("Waypoints", nodes, "waypoints")
     }
 
-    /// One node per level light (LGHT, `game::lights`): a directional light turned so that its
-    /// +y points along the stored direction, towards the light (unturned, the sun stands
+    /// One node per level light (LGHT, `game::lights`, z read as the level decides): a
+    /// directional light turned so that its +y points along the stored direction, towards the
+    /// light (unturned, the sun stands
     /// overhead; Blender's z-up makes that +y its +z, and its Sun shines along −z), placed over
     /// the grid's middle, where it shows; a positional light where it
     /// stands; another type at the origin. Kind, colour and every word in the extras.
@@ -115,9 +116,12 @@ impl Exporter<'_> {
             .map(|l| l.lights.clone())
             .unwrap_or_default();
         let over_the_grid = [map.width as f32 / 2.0, SUN_HEIGHT, map.height as f32 / 2.0];
+        // The level's own reading of z (notes 002 and 003 disagree); the way back takes the
+        // base's, which is this one.
+        let z = light_z(self.level).z;
         let mut nodes = Vec::with_capacity(lights.len());
         for (i, light) in lights.iter().enumerate() {
-            let (translation, rotation) = match light_place(light) {
+            let (translation, rotation) = match light_place(light, z) {
                 LightPlace::Direction(d) => (Some(over_the_grid), towards(d)),
                 LightPlace::Position(p) => (Some(p.as_vec3().to_array()), None),
                 LightPlace::Marker => (None, None),
