@@ -11,8 +11,11 @@ impl Exporter<'_> {
         let (w, h) = (map.width as usize, map.height as usize);
         let mut lowest: Vec<Option<f32>> = vec![None; w * h];
         for tile in &map.tiles {
+            let y = tile.float.position[1];
+            if !y.is_finite() {
+                continue;
+            }
             if let Some(cell) = crate::game::cells::tile_cell(tile, map.width, map.height) {
-                let y = tile.float.position[1];
                 let slot = &mut lowest[cell.index(map.width)];
                 *slot = Some(slot.map_or(y, |l| l.min(y)));
             }
@@ -153,7 +156,8 @@ impl Exporter<'_> {
         for (i, object) in stpc.models.iter().enumerate() {
             let model = &object.model;
             let (min_x, max_x) = model.vertices.iter().fold((0.0f32, 0.0f32), |(lo, hi), v| {
-                (lo.min(v.position[0]), hi.max(v.position[0]))
+                let x = crate::gltf::shown_position(v.position)[0];
+                (lo.min(x), hi.max(x))
             });
             x += -min_x;
             let shared = self.render_primitives(model);
