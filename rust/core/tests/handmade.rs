@@ -867,7 +867,7 @@ fn floats_the_game_reads_that_are_no_numbers_are_errors_naming_where() {
             None,
             Some(1),
             None,
-            "TRAK model 1 box 0: its centre [NaN, NaN, NaN]",
+            "TRAK model 1 box: its centre [NaN, NaN, NaN]",
         ),
         (
             "face plane",

@@ -56,44 +56,30 @@ pub(super) fn not_finite(
     at: impl Fn(Problem) -> Problem,
 ) {
     let bad = |v: &[f32]| v.iter().any(|c| !c.is_finite());
-    let mut first = |what: &str, count: usize, at_first: Option<(usize, String)>| {
-        let Some((k, value)) = at_first else { return };
-        let more = match count {
-            1 => String::new(),
-            n => format!(" ({n} in all)"),
-        };
-        out.push(at(Problem::error(
-            Code::NotFinite,
-            format!(
-                "{name} {what} {k}: {value} is not a finite number{more}; the engine computes with it: a damaged file"
-            ),
-        )));
-    };
-    let vertices = |f: fn(&crate::raw::Vertex) -> [f32; 3]| {
-        let found: Vec<(usize, [f32; 3])> = model
-            .vertices
-            .iter()
-            .enumerate()
-            .map(|(v, vertex)| (v, f(vertex)))
-            .filter(|(_, p)| bad(p))
-            .collect();
+    for (what, of) in [
         (
-            found.len(),
-            found.first().map(|(v, p)| (*v, format!("{p:?}"))),
-        )
-    };
-    let (n, at_first) = vertices(|v| v.position);
-    first(
-        "vertex",
-        n,
-        at_first.map(|(v, p)| (v, format!("position {p}"))),
-    );
-    let (n, at_first) = vertices(|v| v.normal);
-    first(
-        "vertex",
-        n,
-        at_first.map(|(v, p)| (v, format!("normal {p}"))),
-    );
+            "position",
+            (|v| v.position) as fn(&crate::raw::Vertex) -> [f32; 3],
+        ),
+        ("normal", |v| v.normal),
+    ] {
+        let vertices: Vec<usize> = (0..model.vertices.len())
+            .filter(|&v| bad(&of(&model.vertices[v])))
+            .collect();
+        if let Some(&v) = vertices.first() {
+            let more = match vertices.len() {
+                1 => String::new(),
+                n => format!(" ({n} vertices in all)"),
+            };
+            out.push(at(Problem::error(
+                Code::NotFinite,
+                format!(
+                    "{name} vertex {v}: {what} {:?} is not a finite number{more}; the engine transforms and lights it: a damaged file",
+                    of(&model.vertices[v])
+                ),
+            )));
+        }
+    }
     let mut box_values = vec![model.centre];
     box_values.extend_from_slice(&model.box_corners);
     if let Some(k) = box_values.iter().position(|c| bad(c)) {
@@ -101,11 +87,13 @@ pub(super) fn not_finite(
             0 => "centre".to_string(),
             k => format!("corner {}", k - 1),
         };
-        first(
-            "box",
-            1,
-            Some((0, format!("its {what} {:?}", box_values[k]))),
-        );
+        out.push(at(Problem::error(
+            Code::NotFinite,
+            format!(
+                "{name} box: its {what} {:?} is not a finite number; the engine culls the model by it: a damaged file",
+                box_values[k]
+            ),
+        )));
     }
     let planes: Vec<usize> = (0..model.faces.len())
         .filter(|&f| bad(&model.faces[f].plane))
