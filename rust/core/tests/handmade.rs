@@ -832,64 +832,58 @@ fn floats_the_game_reads_that_are_no_numbers_are_errors_naming_where() {
     let face_0 = vertex(3);
     let nan = f32::NAN.to_le_bytes();
     let inf = f32::INFINITY.to_le_bytes();
-    type Damage = Box<dyn Fn(&mut Vec<u8>)>;
-    let cases: [(
-        &str,
-        Damage,
-        Option<usize>,
-        Option<usize>,
-        Option<usize>,
-        &str,
-    ); 5] = [
-        (
-            "vertex position",
-            Box::new(move |b| put(b, vertex(1) + 4, &nan)),
-            None,
-            Some(1),
-            None,
-            "TRAK model 1 vertex 1: position [",
-        ),
-        (
-            "vertex normal",
-            Box::new(move |b| put(b, vertex(2) + 12, &inf)),
-            None,
-            Some(1),
-            None,
-            "TRAK model 1 vertex 2: normal [inf, 1.0, 0.0]",
-        ),
-        (
-            "the whole box",
-            Box::new(move |b| {
-                for k in 0..27 {
-                    put(b, header_1 + 4 * k, &nan);
-                }
-            }),
-            None,
-            Some(1),
-            None,
-            "TRAK model 1 box: its centre [NaN, NaN, NaN]",
-        ),
-        (
-            "face plane",
-            Box::new(move |b| put(b, face_0 + 12 + 12, &nan)),
-            None,
-            Some(1),
-            Some(0),
-            "TRAK model 1 face 0: its plane [",
-        ),
-        (
-            "tile y",
+    /// What is damaged: the bytes put where, the culprit `check` names (tile, model, face) and
+    /// words of its message.
+    struct Case {
+        what: &'static str,
+        put: Vec<(usize, [u8; 4])>,
+        culprit: (Option<usize>, Option<usize>, Option<usize>),
+        words: &'static str,
+    }
+    let cases = [
+        Case {
+            what: "vertex position",
+            put: vec![(vertex(1) + 4, nan)],
+            culprit: (None, Some(1), None),
+            words: "TRAK model 1 vertex 1: position [",
+        },
+        Case {
+            what: "vertex normal",
+            put: vec![(vertex(2) + 12, inf)],
+            culprit: (None, Some(1), None),
+            words: "TRAK model 1 vertex 2: normal [inf, 1.0, 0.0]",
+        },
+        Case {
+            what: "the whole box",
+            put: (0..27).map(|k| (header_1 + 4 * k, nan)).collect(),
+            culprit: (None, Some(1), None),
+            words: "TRAK model 1 box: its centre [NaN, NaN, NaN]",
+        },
+        Case {
+            what: "face plane",
+            put: vec![(face_0 + 12 + 12, nan)],
+            culprit: (None, Some(1), Some(0)),
+            words: "TRAK model 1 face 0: its plane [",
+        },
+        Case {
+            what: "tile y",
             // MAP: nTiles, W, H, then tile 0's floats x, y, z.
-            Box::new(move |b| put(b, map + 12 + 4, &nan)),
-            Some(0),
-            None,
-            None,
-            "tile 0: its position (block 2) x 0.5, y NaN, z 0.5 is not a finite number",
-        ),
+            put: vec![(map + 12 + 4, nan)],
+            culprit: (Some(0), None, None),
+            words: "tile 0: its position (block 2) x 0.5, y NaN, z 0.5 is not a finite number",
+        },
     ];
-    for (what, damage, tile, model, face, words) in cases {
+    for Case {
+        what,
+        put: values,
+        culprit: (tile, model, face),
+        words,
+    } in cases
+    {
         let mut bytes = base.clone();
-        damage(&mut bytes);
+        for (at, value) in values {
+            put(&mut bytes, at, &value);
+        }
         let (found, messages) = culprits(&bytes, Code::NotFinite);
         assert_eq!(
             found,
