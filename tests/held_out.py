@@ -99,6 +99,15 @@ def from_nothing(lights: bytes | None) -> bytes:
     return join(chunks)
 
 
+def nothing_at_all() -> bytes:
+    """A level of the five chunks the game needs, holding nothing: no palettes, pages or texture
+    entries, no models, a 0 × 0 grid, no strats; its glTF has no data at all."""
+    grid = words(0, 0, 0) + words(0, 0, 0) + b"".join(words(0, 0) for _ in range(32))
+    grid += words(0, 0) + struct.pack("<H", 0)
+    chunks = [("WFPC", words(0)), ("TEXT", words(0, 0, 0)), ("TRAK", words(0)), ("STPC", words(0, 0) + bytes(16)), ("MAP ", grid)]
+    return join(chunks)
+
+
 # ---------------------------------------------------------------------------------------------
 # LGHT payloads (note 003: u32 n; per light u8 type, u8 r, u8 g, u8 b, type 1/2/…: more u32).
 
@@ -176,6 +185,7 @@ def levels() -> list[Level]:
     wad = BASE.read_bytes()
     chunks = chunks_of(wad)
     return [
+        Level("nothing-at-all", nothing_at_all(), [], None),
         Level("nothing-lights-kept-as-bytes", from_nothing(UNREADABLE_LIGHTS), [], None),
         Level("nothing-lights-of-the-notes", from_nothing(NOTES_LIGHTS), [], 3),
         Level("nothing-no-lights", from_nothing(None), [], None),

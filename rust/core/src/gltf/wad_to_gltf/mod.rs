@@ -246,6 +246,11 @@ pub fn wad_to_gltf(level: &Level, source: Source) -> Result<Gltf, WadToGltfError
             );
         }
         gltf.bin = buffer.bytes;
+        // A level with nothing to draw (no cells, no faces, no pages) has no data, and glTF
+        // holds no buffer of 0 bytes: one word of nothing.
+        if gltf.bin.is_empty() {
+            gltf.bin = vec![0; 4];
+        }
         gltf.root.buffers[0].byte_length = gltf.bin.len().into();
         Ok(gltf)
     })
