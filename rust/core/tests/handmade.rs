@@ -893,6 +893,14 @@ fn floats_the_game_reads_that_are_no_numbers_are_errors_naming_where() {
         assert!(messages[0].contains(words), "{what}: {messages:?}");
         // No other problem comes of it (no plane or box compared with a NaN).
         let report = check(&Level::parse(&bytes).unwrap());
+        // A tile whose x and z are numbers stands in a cell, which is named too.
+        let cells: Vec<_> = report
+            .problems
+            .iter()
+            .filter(|p| p.code == Code::NotFinite)
+            .map(|p| p.cell)
+            .collect();
+        assert_eq!(cells, [tile.map(|_| [0, 0])], "{what}");
         let others: Vec<_> = report
             .problems
             .iter()

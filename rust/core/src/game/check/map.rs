@@ -39,17 +39,19 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
         let [x, y, z] = tile.float.position;
         if !(x.is_finite() && y.is_finite() && z.is_finite()) {
             // The loader finds the cell from x and z, the fixed-point copy and the drawing use
-            // all three: no place at all.
-            out.push(
-                Problem::error(
-                    Code::NotFinite,
-                    format!(
-                        "tile {i}: its position (block 2) x {x}, y {y}, z {} is not a finite number; the loader places and draws the tile by it: a damaged file",
-                        -z
-                    ),
-                )
-                .tile(i),
-            );
+            // all three: no place at all (a cell only when x and z are numbers).
+            let problem = Problem::error(
+                Code::NotFinite,
+                format!(
+                    "tile {i}: its position (block 2) x {x}, y {y}, z {} is not a finite number; the loader places and draws the tile by it: a damaged file",
+                    -z
+                ),
+            )
+            .tile(i);
+            out.push(match tile_cell(tile, w, h) {
+                Some(cell) => problem.cell(cell.col, cell.row),
+                None => problem,
+            });
             continue;
         }
         let Some(cell) = tile_cell(tile, w, h) else {
