@@ -271,19 +271,49 @@ struct Search<'a> {
     free: bool,
     /// The types met so far on the path walked, in order (to name a layout).
     met: Vec<u8>,
-    found: Vec<Layout>,
+    found: Found,
     steps: usize,
 }
 
+/// The readings a search found: how many, and of those with the fewest type-0 lights the first
+/// and (a tie) the second; no more is kept, however many there are.
+#[derive(Default)]
+struct Found {
+    count: usize,
+    best: Option<(usize, Layout)>,
+    tie: Option<Layout>,
+}
+
+impl Found {
+    fn add(&mut self, zeros: usize, layout: Layout) {
+        self.count += 1;
+        match &self.best {
+            Some((fewest, _)) if zeros > *fewest => {}
+            Some((fewest, _)) if zeros == *fewest => {
+                self.tie.get_or_insert(layout);
+            }
+            _ => {
+                self.best = Some((zeros, layout));
+                self.tie = None;
+            }
+        }
+    }
+}
+
 impl Search<'_> {
-    fn walk(&mut self, at: usize, light: usize) -> Result<(), TooMany> {
+    fn walk(&mut self, at: usize, light: usize, zeros: usize) -> Result<(), TooMany> {
         let mark = self.met.len();
-        let result = self.walk_from(at, light);
+        let result = self.walk_from(at, light, zeros);
         self.met.truncate(mark);
         result
     }
 
-    fn walk_from(&mut self, mut at: usize, mut light: usize) -> Result<(), TooMany> {
+    fn walk_from(
+        &mut self,
+        mut at: usize,
+        mut light: usize,
+        mut zeros: usize,
+    ) -> Result<(), TooMany> {
         loop {
             let len = self.bytes.len();
             if light == self.count {
@@ -292,7 +322,7 @@ impl Search<'_> {
                         .met
                         .iter()
                         .map(|&k| (k, self.words_of[k as usize].unwrap_or(0)));
-                    self.found.push(layout.collect());
+                    self.found.add(zeros, layout.collect());
                 }
                 return Ok(());
             }
@@ -311,13 +341,14 @@ impl Search<'_> {
             if !self.met.contains(&kind) {
                 self.met.push(kind);
             }
+            zeros += usize::from(kind == 0);
             let Some(words) = self.words_of[kind as usize] else {
                 if !self.free {
                     return Ok(());
                 }
                 for words in 0..=MOST_LIGHT_WORDS {
                     self.words_of[kind as usize] = Some(words);
-                    self.walk(at + 4 + 4 * words, light + 1)?;
+                    self.walk(at + 4 + 4 * words, light + 1, zeros)?;
                 }
                 self.words_of[kind as usize] = None;
                 return Ok(());
@@ -328,14 +359,14 @@ impl Search<'_> {
     }
 }
 
-/// Every per-type layout that reads `bytes` (the lights, after the count) exactly, the types
-/// of `fixed` held to their counts; other types only when `free`.
+/// The per-type layouts that read `bytes` (the lights, after the count) exactly, the types of
+/// `fixed` held to their counts; other types only when `free`.
 fn layouts_by_type(
     bytes: &[u8],
     count: usize,
     fixed: &[(u8, usize)],
     free: bool,
-) -> Result<Vec<Layout>, TooMany> {
+) -> Result<Found, TooMany> {
     let mut words_of = [None; 256];
     for &(kind, words) in fixed {
         words_of[kind as usize] = Some(words);
@@ -346,10 +377,10 @@ fn layouts_by_type(
         words_of,
         free,
         met: Vec::new(),
-        found: Vec::new(),
+        found: Found::default(),
         steps: 0,
     };
-    search.walk(0, 0)?;
+    search.walk(0, 0, 0)?;
     Ok(search.found)
 }
 
@@ -359,18 +390,6 @@ fn words_by_type(layout: &Layout) -> Box<[usize; 256]> {
         words_of[kind as usize] = words;
     }
     words_of
-}
-
-/// How many of the lights `layout` reads from `bytes` are of type 0.
-fn type_0_lights(bytes: &[u8], count: usize, layout: &Layout) -> usize {
-    let words_of = words_by_type(layout);
-    let (mut at, mut zeros) = (0, 0);
-    for _ in 0..count {
-        let kind = bytes[at];
-        zeros += usize::from(kind == 0);
-        at += 4 + 4 * words_of[kind as usize];
-    }
-    zeros
 }
 
 /// The reading of the lights after the count (FORMAT.md §11): the notes' word counts, else one
@@ -385,11 +404,13 @@ fn layout_of(bytes: &[u8], count: usize) -> Result<(Sizes, LightReading), String
     let by_type = || layouts_by_type(bytes, count, type_0, true);
     // Only the types the notes give counts for: a word's byte posing as a type of unknown size
     // is no light of the notes' reading.
-    if let Ok(Some(notes)) =
-        layouts_by_type(bytes, count, &NOTES_LIGHT_WORDS, false).map(|l| l.into_iter().next())
+    if let Ok(Found {
+        best: Some((_, notes)),
+        ..
+    }) = layouts_by_type(bytes, count, &NOTES_LIGHT_WORDS, false)
     {
         let sizes_differ = notes.windows(2).any(|w| w[0].1 != w[1].1);
-        let others = (equal.is_some() && sizes_differ) || by_type().map_or(true, |l| l.len() > 1);
+        let others = (equal.is_some() && sizes_differ) || by_type().map_or(true, |f| f.count > 1);
         return Ok((
             Sizes::ByType(words_by_type(&notes)),
             LightReading::Notes { others },
@@ -398,18 +419,12 @@ fn layout_of(bytes: &[u8], count: usize) -> Result<(Sizes, LightReading), String
     if let Some(words) = equal {
         return Ok((Sizes::Equal(words), LightReading::EqualSize));
     }
-    let Ok(mut found) = by_type() else {
+    let Ok(found) = by_type() else {
         return Err(format!("{left} bytes with too many readings to search"));
     };
     // A round 20.12 word has a low byte of 0 and poses as a type-0 light of no words: of
     // several readings, the one with the fewest such lights.
-    found.sort_by_cached_key(|layout| type_0_lights(bytes, count, layout));
-    let zeros: Vec<usize> = found
-        .iter()
-        .take(2)
-        .map(|layout| type_0_lights(bytes, count, layout))
-        .collect();
-    match (found.first(), found.get(1)) {
+    match (found.best, found.tie) {
         (None, _) => Err(format!(
             "{left} bytes: neither the notes' word counts (type 0 none, types 1 and 2 three), \
              nor one size for every light, nor word counts per type (types {}..={}, type 0 none, \
@@ -417,17 +432,16 @@ fn layout_of(bytes: &[u8], count: usize) -> Result<(Sizes, LightReading), String
             LIGHT_TYPES.start(),
             LIGHT_TYPES.end()
         )),
-        (Some(a), Some(b)) if zeros[0] == zeros[1] => Err(format!(
+        (Some((zeros, a)), Some(b)) => Err(format!(
             "{left} bytes read by more than one set of word counts per type with as few type-0 \
-             lights ({}), none the notes' (type 0 none, types 1 and 2 three): {}; or {}",
-            zeros[0],
-            describe(a),
-            describe(b)
+             lights ({zeros}), none the notes' (type 0 none, types 1 and 2 three): {}; or {}",
+            describe(&a),
+            describe(&b)
         )),
-        (Some(one), _) => Ok((
-            Sizes::ByType(words_by_type(one)),
+        (Some((_, one)), None) => Ok((
+            Sizes::ByType(words_by_type(&one)),
             LightReading::ByType {
-                others: found.len() - 1,
+                others: found.count - 1,
             },
         )),
     }
