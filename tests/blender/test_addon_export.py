@@ -194,3 +194,20 @@ def test_an_unwritable_backup_writes_nothing(small, tmp_path):
     with pytest.raises(RuntimeError, match="Cannot keep the original"):
         bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True)
     assert base.read_bytes() == small.base.read_bytes()
+
+
+def damaged_levels():
+    import held_out
+
+    return [lv for lv in held_out.levels() if lv.name.startswith("damaged-")]
+
+
+@pytest.mark.parametrize("level", damaged_levels(), ids=lambda lv: lv.name)
+def test_an_unchanged_damaged_level_exports_its_own_bytes(level, tmp_path):
+    """Issue 35: a level with a NaN in a model's vertex (used by several tiles), a NaN tile y, a
+    NaN box or normal, an infinite plane, an unknown collision kind, a huge poolExtra: imported
+    and exported unchanged, it is written as it was (the damage `check` names is the base's)."""
+    path = tmp_path / "damaged.wad"
+    path.write_bytes(level.data)
+    assert addon_support.import_level(path) == {"FINISHED"}
+    assert addon_support.export(tmp_path / "out.wad") == level.data

@@ -76,3 +76,34 @@ def test_a_moved_point_and_a_recoloured_turned_sun_are_written(level):
     assert written[1]["words"] == [3 * 4096, 2 * 4096, (1 << 32) - 18432, stored[1]["words"][3]]
     assert written[1]["colour"] == stored[1]["colour"]
     assert written[2:] == stored[2:]
+
+
+def test_lights_of_types_0_1_and_2_are_shown_and_written_in_the_level_s_own_z(tmp_path):
+    """Issue 35: a level written by another tool with note 003's types and word counts (a light
+    of type 0, a sun of type 1, a point of type 2 stored at z +1.5, as note 002 has lights in
+    game space). Each light is an object; the point stands over the grid; the sun turned and
+    the point moved are written with z as the level stores it."""
+    import held_out
+
+    (level,) = [lv for lv in held_out.levels() if lv.name == "fixture-lights-of-the-notes"]
+    path = tmp_path / "notes.wad"
+    path.write_bytes(level.data)
+    assert addon_support.import_level(path) == {"FINISHED"}
+    objects = light_objects()
+    assert [o["light"] for o in objects] == [0, 1, 2]
+    assert objects[0].type == "EMPTY", "type 0: a light of colour only, shown as a sphere"
+    assert [o.data.type for o in objects[1:]] == ["SUN", "POINT"]
+    # File (1.5, 1, 1.5) is Blender (1.5, -1.5, 1): over the grid (Blender y in [-H, 0]).
+    assert tuple(objects[2].location) == pytest.approx((1.5, -1.5, 1.0), abs=1e-5)
+    out = tmp_path / "out.wad"
+    assert addon_support.export(out) == level.data
+
+    sun, point = objects[1], objects[2]
+    # Turned from overhead towards Blender -y, which is file +z.
+    sun.rotation_mode = "XYZ"
+    sun.rotation_euler = (math.pi / 2, 0.0, 0.0)
+    point.location = (1.25, -2.5, 2.0)
+    written = level_lights(addon_support.export(out))
+    assert written[1]["words"] == [0, 0, 4096], "z stored positive, as the level stores it"
+    assert written[2]["words"] == [0x1400, 0x2000, 0x2800]
+    assert written[0] == level_lights(level.data)[0]

@@ -184,3 +184,51 @@ def test_the_harness_reports_broken_files(repo, run_cli, tmp_path):
     reports = validate(repo, [gltf, glb])
     assert "IO_ERROR" in {m["code"] for m in messages(reports["no-bin.gltf"], 0)}, reports["no-bin.gltf"]
     assert "ACCESSOR_INVALID_FLOAT" in {m["code"] for m in messages(reports["nan.glb"], 0)}, reports["nan.glb"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Levels not made by the generator (tests/held_out.py): a level made from nothing byte by byte,
+# the fixture with another LGHT chunk (read by the notes' word counts, kept as bytes, none), and
+# the fixture damaged where the game reads floats and counts (NaN positions, boxes and normals
+# once made the glTF's bounds null). Each written by the CLI as .glb, validated in one process.
+
+
+@pytest.fixture(scope="module")
+def held_out_validated(repo, run_cli, tmp_path_factory):
+    import held_out
+
+    folder = tmp_path_factory.mktemp("held-out")
+    levels = held_out.levels()
+    files = []
+    for level in levels:
+        wad = folder / f"{level.name}.wad"
+        wad.write_bytes(level.data)
+        glb = folder / f"{level.name}.glb"
+        done = run_cli("wad2gltf", wad, glb)
+        assert done.returncode == 0, f"{level.name}: {done.stderr}"
+        files.append(glb)
+    return {level.name: level for level in levels}, validate(repo, files), folder
+
+
+def held_out_names() -> list[str]:
+    import held_out
+
+    return [level.name for level in held_out.levels()]
+
+
+@pytest.mark.parametrize("name", held_out_names())
+def test_held_out_levels_validate_with_no_errors(held_out_validated, name):
+    levels, reports, folder = held_out_validated
+    report = reports[f"{name}.glb"]
+    assert "failure" not in report, f"{name}: the validator could not read it: {report['failure']}"
+    errors = messages(report, 0)
+    assert report["numErrors"] == 0 and not errors, (
+        f"{name}: {report['numErrors']} validator errors:\n" + "\n".join(describe(m) for m in errors[:40])
+    )
+    # The Lights group holds a node per light read, and no children list without lights.
+    data = (folder / f"{name}.glb").read_bytes()
+    json_length = struct.unpack_from("<I", data, 12)[0]
+    document = json.loads(data[20 : 20 + json_length])
+    (group,) = [n for n in document["nodes"] if (n.get("extras") or {}).get("llamawad") == "lights"]
+    assert len(group.get("children", [])) == (levels[name].lights or 0)
+    assert group.get("children") != []

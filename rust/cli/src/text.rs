@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use llamawad::container::{Convention, TotalLength};
-use llamawad::info::Info;
+use llamawad::info::{Info, LightChunkInfo};
 use llamawad::level::stpc::WFPC_STPC_EXTRA_BLOCK;
 
 pub fn write_info(out: &mut impl Write, file: &str, info: &Info) -> io::Result<()> {
@@ -29,9 +29,11 @@ pub fn write_info(out: &mut impl Write, file: &str, info: &Info) -> io::Result<(
     }
 
     writeln!(out, "\ncounts")?;
-    let lights = info
-        .lights
-        .map_or_else(|| "(no LGHT chunk)".to_string(), |n| n.to_string());
+    let lights = match (&info.light_chunk, info.lights) {
+        (None, _) => "(no LGHT chunk)".to_string(),
+        (Some(_), Some(n)) => n.to_string(),
+        (Some(_), None) => "(LGHT kept as bytes: see lights below)".to_string(),
+    };
     let [width, height] = info.grid;
     let extra_block = match info.stpc_extra_block {
         Some(_) => "heads, items and models",
@@ -79,9 +81,39 @@ pub fn write_info(out: &mut impl Write, file: &str, info: &Info) -> io::Result<(
         writeln!(out, "  {name:<20}{count}")?;
     }
 
+    if let Some(chunk) = &info.light_chunk {
+        write_light_chunk(out, chunk)?;
+    }
+
     writeln!(out, "\nwarnings ({})", info.warnings.len())?;
     for w in &info.warnings {
         writeln!(out, "  - {w}")?;
+    }
+    Ok(())
+}
+
+/// What the LGHT chunk holds, how it was read and which way z is; or why it is kept as bytes.
+fn write_light_chunk(out: &mut impl Write, chunk: &LightChunkInfo) -> io::Result<()> {
+    writeln!(out, "\nlights (LGHT, {} bytes)", chunk.bytes)?;
+    if let Some(why) = &chunk.kept_as_bytes {
+        return writeln!(out, "  kept as bytes, no reading explains it: {why}");
+    }
+    let count: usize = chunk.types.iter().map(|t| t.count).sum();
+    let types: Vec<String> = chunk
+        .types
+        .iter()
+        .map(|t| match t.words {
+            0 => format!("type {} ×{} (no words)", t.kind, t.count),
+            1 => format!("type {} ×{} (1 word)", t.kind, t.count),
+            n => format!("type {} ×{} ({n} words)", t.kind, t.count),
+        })
+        .collect();
+    match types.is_empty() {
+        true => writeln!(out, "  no lights")?,
+        false => writeln!(out, "  {count} lights: {}", types.join(", "))?,
+    }
+    for line in [&chunk.read_as, &chunk.z_read_as].into_iter().flatten() {
+        writeln!(out, "  {line}")?;
     }
     Ok(())
 }

@@ -100,3 +100,117 @@ fn info_json_reports_the_generated_level() {
     assert_eq!(info["pages"], 8);
     assert_eq!(info["object_models"], 30);
 }
+
+/// `info` and `info --json` of a generated level whose LGHT payload is `payload`.
+fn info_with_lights(payload: &[u8], what: &str) -> (String, serde_json::Value) {
+    use llamawad::container::Tag;
+    use llamawad::level::ChunkBody;
+    let mut level = generate(2, Size::Tiny);
+    let chunk = level
+        .chunks
+        .iter_mut()
+        .find(|c| c.tag == Tag::LGHT)
+        .unwrap();
+    chunk.body = ChunkBody::Raw(payload.to_vec());
+    let dir = std::env::temp_dir().join(format!("llamawad-info-{what}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("level.wad");
+    std::fs::write(&path, level.to_bytes().unwrap()).unwrap();
+    let run = |json: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_llamawad"));
+        command.arg("info");
+        if json {
+            command.arg("--json");
+        }
+        let out = command.arg(&path).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (text, json) = (run(false), run(true));
+    std::fs::remove_dir_all(&dir).unwrap();
+    (text, serde_json::from_str(&json).unwrap())
+}
+
+fn words(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+#[test]
+fn info_says_what_the_lght_chunk_holds_and_how_it_was_read() {
+    // A light of type 0, then a sun of type 1 with three words, and a point of type 2 stored at
+    // z 1.5 (positive: over the 3-row grid as note 002 has it, past it negated).
+    let payload = words(&[
+        3,
+        0x0020_2000,
+        0x0080_8001,
+        0,
+        4096,
+        0,
+        0x0040_6002,
+        0x2800,
+        0x1000,
+        0x1800,
+    ]);
+    let (text, json) = info_with_lights(&payload, "read");
+    assert!(text.contains("  lights                    3\n"), "{text}");
+    assert!(!text.contains("no LGHT chunk"), "{text}");
+    assert!(
+        text.contains(
+            "lights (LGHT, 40 bytes)\n  3 lights: type 0 ×1 (no words), type 1 ×1 (3 words), \
+             type 2 ×1 (3 words)\n  read with the notes' word counts"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "z is stored as game space has it, the grid row (note 002): only this reading puts \
+             every point light over the grid"
+        ),
+        "{text}"
+    );
+    let chunk = &json["light_chunk"];
+    assert_eq!(json["lights"], 3);
+    assert_eq!(chunk["bytes"], 40);
+    assert_eq!(chunk["reading"]["by"], "notes");
+    assert_eq!(chunk["z"]["z"], "game_space");
+    assert_eq!(chunk["z"]["why"], "only_this_inside");
+    assert_eq!(
+        chunk["types"],
+        serde_json::json!([
+            {"kind": 0, "count": 1, "words": 0},
+            {"kind": 1, "count": 1, "words": 3},
+            {"kind": 2, "count": 1, "words": 3},
+        ])
+    );
+    assert!(chunk["kept_as_bytes"].is_null());
+}
+
+#[test]
+fn info_says_why_an_lght_chunk_is_kept_as_bytes() {
+    // Two lights in 12 bytes: types 0 and 0 leave 4 bytes over, and nothing else reads them.
+    let (text, json) = info_with_lights(&words(&[2, 0x100, 0, 0]), "bytes");
+    assert!(!text.contains("no LGHT chunk"), "{text}");
+    assert!(
+        text.contains("  lights                    (LGHT kept as bytes: see lights below)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "lights (LGHT, 16 bytes)\n  kept as bytes, no reading explains it: LGHT chunk, byte"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("neither the notes' word counts"), "{text}");
+    assert!(json["lights"].is_null());
+    let chunk = &json["light_chunk"];
+    assert_eq!(chunk["bytes"], 16);
+    assert!(chunk["reading"].is_null());
+    assert!(chunk["kept_as_bytes"]
+        .as_str()
+        .unwrap()
+        .contains("expected 2 lights one reading explains"));
+}

@@ -101,8 +101,8 @@ codes! {
         => "Import the level again; the add-on sets these bits itself on export.",
     BatchLength = "batch-length": "more faces since the last flag 0x8 than one render batch holds"
         => "Import the level again; the add-on sets these bits itself on export.",
-    NotFinite = "not-finite": "a position, transform or value is not a finite number"
-        => "Find the object with a broken number (a location, rotation, UV or colour that shows as nan or inf) and type a real number in.",
+    NotFinite = "not-finite": "a position, transform or value is not a finite number: in a scene, or in a level where the game reads floats (a model's vertex, normal, box or face plane, a tile's position)"
+        => "Find the object with a broken number (a location, rotation, UV or colour that shows as nan or inf) and type a real number in. A level file with such a number (Check names the tile, model or face) shows it as 0 in Blender: move that tile, or reshape its faces, and export: what Blender shows is written.",
     AttributeValue = "attribute-value": "a face attribute (flags, texture entry) holds a value its field cannot store"
         => "Set the face's flags and texture entry with the Face panel instead of editing the attributes `wad_flags` and `wad_texture` by hand.",
     // Textures.
@@ -131,6 +131,8 @@ codes! {
         => "Usually harmless (a warning). Re-export after editing the collision, which recomputes the normals.",
     CollisionEdge = "collision-edge": "a collision polygon's edge normals do not point inwards"
         => "Flip the collision face (Mesh › Normals › Flip) or rebuild it: its corners run the wrong way round.",
+    CollisionKind = "collision-kind": "a collision polygon's kind byte has bits besides the known 0x1 (a quad) and 0x4 (facing down): what the game does with them is not known"
+        => "Usually harmless (a warning) in a level you did not make: the add-on keeps the byte. If you edited the collision, export again: the add-on writes only the known bits.",
     CollisionReach = "collision-reach": "collision lies more than 8 units from its tile, past what the plane's d holds"
         => "Keep collision within 8 units of its tile: split a long collision mesh into tiles of its own.",
     Coverage = "coverage": "collision reaches into a cell whose list lacks its tile: the llama falls through there"
@@ -148,8 +150,10 @@ codes! {
         => "Set the strat's custom property `waypoint` to a waypoint of the Waypoints collection, or undo the edit.",
     StratTypeFields = "strat-type-fields": "strats of one type differ in the fields the type fixes"
         => "Do not edit a strat's type fields; place strats with Strat › Add strat at 3D cursor, which copies them.",
-    StratPool = "strat-pool": "poolExtra leaves too few strat slots for the level's strats"
-        => "Remove strats you added, or place fewer: the level's strat pool is full.",
+    StratReserved = "strat-reserved": "a strat's field the notes call always 0 (offset 50 or 56 of its record) is not 0: what the game does with it is not known"
+        => "Usually harmless (a warning) in a level you did not make. If you typed it into the strat's custom properties (`reserved_32`, `reserved_38`), set it back to 0.",
+    StratPool = "strat-pool": "poolExtra leaves too few strat slots for the level's strats, or asks for more than the engine can allocate"
+        => "Remove strats you added, or place fewer: the level's strat pool is full. A poolExtra past the limit the message names comes from a damaged file: import the original level again.",
     UnknownStrat = "unknown-strat": "a node names a strat the base level does not have"
         => "Remove the object's custom property `strat`, or copy a strat of this level (Shift D): the number names a strat the base does not have.",
     UnknownWaypoint = "unknown-waypoint": "a node names a waypoint the base level does not have"
@@ -162,8 +166,8 @@ codes! {
         => "Clear the strat's (or waypoint's) turn about X and Y: it turns about the vertical only.",
     StratField = "strat-field": "a strat's or waypoint's field or parameter in the scene does not fit its place in the record or the pool (not a whole number, out of range, or a list of the wrong length)"
         => "Type whole numbers into the strat's custom properties (parameters, flags, waypoint), in range and with as many parameters as it had.",
-    PlayerStart = "player-start": "the llama's start is missing, above no floor, or over a deadly floor"
-        => "Move the Llama's start (strat 0, \"Llama · strat 000\") over a floor and use Strat › Drop to floor; make sure the floor below is not material 30.",
+    PlayerStart = "player-start": "the llama's start is missing, not created at level start, above no floor, or over a deadly floor"
+        => "Move the Llama's start (strat 0, \"Llama · strat 000\") over a floor and use Strat › Drop to floor; make sure the floor below is not material 30. A Llama in the collection Not created at start: select it and click \"Not created at level start\" in the Strat panel, which makes it created at start.",
     PlayerStartMaterial = "player-start-material": "the llama starts on a material its floor test skips"
         => "Move the Llama's start onto another floor, or give the floor under it another collision material than 17 (the one its floor test skips).",
     // The conversion as a whole.

@@ -27,6 +27,14 @@ pub const MAX_TILES: usize = 1 << 16;
 /// At most this many strats in a level written back: a hundred times the originals' few hundred
 /// (the engine allocates poolExtra + 30 slots of 0x154 bytes).
 pub const MAX_STRATS: usize = 1 << 16;
+/// The largest poolExtra taken as one the engine can allocate: it allocates poolExtra + 30 strat
+/// slots of 0x154 bytes at level start (note 003), a size computed in 32 bits (0xffffffff + 30
+/// wraps round to 29 slots) in a 32-bit process. Taken: 65,536, as many as [`MAX_STRATS`]
+/// (65,566 slots, 22 MB), a hundred times what the originals' few hundred strats need; the
+/// notes give no limit.
+pub const MAX_POOL_EXTRA: u64 = MAX_STRATS as u64;
+/// Bytes of one strat slot the engine allocates (note 003: 0x154).
+pub const STRAT_SLOT_BYTES: u64 = 0x154;
 /// At most this many waypoints in a level written back: strats name them by an i32, and the
 /// originals have a few dozen.
 pub const MAX_WAYPOINTS: usize = 1 << 16;

@@ -143,6 +143,43 @@ fn an_edge_normal_pointing_outwards_is_an_error_naming_the_polygon() {
     assert_eq!(found, [(Severity::Error, Some(model), Some(0))]);
 }
 
+/// The kind byte knows 0x1 (a quad) and 0x4 (facing down): other bits are a warning naming the
+/// polygon, and the level still converts to glTF and back byte for byte (the byte kept).
+#[test]
+fn an_unknown_collision_kind_is_a_warning_naming_the_polygon() {
+    use llamawad::gltf::{gltf_to_wad, wad_to_gltf, Document, GltfToWadOptions, Source};
+    let base = generate(2, Size::Tiny);
+    let kinds = |kind: u8| {
+        let mut polygon = hand_square();
+        polygon.kind = kind;
+        let (level, model) = with_polygon(&base, polygon);
+        let found: Vec<_> = problems(&level)
+            .into_iter()
+            .filter(|p| p.code == Code::CollisionKind)
+            .map(|p| (p.severity, p.model, p.polygon, p.message))
+            .collect();
+        (found, model, level)
+    };
+    for known in [0, 1, 4, 5] {
+        assert_eq!(kinds(known).0, [], "kind {known}");
+    }
+    let (found, model, level) = kinds(0xff);
+    let [(severity, m, polygon, message)] = &found[..] else {
+        panic!("{found:#?}")
+    };
+    assert_eq!(
+        (*severity, *m, *polygon),
+        (Severity::Warning, Some(model), Some(0))
+    );
+    assert!(message.contains("kind 0xff has bits 0xfa"), "{message}");
+    let bytes = level.to_bytes().unwrap();
+    let level = Level::parse(&bytes).unwrap();
+    let gltf = wad_to_gltf(&level, Source::of(&bytes)).unwrap();
+    let doc = Document::from_slice(&gltf.to_glb().unwrap(), None).unwrap();
+    let (back, _) = gltf_to_wad(&level, &bytes, &doc, GltfToWadOptions::default()).unwrap();
+    assert_eq!(back.to_bytes().unwrap(), bytes);
+}
+
 /// The problems of `bytes` read back that `base` does not have.
 fn new_problems_of_bytes(bytes: &[u8], base: &Level) -> Vec<Problem> {
     check_against(&Level::parse(bytes).expect("readable"), base)
@@ -415,17 +452,27 @@ fn vertex_colours_off_by_an_entry_are_named_not_the_blocks_after_them() {
     let mut short = bytes.clone();
     splice(&mut short, end - 4, 4, &[]);
     let msg = refusal(&short);
+    // "tile F, where the reading may first have gone wrong, or one of tiles F+1 to L after it"
     let run = msg
-        .split("1 entry fewer in one of tiles ")
+        .split("1 entry fewer in tile ")
         .nth(1)
         .and_then(|rest| {
-            let mut words = rest.split(' ');
-            let first: usize = words.next()?.parse().ok()?;
+            let first: usize = rest.split(',').next()?.parse().ok()?;
+            let tail = rest.split("or one of tiles ").nth(1)?;
+            let mut words = tail.split(' ');
+            let next: usize = words.next()?.parse().ok()?;
             let last: usize = words.nth(1)?.parse().ok()?;
-            Some(first..=last)
+            (next == first + 1).then_some(first..=last)
         })
         .unwrap_or_else(|| panic!("{msg}"));
     assert!(run.contains(&single), "{msg}");
+    // The check names the run's first tile as the culprit.
+    let (code, _, tile, _) = unreadable(&short);
+    assert_eq!(
+        (code, tile),
+        (Code::Unreadable, Some(*run.start())),
+        "{msg}"
+    );
 }
 
 /// A tile given the swap flag without a swap entry: the entries no longer match the flagged

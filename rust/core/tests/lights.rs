@@ -45,12 +45,20 @@ fn lights_of_different_sizes_by_type_are_read_and_written_back_the_same() {
     let lights = &level.lights().expect("LGHT is read").lights;
     let sizes: Vec<(u8, usize)> = lights.iter().map(|l| (l.kind, l.words.len())).collect();
     assert_eq!(sizes, [(3, 0), (1, 3), (3, 0), (1, 3)]);
+    // Type 3 is not the notes', and 40 bytes are no one size for four lights: of the four sets
+    // of word counts per type that read the chunk (the others with round words as type-0
+    // lights), the one with the fewest type-0 lights.
+    assert_eq!(
+        level.lights().unwrap().reading,
+        llamawad::raw::other::LightReading::ByType { others: 3 }
+    );
     assert_eq!(level.to_bytes().unwrap(), bytes);
 }
 
 #[test]
 fn a_chunk_no_reading_explains_is_kept_as_bytes_and_the_reader_says_why() {
-    // Two lights in 12 bytes: not of one size, and the first's type byte is 0, no light's.
+    // Two lights in 12 bytes: not of one size, and the first's type byte is 0, a type of no
+    // words in every reading, as is the next: two lights of 4 bytes leave 4 bytes over.
     let payload = words(&[2, 0x100, 0, 0]);
     let (bytes, level) = level_with_lights(payload.clone());
     assert!(level.lights().is_none());
@@ -59,7 +67,7 @@ fn a_chunk_no_reading_explains_is_kept_as_bytes_and_the_reader_says_why() {
     assert_eq!(level.warnings.len(), 1, "{:?}", level.warnings);
     let warning = &level.warnings[0];
     assert!(
-        warning.contains("no equal size and no word counts per type"),
+        warning.contains("neither the notes' word counts (type 0 none, types 1 and 2 three), nor one size for every light, nor word counts per type"),
         "{warning}"
     );
     assert!(
@@ -189,4 +197,79 @@ fn a_copied_light_or_a_changed_type_is_refused_naming_the_light() {
             ),
         ]
     );
+}
+
+#[test]
+fn point_lights_stored_with_z_positive_stand_over_the_grid_and_are_written_so() {
+    use llamawad::game::lights::{light_z, LightZ, LightZWhy};
+    use llamawad::raw::other::LightReading;
+    let rows = generate(2, Size::Tiny).map().unwrap().height;
+    let z = (rows as f64 - 0.5) * 4096.0;
+    // Note 003's types: an ambient light of type 0, a sun of type 1 (straight overhead), a point
+    // of type 2, each of the notes' word counts; the point stored at z positive, the grid's
+    // last row, as note 002 says lights stand.
+    let payload = words(&[
+        3,
+        0x0020_2000,
+        0x0080_8001,
+        0,
+        4096,
+        0,
+        0x0040_6002,
+        0x2800,
+        0x1000,
+        z as u32,
+    ]);
+    let (bytes, base) = level_with_lights(payload);
+    assert_eq!(base.warnings, Vec::<String>::new());
+    let lights = base.lights().expect("LGHT is read");
+    assert_eq!(lights.reading, LightReading::Notes { others: true });
+    let kinds: Vec<u8> = lights.lights.iter().map(|l| l.kind).collect();
+    assert_eq!(kinds, [0, 1, 2]);
+    let choice = light_z(&base);
+    assert_eq!(
+        (choice.z, choice.why),
+        (LightZ::GameSpace, LightZWhy::OnlyThisInside)
+    );
+
+    let dir = std::env::temp_dir().join(format!("llamawad-lights-z-{}", std::process::id()));
+    let mut json = gltf_of(&base, &bytes, &dir);
+    let stands = light_node(&mut json, 2)["translation"].clone();
+    assert_eq!(
+        stands,
+        json!([2.5, 1.0, rows as f64 - 0.5]),
+        "over the grid"
+    );
+    // The type-0 light is a node like the others.
+    assert_eq!(light_node(&mut json, 0)["extras"]["kind"], 0);
+    let (same, report) = convert(&base, &bytes, &json, &dir).unwrap();
+    assert!(report.is_empty(), "{report:?}");
+    assert_eq!(same.to_bytes().unwrap(), bytes);
+
+    // Moved, and the sun turned from overhead towards +z: written with z as it was read.
+    light_node(&mut json, 2)["translation"] = json!([1.5, 2.0, 1.25]);
+    let half = std::f64::consts::FRAC_1_SQRT_2;
+    light_node(&mut json, 1)["rotation"] = json!([half, 0.0, 0.0, half]);
+    let (level, report) = convert(&base, &bytes, &json, &dir).unwrap();
+    assert_eq!(report.lights_changed, [1, 2]);
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let read = Level::parse(&level.to_bytes().unwrap()).unwrap();
+    let lights = &read.lights().unwrap().lights;
+    assert_eq!(lights[2].words, [0x1800, 0x2000, 0x1400]);
+    assert_eq!(lights[1].words, [0, 0, 4096]);
+    assert_eq!(lights[0], base.lights().unwrap().lights[0]);
+
+    // Moved off the grid (z negative): written so, and the report says the level's lights
+    // will read the other way from now on.
+    light_node(&mut json, 2)["translation"] = json!([1.5, 2.0, -3.0]);
+    let (_, report) = convert(&base, &bytes, &json, &dir).unwrap();
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("will be read the other way")),
+        "{:?}",
+        report.warnings
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -217,7 +217,10 @@ pub(super) fn build_lights(rng: &mut Rng, plan: &Plan, world: &World) -> Lights 
                 .to_vec(),
         });
     }
-    Lights { lights }
+    Lights {
+        lights,
+        ..Lights::default()
+    }
 }
 
 /// NAME: a name in the originals' pattern, NUL-terminated and padded to an even length. The

@@ -18,3 +18,11 @@ pub use gltf_to_wad::{
 };
 pub use read::Document;
 pub use wad_to_gltf::{wad_to_gltf, Gltf, Source, WadToGltfError};
+
+/// A stored position as the glTF shows it: a component that is not a finite number (NaN or
+/// infinity: a damaged level, which `check` reports) is shown as 0, since glTF holds only
+/// finite numbers. The way back compares the scene with the base as shown, so that an
+/// unchanged scene keeps the stored bytes.
+pub(crate) fn shown_position(p: [f32; 3]) -> [f32; 3] {
+    p.map(|c| if c.is_finite() { c } else { 0.0 })
+}

@@ -15,7 +15,7 @@ use crate::raw::stream::{read_chunk, write_chunk};
 
 pub use map::{Map, Tile};
 pub use model::{Model, ObjectModel, Trak};
-pub use other::{Light, Lights, Name};
+pub use other::{Light, LightReading, Lights, Name};
 pub use stpc::Stpc;
 pub use text::Text;
 

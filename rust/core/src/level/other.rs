@@ -10,7 +10,7 @@ use crate::container::RawChunk;
 use crate::level::ChunkBody;
 use crate::raw::stream::{read_chunk, ChunkLayout};
 
-pub use crate::raw::other::{Light, Lights, Name};
+pub use crate::raw::other::{Light, LightReading, Lights, Name};
 
 /// Reads a loosely described chunk with its layout `T`, or keeps it verbatim with a warning.
 pub(crate) fn parse_loose<T: ChunkLayout + for<'a> BinRead<Args<'a> = ()>>(

@@ -1,12 +1,13 @@
 //! The small chunks: WFPC (the feature flags) and the loosely described NAME, LNFO and LGHT
 //! (FORMAT.md §9).
 
-use binrw::io::{Read, Seek};
-use binrw::{binrw, BinRead, BinResult, Endian};
+use binrw::io::{Read, Seek, Write};
+use binrw::{binrw, BinRead, BinResult, BinWrite, Endian};
+use serde::Serialize;
 
 use crate::container::Tag;
 use crate::error::BuildError;
-use crate::raw::stream::{bad_value, bytes_left, rest, u32_count, ChunkLayout};
+use crate::raw::stream::{bad_value, bytes_left, rest, u32_count, unwritable, ChunkLayout};
 
 /// WFPC: the level's feature flags; they decide which optional blocks exist.
 #[binrw]
@@ -62,24 +63,131 @@ impl Name {
     }
 }
 
-/// LGHT: `u32 n`, then n lights (FORMAT.md §9, §11). The notes give each type "more u32" without
-/// saying how many, so the reader takes the layout where every light has the same size when
-/// that tiles the chunk, and otherwise the one set of word counts per type that reads it
-/// exactly; a chunk neither explains fails here and is kept as bytes by the level's reader.
-#[binrw]
-#[brw(little)]
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// LGHT: `u32 n`, then n lights (FORMAT.md §9, §11). Note 003 gives type 0 no words and the
+/// types 1, 2, … "more u32 (direction/position, z negated)" without saying how many, so the
+/// reader tries readings in turn, each only where it reads the chunk exactly: the notes' word
+/// counts (type 0 none, types 1 and 2 three), one size for every light, the one set of word
+/// counts per type. A chunk none explains fails here and is kept as bytes by the level's reader.
+#[derive(Debug, Clone, Default)]
 pub struct Lights {
-    #[br(temp)]
-    #[bw(try_calc = light_count(lights))]
-    light_count: u32,
-    #[br(parse_with = lights_by_layout(light_count))]
     pub lights: Vec<Light>,
+    /// How the chunk's bytes were told apart into lights; no part of the bytes, so two chunks of
+    /// the same lights are equal however they were read.
+    pub reading: LightReading,
 }
+
+impl PartialEq for Lights {
+    fn eq(&self, other: &Lights) -> bool {
+        self.lights == other.lights
+    }
+}
+
+impl Eq for Lights {}
 
 impl ChunkLayout for Lights {
     const TAG: Tag = Tag::LGHT;
     const LAST: &'static str = "the lights";
+}
+
+/// How an LGHT chunk's lights were told apart (FORMAT.md §11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum LightReading {
+    /// Made in memory, not read.
+    #[default]
+    Built,
+    /// The notes' word counts: type 0 none, types 1 and 2 three, and no other type. `others`:
+    /// other word counts read the chunk too.
+    Notes { others: bool },
+    /// Every light the same size (the notes' counts do not read the chunk).
+    EqualSize,
+    /// A set of word counts per type that reads the chunk (neither of the above does): the
+    /// only one, or of `others` + 1 the one with the fewest type-0 lights.
+    ByType { others: usize },
+}
+
+impl LightReading {
+    /// What `info` says of it.
+    pub fn describe(self) -> String {
+        match self {
+            LightReading::Built => "lights made, not read",
+            LightReading::Notes { others: false } => {
+                "read with the notes' word counts (type 0 none, types 1 and 2 three)"
+            }
+            LightReading::Notes { others: true } => {
+                "read with the notes' word counts (type 0 none, types 1 and 2 three), taken \
+                 where other word counts read the chunk too"
+            }
+            LightReading::EqualSize => {
+                "read as lights of one size (the notes' word counts do not read the chunk)"
+            }
+            LightReading::ByType { others: 0 } => {
+                "read with the one set of word counts per type that reads the chunk (the notes' \
+                 do not, nor one size for every light)"
+            }
+            LightReading::ByType { others } => {
+                return format!(
+                    "read with the word counts per type that give the fewest type-0 lights, of \
+                     {} sets that read the chunk (the notes' do not, nor one size for every \
+                     light)",
+                    others + 1
+                )
+            }
+        }
+        .to_string()
+    }
+}
+
+impl BinRead for Lights {
+    type Args<'a> = ();
+
+    fn read_options<R: Read + Seek>(r: &mut R, endian: Endian, (): ()) -> BinResult<Lights> {
+        let count = u32::read_options(r, endian, ())?;
+        let (at, left) = bytes_left(r)?;
+        let count = count as u64;
+        // Every light has at least its four header bytes: the count is bounded by what is left.
+        if count * 4 > left {
+            return Err(bad_value(
+                at,
+                "light list",
+                format!("{count} lights of at least 4 bytes"),
+                format!("{left} bytes"),
+            ));
+        }
+        let bytes = rest(r, endian, ())?;
+        let (layout, reading) = layout_of(&bytes, count as usize).map_err(|why| {
+            bad_value(
+                at,
+                "light list",
+                format!("{count} lights one reading explains"),
+                why,
+            )
+        })?;
+        let mut r = binrw::io::Cursor::new(&bytes[..]);
+        let mut lights = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let words = match &layout {
+                Sizes::Equal(words) => *words,
+                Sizes::ByType(words_of) => words_of[bytes[r.position() as usize] as usize],
+            };
+            lights.push(Light::read_options(&mut r, endian, (words,))?);
+        }
+        Ok(Lights { lights, reading })
+    }
+}
+
+impl BinWrite for Lights {
+    type Args<'a> = ();
+
+    fn write_options<W: Write + Seek>(&self, w: &mut W, endian: Endian, (): ()) -> BinResult<()> {
+        light_count(&self.lights)
+            .map_err(unwritable)?
+            .write_options(w, endian, ())?;
+        for light in &self.lights {
+            light.write_options(w, endian, ())?;
+        }
+        Ok(())
+    }
 }
 
 /// One LGHT entry: type and colour, then the type's parameters (direction or position) as u32s.
@@ -100,11 +208,16 @@ pub struct Light {
 /// long chunk find readings made of nothing but guesses.
 pub const MOST_LIGHT_WORDS: usize = 8;
 
-/// The type bytes the per-type search takes as a light's start. The notes count types from 1
-/// ("type 1/2/…"); a small bound keeps the words' bytes from posing as lights: a round 20.12
-/// value has a low byte of 0, and without the bound almost any chunk of a few lights has dozens
-/// of readings.
-pub const LIGHT_TYPES: std::ops::RangeInclusive<u8> = 1..=15;
+/// The type bytes the per-type search takes as a light's start. Note 003 counts type 0 (no
+/// words) and types 1, 2, …; a small bound keeps the words' bytes from posing as lights of
+/// unknown types (a round 20.12 value has a low byte of 0, which poses as a type-0 light, so
+/// that type is held to the notes' no words in every reading).
+pub const LIGHT_TYPES: std::ops::RangeInclusive<u8> = 0..=15;
+
+/// The notes' word counts (note 003: "u8 type, u8 r, u8 g, u8 b, type 1/2/…: more u32
+/// (direction/position, z negated)"): type 0 none, and a direction or a position, three words,
+/// for types 1 and 2.
+pub const NOTES_LIGHT_WORDS: [(u8, usize); 3] = [(0, 0), (1, 3), (2, 3)];
 
 /// Lights walked before the per-type search gives up: a chunk of a few lights is read at once,
 /// and a crafted chunk of many types cannot keep the reader busy.
@@ -137,27 +250,70 @@ fn light_count(lights: &[Light]) -> Result<u32, BuildError> {
 /// Word counts per type, in the order the types are first met.
 type Layout = Vec<(u8, usize)>;
 
-/// Why no single layout reads a chunk.
-enum NoLayout {
-    None,
-    Several(Layout, Layout),
-    TooMany,
+/// The words of each light: one count for all, or a count per type byte.
+enum Sizes {
+    Equal(usize),
+    ByType(Box<[usize; 256]>),
 }
 
-/// Backtracking over the types met in order: a known type's lights have its size, a new type
-/// (within [`LIGHT_TYPES`]) tries 0..=[`MOST_LIGHT_WORDS`] words. Recursion happens only at a new type (at most 256
-/// deep); lights of known types are walked in a loop.
+/// The search walked more lights than it may ([`SEARCH_STEPS`]).
+struct TooMany;
+
+/// Backtracking over the types met in order: a type with a count (the notes', or one tried) has
+/// that size, a new type (within [`LIGHT_TYPES`], when `free`) tries 0..=[`MOST_LIGHT_WORDS`]
+/// words. Recursion happens only at a new type (at most 16 deep); lights of known types are
+/// walked in a loop.
 struct Search<'a> {
     bytes: &'a [u8],
     count: usize,
     words_of: [Option<usize>; 256],
+    /// Whether a type without a count may take any; if not, it reads nothing.
+    free: bool,
+    /// The types met so far on the path walked, in order (to name a layout).
     met: Vec<u8>,
-    found: Vec<Layout>,
+    found: Found,
     steps: usize,
 }
 
+/// The readings a search found: how many, and of those with the fewest type-0 lights the first
+/// and (a tie) the second; no more is kept, however many there are.
+#[derive(Default)]
+struct Found {
+    count: usize,
+    best: Option<(usize, Layout)>,
+    tie: Option<Layout>,
+}
+
+impl Found {
+    fn add(&mut self, zeros: usize, layout: Layout) {
+        self.count += 1;
+        match &self.best {
+            Some((fewest, _)) if zeros > *fewest => {}
+            Some((fewest, _)) if zeros == *fewest => {
+                self.tie.get_or_insert(layout);
+            }
+            _ => {
+                self.best = Some((zeros, layout));
+                self.tie = None;
+            }
+        }
+    }
+}
+
 impl Search<'_> {
-    fn walk(&mut self, mut at: usize, mut light: usize) -> Result<(), NoLayout> {
+    fn walk(&mut self, at: usize, light: usize, zeros: usize) -> Result<(), TooMany> {
+        let mark = self.met.len();
+        let result = self.walk_from(at, light, zeros);
+        self.met.truncate(mark);
+        result
+    }
+
+    fn walk_from(
+        &mut self,
+        mut at: usize,
+        mut light: usize,
+        mut zeros: usize,
+    ) -> Result<(), TooMany> {
         loop {
             let len = self.bytes.len();
             if light == self.count {
@@ -166,7 +322,7 @@ impl Search<'_> {
                         .met
                         .iter()
                         .map(|&k| (k, self.words_of[k as usize].unwrap_or(0)));
-                    self.found.push(layout.collect());
+                    self.found.add(zeros, layout.collect());
                 }
                 return Ok(());
             }
@@ -176,23 +332,25 @@ impl Search<'_> {
             }
             self.steps += 1;
             if self.steps > SEARCH_STEPS {
-                return Err(NoLayout::TooMany);
+                return Err(TooMany);
             }
             let kind = self.bytes[at];
             if !LIGHT_TYPES.contains(&kind) {
                 return Ok(());
             }
-            let Some(words) = self.words_of[kind as usize] else {
+            if !self.met.contains(&kind) {
                 self.met.push(kind);
+            }
+            zeros += usize::from(kind == 0);
+            let Some(words) = self.words_of[kind as usize] else {
+                if !self.free {
+                    return Ok(());
+                }
                 for words in 0..=MOST_LIGHT_WORDS {
                     self.words_of[kind as usize] = Some(words);
-                    self.walk(at + 4 + 4 * words, light + 1)?;
-                    if self.found.len() > 1 {
-                        break;
-                    }
+                    self.walk(at + 4 + 4 * words, light + 1, zeros)?;
                 }
                 self.words_of[kind as usize] = None;
-                self.met.pop();
                 return Ok(());
             };
             at += 4 + 4 * words;
@@ -201,22 +359,91 @@ impl Search<'_> {
     }
 }
 
-/// The one per-type layout that reads `bytes` (the lights, after the count) exactly.
-fn layout_by_type(bytes: &[u8], count: usize) -> Result<Layout, NoLayout> {
+/// The per-type layouts that read `bytes` (the lights, after the count) exactly, the types of
+/// `fixed` held to their counts; other types only when `free`.
+fn layouts_by_type(
+    bytes: &[u8],
+    count: usize,
+    fixed: &[(u8, usize)],
+    free: bool,
+) -> Result<Found, TooMany> {
+    let mut words_of = [None; 256];
+    for &(kind, words) in fixed {
+        words_of[kind as usize] = Some(words);
+    }
     let mut search = Search {
         bytes,
         count,
-        words_of: [None; 256],
+        words_of,
+        free,
         met: Vec::new(),
-        found: Vec::new(),
+        found: Found::default(),
         steps: 0,
     };
-    search.walk(0, 0)?;
-    let mut found = search.found.into_iter();
-    match (found.next(), found.next()) {
-        (Some(one), None) => Ok(one),
-        (Some(a), Some(b)) => Err(NoLayout::Several(a, b)),
-        _ => Err(NoLayout::None),
+    search.walk(0, 0, 0)?;
+    Ok(search.found)
+}
+
+fn words_by_type(layout: &Layout) -> Box<[usize; 256]> {
+    let mut words_of = Box::new([0; 256]);
+    for &(kind, words) in layout {
+        words_of[kind as usize] = words;
+    }
+    words_of
+}
+
+/// The reading of the lights after the count (FORMAT.md §11): the notes' word counts, else one
+/// size for every light, else a set of word counts per type (of several, the one with the
+/// fewest type-0 lights); or why none reads them.
+fn layout_of(bytes: &[u8], count: usize) -> Result<(Sizes, LightReading), String> {
+    let left = bytes.len();
+    // Type 0 has no words in every reading (note 003 gives "more u32" to types 1, 2, …).
+    let type_0 = &NOTES_LIGHT_WORDS[..1];
+    let equal =
+        (count > 0 && left % count == 0 && (left / count) % 4 == 0).then(|| (left / count - 4) / 4);
+    let by_type = || layouts_by_type(bytes, count, type_0, true);
+    // Only the types the notes give counts for: a word's byte posing as a type of unknown size
+    // is no light of the notes' reading.
+    if let Ok(Found {
+        best: Some((_, notes)),
+        ..
+    }) = layouts_by_type(bytes, count, &NOTES_LIGHT_WORDS, false)
+    {
+        let sizes_differ = notes.windows(2).any(|w| w[0].1 != w[1].1);
+        let others = (equal.is_some() && sizes_differ) || by_type().map_or(true, |f| f.count > 1);
+        return Ok((
+            Sizes::ByType(words_by_type(&notes)),
+            LightReading::Notes { others },
+        ));
+    }
+    if let Some(words) = equal {
+        return Ok((Sizes::Equal(words), LightReading::EqualSize));
+    }
+    let Ok(found) = by_type() else {
+        return Err(format!("{left} bytes with too many readings to search"));
+    };
+    // A round 20.12 word has a low byte of 0 and poses as a type-0 light of no words: of
+    // several readings, the one with the fewest such lights.
+    match (found.best, found.tie) {
+        (None, _) => Err(format!(
+            "{left} bytes: neither the notes' word counts (type 0 none, types 1 and 2 three), \
+             nor one size for every light, nor word counts per type (types {}..={}, type 0 none, \
+             the others 0..={MOST_LIGHT_WORDS} words) read them exactly",
+            LIGHT_TYPES.start(),
+            LIGHT_TYPES.end()
+        )),
+        (Some((zeros, a)), Some(b)) => Err(format!(
+            "{left} bytes read by more than one set of word counts per type with as few type-0 \
+             lights ({zeros}), none the notes' (type 0 none, types 1 and 2 three): {}; or {}",
+            describe(&a),
+            describe(&b)
+        )),
+        (Some((_, one)), None) => Ok((
+            Sizes::ByType(words_by_type(&one)),
+            LightReading::ByType {
+                others: found.count - 1,
+            },
+        )),
     }
 }
 
@@ -226,69 +453,6 @@ fn describe(layout: &Layout) -> String {
         .map(|(kind, words)| format!("type {kind} {words} words"))
         .collect();
     types.join(", ")
-}
-
-fn lights_by_layout<R: Read + Seek>(
-    count: u32,
-) -> impl FnOnce(&mut R, Endian, ()) -> BinResult<Vec<Light>> {
-    move |r, endian, ()| {
-        let (at, left) = bytes_left(r)?;
-        let count = count as u64;
-        // Every light has at least its four header bytes: the count is bounded by what is left.
-        if count * 4 > left {
-            return Err(bad_value(
-                at,
-                "light list",
-                format!("{count} lights of at least 4 bytes"),
-                format!("{left} bytes"),
-            ));
-        }
-        if count == 0 {
-            return Ok(Vec::new());
-        }
-        let size = left / count;
-        if left % count == 0 && size % 4 == 0 {
-            return binrw::helpers::count(count as usize)(r, endian, ((size as usize - 4) / 4,));
-        }
-        let bytes = rest(r, endian, ())?;
-        let layout = layout_by_type(&bytes, count as usize).map_err(|why| {
-            let found = match why {
-                NoLayout::None => format!(
-                    "{left} bytes no equal size and no word counts per type (types {}..={}, \
-                     0..={MOST_LIGHT_WORDS} words) read exactly",
-                    LIGHT_TYPES.start(),
-                    LIGHT_TYPES.end()
-                ),
-                NoLayout::Several(a, b) => {
-                    format!(
-                        "{left} bytes read by more than one: {}; or {}",
-                        describe(&a),
-                        describe(&b)
-                    )
-                }
-                NoLayout::TooMany => format!("{left} bytes with too many readings to search"),
-            };
-            bad_value(
-                at,
-                "light list",
-                format!("{count} lights one reading explains"),
-                found,
-            )
-        })?;
-        let words_of = |kind: u8| {
-            layout
-                .iter()
-                .find(|(k, _)| *k == kind)
-                .map_or(0, |(_, w)| *w)
-        };
-        let mut r = binrw::io::Cursor::new(&bytes[..]);
-        let mut lights = Vec::with_capacity(count as usize);
-        for _ in 0..count {
-            let kind = bytes[r.position() as usize];
-            lights.push(Light::read_options(&mut r, endian, (words_of(kind),))?);
-        }
-        Ok(lights)
-    }
 }
 
 #[cfg(test)]
@@ -312,6 +476,7 @@ mod tests {
             }
         );
         assert_eq!(lights.lights[1].colour, [0xff, 0, 0]);
+        assert_eq!(lights.reading, LightReading::EqualSize);
         assert_eq!(write_chunk(&lights, ()).unwrap(), bytes);
 
         let err = read_chunk::<Lights>(&bytes[..10], 0x20, ()).unwrap_err();
@@ -365,6 +530,9 @@ mod tests {
             .map(|l| (l.kind, l.words.len()))
             .collect();
         assert_eq!(sizes, [(1, 3), (2, 4), (1, 3), (2, 4)]);
+        // Type 1 of 7 words then lights of type 0 made of round words reads the bytes too; the
+        // reading with the fewer type-0 lights is taken.
+        assert_eq!(lights.reading, LightReading::ByType { others: 1 });
         assert_eq!(lights.lights[1].colour, [0x60, 0x30, 0]);
         assert_eq!(
             lights.lights[3].words,
@@ -374,16 +542,49 @@ mod tests {
     }
 
     #[test]
-    fn a_chunk_no_single_reading_explains_is_refused_with_why() {
-        // Type 1 with no words then type 2 with three, or type 1 with one word then type 5 with
-        // two: both read the 20 bytes exactly.
+    fn the_notes_word_counts_are_taken_where_they_read_the_chunk() {
+        let kinds = |l: &Lights| -> Vec<(u8, usize)> {
+            l.lights.iter().map(|l| (l.kind, l.words.len())).collect()
+        };
+        // Note 003's own example: a light of type 0 (no words), then a sun of type 1 with a
+        // direction of three words. 20 bytes for two lights are no one size; per type, type 0
+        // then type 1 of 3 words is the only reading, and it is the notes'.
+        let sun = words_to_bytes(&[2, 0x0040_4000, 0x0080_8001, 0xffff_f000, 0x1000, 0x800]);
+        let lights: Lights = read_chunk(&sun, 0, ()).unwrap();
+        assert_eq!(kinds(&lights), [(0, 0), (1, 3)]);
+        assert_eq!(lights.reading, LightReading::Notes { others: false });
+        assert_eq!(lights.lights[0].colour, [0x40, 0x40, 0]);
+        assert_eq!(write_chunk(&lights, ()).unwrap(), sun);
+
+        // Type 1 with three words then type 0, or type 1 with no words then type 2 with three,
+        // or type 1 with one word then type 5 with two: the notes' is taken, and said to be.
         let two = words_to_bytes(&[2, 0x0000_0001, 0x0000_0002, 0x0000_0005, 0, 0]);
-        let err = read_chunk::<Lights>(&two, 0, ()).unwrap_err();
+        let lights: Lights = read_chunk(&two, 0, ()).unwrap();
+        assert_eq!(kinds(&lights), [(1, 3), (0, 0)]);
+        assert_eq!(lights.reading, LightReading::Notes { others: true });
+        assert!(lights.reading.describe().contains("other word counts read"));
+
+        // Two type-0 lights and a sun, 24 bytes for three: one size (8 bytes) reads them too,
+        // the notes' counts come first.
+        let three = words_to_bytes(&[3, 0x0010_1000, 0x0020_2000, 0x0030_3001, 0, 0x1000, 0]);
+        let lights: Lights = read_chunk(&three, 0, ()).unwrap();
+        assert_eq!(kinds(&lights), [(0, 0), (0, 0), (1, 3)]);
+        assert_eq!(lights.reading, LightReading::Notes { others: true });
+        assert_eq!(write_chunk(&lights, ()).unwrap(), three);
+    }
+
+    #[test]
+    fn a_chunk_no_reading_explains_or_several_alike_is_refused_with_why() {
+        // Type 3 with 0, 1, 2 or 3 words, then type 4, 5 or 7 ending on the chunk's end: four
+        // readings, none the notes' (type 3 is not theirs), none with fewer type-0 lights.
+        let several = words_to_bytes(&[2, 0x03, 0x04, 0x05, 0x07, 0x07]);
+        let err = read_chunk::<Lights>(&several, 0, ()).unwrap_err();
         assert_eq!(
             err.to_string(),
             "LGHT chunk, byte 0x4: light list: expected 2 lights one reading explains, found 20 \
-             bytes read by more than one: type 1 0 words, type 2 3 words; or type 1 1 words, \
-             type 5 2 words"
+             bytes read by more than one set of word counts per type with as few type-0 lights \
+             (0), none the notes' (type 0 none, types 1 and 2 three): type 3 0 words, type 4 3 \
+             words; or type 3 1 words, type 5 2 words"
         );
         // Every byte that could start a light says type 1, and no size of type 1 ends on the
         // chunk's end.
@@ -392,8 +593,9 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "LGHT chunk, byte 0x4: light list: expected 2 lights one reading explains, found 20 \
-             bytes no equal size and no word counts per type (types 1..=15, 0..=8 words) read \
-             exactly"
+             bytes: neither the notes' word counts (type 0 none, types 1 and 2 three), nor one \
+             size for every light, nor word counts per type (types 0..=15, type 0 none, the \
+             others 0..=8 words) read them exactly"
         );
     }
 
@@ -406,6 +608,7 @@ mod tests {
         };
         let mixed = Lights {
             lights: vec![light(1, 3), light(2, 4), light(1, 3)],
+            ..Lights::default()
         };
         let bytes = write_chunk(&mixed, ()).unwrap();
         assert_eq!(bytes.len(), 4 + 16 + 20 + 16);

@@ -36,6 +36,29 @@ class CollisionScale(TypedDict):
     notes_models: list[int]
     undecided_models: int
 
+class LightTypeInfo(TypedDict):
+    kind: int
+    count: int
+    words: int
+
+class LightReading(TypedDict):
+    by: Literal["built", "notes", "equal_size", "by_type"]
+    others: NotRequired[bool | int]  # notes: other word counts read the chunk too; by_type: how many
+
+class LightZChoice(TypedDict):
+    z: Literal["negated", "game_space"]  # note 003's reading, or note 002's
+    why: Literal["no_point_light", "only_this_inside", "both_inside", "neither_inside"]
+
+class LightChunkInfo(TypedDict):
+    """What the LGHT chunk holds, how it was read and which way z is; or why it is kept as bytes."""
+    bytes: int
+    types: list[LightTypeInfo]
+    reading: LightReading | None
+    read_as: str | None
+    z: LightZChoice | None
+    z_read_as: str | None
+    kept_as_bytes: str | None
+
 class Info(TypedDict):
     file_size: int
     convention: Convention
@@ -58,6 +81,7 @@ class Info(TypedDict):
     animation_sets: int
     stpc_extra_block: str | None
     lights: int | None
+    light_chunk: LightChunkInfo | None
     strats: int
     strat_types: dict[str, int]
     tile_swaps: int

@@ -32,7 +32,26 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
         }
     }
     let swaps_in_file = level.wfpc() & crate::level::map::WFPC_TILE_SWAPS != 0;
+    let zones_used = zones_used(map);
     for (i, tile) in map.tiles.iter().enumerate() {
+        let [x, y, z] = tile.float.position;
+        if !(x.is_finite() && y.is_finite() && z.is_finite()) {
+            // The loader finds the cell from x and z, the fixed-point copy and the drawing use
+            // all three: no place at all (a cell only when x and z are numbers).
+            let problem = Problem::error(
+                Code::NotFinite,
+                format!(
+                    "tile {i}: its position (block 2) x {x}, y {y}, z {} is not a finite number; the loader places and draws the tile by it: a damaged file",
+                    -z
+                ),
+            )
+            .tile(i);
+            out.push(match tile_cell(tile, w, h) {
+                Some(cell) => problem.cell(cell.col, cell.row),
+                None => problem,
+            });
+            continue;
+        }
         let Some(cell) = tile_cell(tile, w, h) else {
             let [x, y, z] = tile.float.position;
             out.push(
@@ -134,15 +153,27 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
                 Code::TileSwap,
                 format!("tile {i} has the swap flag but no swap entry"),
             )));
+        } else if tile.float.swap_flag != 0 {
+            out.push(at(Problem::warning(
+                Code::TileSwap,
+                format!(
+                    "tile {i} has the swap flag (hasAlt {:#x}) but WFPC lacks 0x10000, so the level has no swap entries (block 10): the tile has no other model to swap to, and what the engine does with the flag the notes do not say",
+                    tile.float.swap_flag
+                ),
+            )));
         }
         let region = map.region_grid.get(cell.index(w)).copied().unwrap_or(0);
         let drawn = models
             .get(tile.model_index as usize)
             .is_some_and(|m| !m.faces.is_empty());
+        // Only the zones of some cell: the camera stands in one of those (a zone no cell is in,
+        // whose mask 0 sees everything, is never the camera's).
         let seen = map
             .regions
             .iter()
-            .any(|r| r.mask == 0 || r.mask & (1u32 << (region % 32)) != 0);
+            .enumerate()
+            .filter(|(z, _)| zones_used[*z])
+            .any(|(_, r)| r.mask == 0 || r.mask & (1u32 << (region % 32)) != 0);
         if drawn && (region as usize) < REGION_COUNT && !seen {
             out.push(at(Problem::warning(
                 Code::VisibleZone,
@@ -151,6 +182,17 @@ pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Ve
         }
     }
     coverage(map, models, out);
+}
+
+/// Which of the 32 zones some cell of the grid is in.
+fn zones_used(map: &Map) -> [bool; REGION_COUNT] {
+    let mut used = [false; REGION_COUNT];
+    for &zone in &map.region_grid {
+        if let Some(u) = used.get_mut(zone as usize) {
+            *u = true;
+        }
+    }
+    used
 }
 
 /// Every polygon that reaches into another cell is found there too (checklist item 2), as the

@@ -331,6 +331,16 @@ fn problems(level: &Level) -> Vec<Problem> {
     for (i, model) in models.iter().enumerate() {
         models::check_model(model, i, entries, &mut out);
     }
+    // Object models are transformed and culled like tile models: their floats too.
+    for (i, object) in level
+        .stpc()
+        .map_or(&[][..], |s| &s.models[..])
+        .iter()
+        .enumerate()
+    {
+        let name = format!("STPC object model {i}");
+        models::not_finite(&object.model, &name, &mut out, |p| p);
+    }
     if let Some(map) = level.map() {
         map::check_map(level, map, models, &mut out);
         strats::check_strats(level, map, models, &mut out);

@@ -13,6 +13,9 @@ use crate::raw::{face_flags, TextureEntry};
 /// origin (notes 001 and 002). At the engine's 1/4064 plane scale (FORMAT.md §4) a plane could
 /// lie 8.06 away; the notes' ±8 is the rule.
 const COLLISION_REACH: f32 = 8.0;
+/// The bits of a collision polygon's kind byte the notes know (FORMAT.md §4): 0x1 a quad (four
+/// edges), 0x4 a surface facing down (note 001: *likely*).
+const KNOWN_COLLISION_KIND_BITS: u8 = 0x1 | 0x4;
 /// Rounding steps of f32 (half an ulp at 1.0) a face plane computed in f32 may be off by per
 /// unit of its condition (see `plane_rounding`), with room to spare.
 const PLANE_ROUNDING_STEPS: f64 = 16.0;
@@ -36,9 +39,81 @@ pub(super) fn check_model(
             .model(index),
         );
     }
+    not_finite(model, &name, out, |p| p.model(index));
     faces(model, index, &name, entries, out);
     bounding_box(model, index, &name, out);
     collision(model, index, &name, out);
+}
+
+/// Floats the engine reads from a model that are no number it can compute with (NaN or
+/// infinity): vertex positions (transformed, culled), normals, the box (culling) and the face
+/// planes (culling). The game's own levels hold none. One problem for each kind, at its first.
+/// `at` adds the model's culprit (a TRAK model's number; none for an STPC object model).
+pub(super) fn not_finite(
+    model: &Model,
+    name: &str,
+    out: &mut Vec<Problem>,
+    at: impl Fn(Problem) -> Problem,
+) {
+    let bad = |v: &[f32]| v.iter().any(|c| !c.is_finite());
+    for (what, of) in [
+        (
+            "position",
+            (|v| v.position) as fn(&crate::raw::Vertex) -> [f32; 3],
+        ),
+        ("normal", |v| v.normal),
+    ] {
+        let vertices: Vec<usize> = (0..model.vertices.len())
+            .filter(|&v| bad(&of(&model.vertices[v])))
+            .collect();
+        if let Some(&v) = vertices.first() {
+            let more = match vertices.len() {
+                1 => String::new(),
+                n => format!(" ({n} vertices in all)"),
+            };
+            out.push(at(Problem::error(
+                Code::NotFinite,
+                format!(
+                    "{name} vertex {v}: {what} {:?} is not a finite number{more}; the engine transforms and lights it: a damaged file",
+                    of(&model.vertices[v])
+                ),
+            )));
+        }
+    }
+    let mut box_values = vec![model.centre];
+    box_values.extend_from_slice(&model.box_corners);
+    if let Some(k) = box_values.iter().position(|c| bad(c)) {
+        let what = match k {
+            0 => "centre".to_string(),
+            k => format!("corner {}", k - 1),
+        };
+        out.push(at(Problem::error(
+            Code::NotFinite,
+            format!(
+                "{name} box: its {what} {:?} is not a finite number; the engine culls the model by it: a damaged file",
+                box_values[k]
+            ),
+        )));
+    }
+    let planes: Vec<usize> = (0..model.faces.len())
+        .filter(|&f| bad(&model.faces[f].plane))
+        .collect();
+    if let Some(&f) = planes.first() {
+        let more = match planes.len() {
+            1 => String::new(),
+            n => format!(" ({n} faces in all)"),
+        };
+        out.push(
+            at(Problem::error(
+                Code::NotFinite,
+                format!(
+                    "{name} face {f}: its plane {:?} is not finite{more}; the engine culls the face by it: a damaged file",
+                    model.faces[f].plane
+                ),
+            ))
+            .face(f),
+        );
+    }
 }
 
 fn faces(
@@ -71,6 +146,10 @@ fn faces(
                     model.vertices.len()
                 ),
             ))),
+            // Not finite: reported once by `not_finite`, no plane to hold it to.
+            Some(c)
+                if !c.iter().all(|v| v.is_finite())
+                    || face.plane.iter().any(|v| !v.is_finite()) => {}
             Some(c) => {
                 let plane = face_plane(c[0], c[1], c[2]);
                 let off = |k: std::ops::Range<usize>| {
@@ -78,10 +157,7 @@ fn faces(
                         .fold(0.0, f64::max)
                 };
                 let (normal_slack, d_slack) = plane_rounding(&c);
-                if off(0..3) > normal_slack
-                    || off(3..4) > d_slack
-                    || face.plane.iter().any(|v| !v.is_finite())
-                {
+                if off(0..3) > normal_slack || off(3..4) > d_slack {
                     out.push(at(Problem::warning(
                         Code::FacePlane,
                         format!(
@@ -146,6 +222,12 @@ fn plane_rounding(c: &[Vec3]) -> (f64, f64) {
 /// Every vertex inside the box, as the stored floats compare: nothing is computed, so nothing
 /// rounds (the originals' boxes are 0.004–0.014 larger than their vertices).
 fn bounding_box(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>) {
+    // A box or vertex that is no number is `not_finite`'s: no comparison tells anything.
+    let finite = |p: &[f32; 3]| p.iter().all(|c| c.is_finite());
+    if !model.box_corners.iter().all(finite) || !model.vertices.iter().all(|v| finite(&v.position))
+    {
+        return;
+    }
     let (lo, hi) = model.box_corners.iter().fold(
         (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
         |(lo, hi), c| (lo.min(Vec3::from(*c)), hi.max(Vec3::from(*c))),
@@ -170,6 +252,16 @@ fn bounding_box(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>)
 fn collision(model: &Model, index: usize, name: &str, out: &mut Vec<Problem>) {
     for (p, poly) in model.collision_polygons().enumerate() {
         let at = |problem: Problem| problem.model(index).polygon(p);
+        let unknown = poly.kind & !KNOWN_COLLISION_KIND_BITS;
+        if unknown != 0 {
+            out.push(at(Problem::warning(
+                Code::CollisionKind,
+                format!(
+                    "{name} collision polygon {p}: kind {:#04x} has bits {unknown:#04x} besides the known 0x1 (a quad) and 0x4 (facing down); what the engine does with them the notes do not say",
+                    poly.kind
+                ),
+            )));
+        }
         let off_unit = poly.planes[..=poly.edge_count()]
             .iter()
             .enumerate()

@@ -13,7 +13,7 @@ use crate::game::floor::{
 use crate::game::space::{from_fixed, to_fixed, TURN};
 use crate::game::strats::{not_a_strat_start, PLAYER_STRATS};
 use crate::level::{Level, Map, Model};
-use crate::limits::STRAT_POOL_BASE;
+use crate::limits::{MAX_POOL_EXTRA, STRAT_POOL_BASE, STRAT_SLOT_BYTES};
 
 /// A start this far (units) above the floor the test finds: the llama drops at the start.
 const START_DROP: f64 = 0.1;
@@ -82,6 +82,19 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
                 .strat(i),
             );
         }
+        for (offset, value) in [(50, s.reserved_32), (56, u32::from(s.reserved_38))] {
+            if value != 0 {
+                out.push(
+                    Problem::warning(
+                        Code::StratReserved,
+                        format!(
+                            "strat {i}: the field at offset {offset} of its record is {value:#x}, where note 003 has always 0; what the game reads there is not known"
+                        ),
+                    )
+                    .strat(i),
+                );
+            }
+        }
         // The compiler's fields are the same for every strat of a type (FORMAT.md §6).
         let first = map
             .strats
@@ -105,7 +118,23 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
     }
     let strats = map.strats.len() as u64;
     let pool = map.strat_pool_extra as u64;
-    if strats > pool + STRAT_POOL_BASE {
+    if pool > MAX_POOL_EXTRA {
+        let slots = pool + STRAT_POOL_BASE;
+        let wraps = match slots * STRAT_SLOT_BYTES > u32::MAX as u64 {
+            true => format!(
+                ", which 32 bits do not hold (the engine would get {:#x})",
+                (slots * STRAT_SLOT_BYTES) as u32
+            ),
+            false => String::new(),
+        };
+        out.push(Problem::error(
+            Code::StratPool,
+            format!(
+                "poolExtra is {pool}: the engine allocates poolExtra + 30 strat slots of 0x154 bytes at level start, {} bytes{wraps}; at most {MAX_POOL_EXTRA} is taken as what it can allocate (FORMAT.md §10): a damaged file, or set it to the strats plus those spawned while playing",
+                slots * STRAT_SLOT_BYTES
+            ),
+        ));
+    } else if strats > pool + STRAT_POOL_BASE {
         out.push(Problem::error(
             Code::StratPool,
             format!(
@@ -149,6 +178,24 @@ fn player_start(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Proble
                 PLAYER_STRATS.join(", ")
             ),
         ));
+    }
+    // A player strat not created at start is no start (a removed copy's record keeps the flag):
+    // an error only when no player strat is created at start.
+    if !starts
+        .iter()
+        .any(|&(i, _)| map.strats[i].created_at_start())
+    {
+        for (i, name) in &starts {
+            out.push(
+                Problem::error(
+                    Code::PlayerStart,
+                    format!(
+                        "strat {i} ({name}) is not created at level start (flag bit 1 of its record, offset 54, is set): the level has no player; clear the bit"
+                    ),
+                )
+                .strat(*i),
+            );
+        }
     }
     for (i, name) in starts {
         let record = &map.strats[i];

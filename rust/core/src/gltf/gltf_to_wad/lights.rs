@@ -14,7 +14,7 @@ use super::report::ChangeReport;
 use super::scene::{Node, Scene};
 use super::strats::{Fields, U32_OR_I32};
 use crate::codes::Code;
-use crate::game::lights::{light_place, with_place, LightPlace};
+use crate::game::lights::{light_place, light_z, light_z_of, with_place, LightPlace, LightZ};
 use crate::level::{Level, Light};
 
 const U8: (i64, i64) = (0, u8::MAX as i64);
@@ -56,6 +56,8 @@ pub(super) fn apply_lights(
         };
         refused.push(GltfToWadError::node(&node.culprit(), problem).code(Code::UnknownLight));
     }
+    // Written as the base's lights were read (notes 002 and 003 disagree on z; FORMAT.md §11).
+    let z = light_z(base);
     let mut written = base_lights.lights.clone();
     for (i, base_light) in base_lights.lights.iter().enumerate() {
         let Some(node) = by_light.get(&i) else {
@@ -64,7 +66,7 @@ pub(super) fn apply_lights(
             ));
             continue;
         };
-        match read_node(node, i, base_light) {
+        match read_node(node, i, base_light, z.z) {
             Ok(light) if light != *base_light => {
                 report.lights_changed.push(i);
                 written[i] = light;
@@ -73,12 +75,22 @@ pub(super) fn apply_lights(
             Err(e) => refused.extend(e),
         }
     }
+    let height = base.map().map_or(0, |m| m.height);
+    let now = light_z_of(&written, height);
+    if now.z != z.z {
+        report.warnings.push(format!(
+            "the lights are written as the base's were read ({}); as they are now, the level's \
+             lights will be read the other way ({}): move the point lights back over the grid",
+            z.describe(),
+            now.describe()
+        ));
+    }
     level.lights_mut().expect("cloned from the base").lights = written;
 }
 
 /// The light a node gives: colour and words from its extras, its place where the node's
 /// transform no longer shows the base's.
-fn read_node(node: &Node, i: usize, base: &Light) -> Result<Light, Vec<GltfToWadError>> {
+fn read_node(node: &Node, i: usize, base: &Light, z: LightZ) -> Result<Light, Vec<GltfToWadError>> {
     let culprit = node.culprit();
     let what = format!("light {i}");
     let mut errors = Vec::new();
@@ -98,13 +110,13 @@ fn read_node(node: &Node, i: usize, base: &Light) -> Result<Light, Vec<GltfToWad
     if let Some(v) = fields.list("words", Some(base.words.len()), U32_OR_I32) {
         light.words = v.iter().map(|&w| w as u32).collect();
     }
-    let place = match light_place(base) {
+    let place = match light_place(base, z) {
         LightPlace::Direction(_) => Some(node.world.transform_vector3(Vec3::Y)),
         LightPlace::Position(_) => Some(node.world.w_axis.truncate()),
         LightPlace::Marker => None,
     };
     if let Some(place) = place {
-        match with_place(base, place.as_dvec3()) {
+        match with_place(base, place.as_dvec3(), z) {
             // Moved or turned since export: the node's place wins over the extras' words.
             Some(moved) if moved.words[..3] != base.words[..3] => {
                 light.words[..3].copy_from_slice(&moved.words[..3])

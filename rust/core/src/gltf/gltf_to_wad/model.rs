@@ -16,6 +16,7 @@ use crate::gltf::fit::{
     uv_distance, with_corner_flags, Fitter, PageMaterial, FIT_TOLERANCE, SHARE_TOLERANCE,
 };
 use crate::gltf::read::Triangles;
+use crate::gltf::shown_position;
 use crate::gltf::uv::face_uvs;
 use crate::level::map::Rgba;
 use crate::level::Model;
@@ -93,7 +94,7 @@ pub(super) fn matches_model(
             let Some(v) = model.vertices.get(face.corners[k] as usize) else {
                 return false;
             };
-            if (corners[(k + r) % 3] - Vec3::from(v.position))
+            if (corners[(k + r) % 3] - Vec3::from(shown_position(v.position)))
                 .abs()
                 .max_element()
                 > POSITION_TOLERANCE
@@ -142,7 +143,10 @@ pub(super) fn face_edits(
                     .and_then(|v| usize::try_from(v).ok())
                     .and_then(|v| model.vertices.get(v));
                 v.is_none_or(|v| {
-                    (corners[k] - Vec3::from(v.position)).abs().max_element() > POSITION_TOLERANCE
+                    (corners[k] - Vec3::from(shown_position(v.position)))
+                        .abs()
+                        .max_element()
+                        > POSITION_TOLERANCE
                 })
             });
     }

@@ -37,7 +37,7 @@ pub(super) struct Part<'a> {
 
 /// Where a base tile stands, as its tile node is placed (file space).
 pub(super) fn tile_frame(tile: &Tile) -> Mat4 {
-    let [x, y, z] = tile.float.position;
+    let [x, y, z] = crate::gltf::shown_position(tile.float.position);
     let angle = (tile.float.rotation % 4096) as f32 / 4096.0 * std::f32::consts::TAU;
     Mat4::from_rotation_translation(Quat::from_rotation_y(angle), Vec3::new(x, y, -z))
 }

@@ -21,6 +21,7 @@ use crate::game::cells::tile_cell;
 use crate::geometry::decode_collision_polygon;
 use crate::gltf::fit::Fitter;
 use crate::gltf::read::Triangles;
+use crate::gltf::shown_position;
 use crate::level::{Level, Model};
 use crate::raw::CollisionPolygon;
 
@@ -125,8 +126,9 @@ impl Conversion<'_> {
 
         let (position, rotation) = placement(&frame, &culprit)?;
         let mut tile = base_tile.clone();
-        let moved = (0..3)
-            .any(|k| (position[k] - base_tile.float.position[k]).abs() > POSITION_TOLERANCE)
+        // Against the base as the glTF shows it (a stored NaN shows as 0 and stays stored).
+        let shown = shown_position(base_tile.float.position);
+        let moved = (0..3).any(|k| (position[k] - shown[k]).abs() > POSITION_TOLERANCE)
             || rotation != base_tile.float.rotation % 4096;
         if moved || copy {
             tile.set_placement(position, rotation);

@@ -3,6 +3,7 @@
 
 use super::materials::MaterialKey;
 use super::*;
+use crate::gltf::shown_position;
 use crate::level::map::Rgba;
 
 /// The parts of a model's render primitive that every tile using the model shares.
@@ -53,7 +54,7 @@ impl Exporter<'_> {
                     ..Default::default()
                 })]
             });
-            let [x, y, z] = tile.float.position;
+            let [x, y, z] = shown_position(tile.float.position);
             let nv = model.map_or(0, |m| m.vertices.len());
             let mut tile_extras = json!({
                 "llamawad": "tile",
@@ -108,7 +109,7 @@ impl Exporter<'_> {
                 for k in GLTF_CORNERS {
                     let v = face.corners[k];
                     let vertex = model.vertices.get(v as usize).copied().unwrap_or_default();
-                    let [x, y, z] = vertex.position;
+                    let [x, y, z] = shown_position(vertex.position);
                     positions.extend_from_slice(&[x, y, -z]);
                     normals.extend_from_slice(&unit_normal(vertex.normal));
                     uvs.extend_from_slice(&face_uv[k]);

@@ -246,6 +246,11 @@ pub fn wad_to_gltf(level: &Level, source: Source) -> Result<Gltf, WadToGltfError
             );
         }
         gltf.bin = buffer.bytes;
+        // A level with nothing to draw (no cells, no faces, no pages) has no data, and glTF
+        // holds no buffer of 0 bytes: one word of nothing.
+        if gltf.bin.is_empty() {
+            gltf.bin = vec![0; 4];
+        }
         gltf.root.buffers[0].byte_length = gltf.bin.len().into();
         Ok(gltf)
     })
@@ -427,7 +432,9 @@ impl Exporter<'_> {
     ) -> Index<json::Node> {
         self.node(json::Node {
             name: Some(name.to_string()),
-            children: Some(children),
+            // glTF forbids an empty list (the validator's EMPTY_ENTITY): a group with nothing
+            // in it (no lights read, no strats, no object models) has no `children` at all.
+            children: (!children.is_empty()).then_some(children),
             extras: extras(json!({ "llamawad": role })),
             ..Default::default()
         })

@@ -2,7 +2,7 @@
 
 use super::materials::MaterialKey;
 use super::*;
-use crate::game::lights::{light_place, LightPlace, DIRECTIONAL, POSITIONAL};
+use crate::game::lights::{light_place, light_z, LightPlace, DIRECTIONAL, POSITIONAL};
 
 impl Exporter<'_> {
     /// One quad per cell at the height of the cell's lowest tile (0 without tiles), with its
@@ -11,8 +11,11 @@ impl Exporter<'_> {
         let (w, h) = (map.width as usize, map.height as usize);
         let mut lowest: Vec<Option<f32>> = vec![None; w * h];
         for tile in &map.tiles {
+            let y = tile.float.position[1];
+            if !y.is_finite() {
+                continue;
+            }
             if let Some(cell) = crate::game::cells::tile_cell(tile, map.width, map.height) {
-                let y = tile.float.position[1];
                 let slot = &mut lowest[cell.index(map.width)];
                 *slot = Some(slot.map_or(y, |l| l.min(y)));
             }
@@ -103,8 +106,9 @@ impl Exporter<'_> {
         self.group("Waypoints", nodes, "waypoints")
     }
 
-    /// One node per level light (LGHT, `game::lights`): a directional light turned so that its
-    /// +y points along the stored direction, towards the light (unturned, the sun stands
+    /// One node per level light (LGHT, `game::lights`, z read as the level decides): a
+    /// directional light turned so that its +y points along the stored direction, towards the
+    /// light (unturned, the sun stands
     /// overhead; Blender's z-up makes that +y its +z, and its Sun shines along −z), placed over
     /// the grid's middle, where it shows; a positional light where it
     /// stands; another type at the origin. Kind, colour and every word in the extras.
@@ -115,9 +119,12 @@ impl Exporter<'_> {
             .map(|l| l.lights.clone())
             .unwrap_or_default();
         let over_the_grid = [map.width as f32 / 2.0, SUN_HEIGHT, map.height as f32 / 2.0];
+        // The level's own reading of z (notes 002 and 003 disagree); the way back takes the
+        // base's, which is this one.
+        let z = light_z(self.level).z;
         let mut nodes = Vec::with_capacity(lights.len());
         for (i, light) in lights.iter().enumerate() {
-            let (translation, rotation) = match light_place(light) {
+            let (translation, rotation) = match light_place(light, z) {
                 LightPlace::Direction(d) => (Some(over_the_grid), towards(d)),
                 LightPlace::Position(p) => (Some(p.as_vec3().to_array()), None),
                 LightPlace::Marker => (None, None),
@@ -149,7 +156,8 @@ impl Exporter<'_> {
         for (i, object) in stpc.models.iter().enumerate() {
             let model = &object.model;
             let (min_x, max_x) = model.vertices.iter().fold((0.0f32, 0.0f32), |(lo, hi), v| {
-                (lo.min(v.position[0]), hi.max(v.position[0]))
+                let x = crate::gltf::shown_position(v.position)[0];
+                (lo.min(x), hi.max(x))
             });
             x += -min_x;
             let shared = self.render_primitives(model);

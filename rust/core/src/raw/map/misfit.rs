@@ -6,7 +6,8 @@
 //! from one place only: where the colours really end. From there, the tile whose block is off is
 //! the one that, taken as k entries off (the fewest that explain the bytes), leaves every tile
 //! after it reading exactly up to that place. Tiles of one colour set each read alike shifted by
-//! an entry, so the bytes often narrow it to a run of tiles between two of more sets, not to one.
+//! an entry, so the bytes often narrow it to a run of tiles between two of more sets, not to one:
+//! the first tile of the run, where the reading may first have gone wrong, is named.
 
 use super::{colour_models, MapArgs, Rgba};
 use crate::raw::stream::{bad_value, labelled_culprit, Culprit, Record};
@@ -120,18 +121,23 @@ impl Colours<'_> {
                 let (Some(&first), Some(&last)) = (tiles.first(), tiles.last()) else {
                     continue;
                 };
+                // Tiles of one colour set read alike an entry early or late, so the bytes may
+                // leave a run: the reading is right up to its first tile and may go wrong there,
+                // the tile named (the culprit), with the others the bytes allow.
                 let which = match first == last {
                     true => format!("tile {first}"),
-                    false => format!("one of tiles {first} to {last}"),
+                    false => format!(
+                        "tile {first}, where the reading may first have gone wrong, or one of \
+                         tiles {} to {last} after it (tiles of one colour set read alike an \
+                         entry early or late)",
+                        first + 1
+                    ),
                 };
                 let err = refusal(
                     starts[first],
                     format!("{} in {which} ({strats})", entries_off(entries)),
                 );
-                return Some(match first == last {
-                    true => labelled_culprit(err, Culprit::Tile(first as u32)),
-                    false => err,
-                });
+                return Some(labelled_culprit(err, Culprit::Tile(first as u32)));
             }
         }
         let found = match read_all {
