@@ -115,7 +115,7 @@ def update(context, data: bytes, path: str, report: dict, written_apart=(), leve
 
 
 # Report lists of tiles whose faces or collision the export changed, besides _TILE_LISTS.
-_FACES_CHANGED = ("tiles_fitted", "collision_followed", "collision_kept")
+_FACES_CHANGED = ("tiles_fitted", "collision_followed", "collision_copied", "collision_kept")
 
 
 def _kept_tiles(scene, report: dict, count: int) -> set:

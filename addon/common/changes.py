@@ -18,6 +18,7 @@ TILE_LISTS = (
     ("tiles_emptied", "emptied", "emptied: nothing in the scene stands for it any more (it keeps its number, drawing nothing)"),
     ("tiles_retiled", "re-tiled", "its faces now reach beyond its cell: drawn by new tiles of the cells they lie in (it keeps its number, drawing nothing)"),
     ("collision_followed", "with collision moved along", "collision scaled, turned or moved with its faces"),
+    ("collision_copied", "with collision copied", "faces copied (an Array): its collision copied with each copy"),
     (
         "collision_kept",
         "with collision kept",

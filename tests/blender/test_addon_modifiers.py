@@ -40,7 +40,8 @@ def test_an_array_on_a_tile_adds_its_faces(level):
     array.constant_offset_displace = (0.0, 0.0, 0.5)
     after = addon_support.level_state(export(level))
     i = tile["tile"]
-    assert addon_support.level_diff(level.state, after) == {"faces": [i]}
+    # Its collision is copied with its faces (test_an_array_on_a_tile_copies_its_collision…).
+    assert addon_support.level_diff(level.state, after) == {"faces": [i], "collision": [i]}
     assert len(after["tiles"][i]["faces"]) == 2 * faces
     # The copy stands 0.5 above the original (file y is Blender's z).
     raised = corners(level.state, i) + [0.0, 0.5, 0.0]
@@ -48,6 +49,34 @@ def test_an_array_on_a_tile_adds_its_faces(level):
     assert all(np.abs(got - c).max(axis=1).min() < 1e-3 for c in raised)
     addon_support.import_level(level.out)
     assert len(addon_support.tile_object(i).data.polygons) == 2 * faces
+
+
+def test_an_array_on_a_tile_copies_its_collision_with_its_faces(level):
+    # The tile's collision as the viewport shows the tile (issue 34): the floor test finds the
+    # copy's floor half a unit above the tile's, and the report says the collision was copied.
+    tiles = [t for t in addon_support.mesh_tiles() if t["tile"] in addon_support.tiles_with_collision(level.base)]
+    tile = tiles[3]
+    i = tile["tile"]
+    array = tile.modifiers.new("Array", "ARRAY")
+    array.use_relative_offset = False
+    array.use_constant_offset = True
+    array.constant_offset_displace = (0.0, 0.0, 0.5)
+    written = export(level)
+    report = bpy.context.scene.llamawad
+    assert any(c.tile == i and "collision copied" in c.text for c in report.changes), [(c.tile, c.text) for c in report.changes]
+    addon_support.assert_no_new_errors(written, level.base)
+    models = llamawad.tile_models(written)
+    base_models = llamawad.tile_models(level.base)
+    assert models[i] != base_models[i]
+    # Every floor of the tile is found again 0.5 higher, over the tile's own cell.
+    x, y = tile.location.x, tile.location.y
+    probes = [(x + dx, 3.0, -(y + dy)) for dx in (-0.3, 0.0, 0.3) for dy in (-0.3, 0.0, 0.3)]
+    low = {p: r["floor"] for p, r in zip(probes, llamawad.probe(level.base, probes))}
+    high = {p: r["floor"] for p, r in zip(probes, llamawad.probe(written, probes))}
+    raised = [p for p in probes if low[p] is not None and low[p]["tile"] == i]
+    assert raised, "the tile has a floor to copy"
+    for p in raised:
+        assert high[p] is not None and abs(high[p]["height"] - (low[p]["height"] + 0.5)) < 1e-3, (p, low[p], high[p])
 
 
 def test_a_displace_on_a_tile_moves_its_vertices(level):
@@ -136,7 +165,8 @@ def test_the_check_sees_the_modifiers(level):
     array.count = 8001 // len(tile.data.vertices) + 1
     array.use_relative_offset = False
     array.use_constant_offset = True
-    array.constant_offset_displace = (0.0, 0.0, 0.01)
+    # Close together, so that the copies' collision stays within its 8 units of the tile.
+    array.constant_offset_displace = (0.0, 0.0, 0.001)
     assert bpy.ops.llamawad.check_level() == {"FINISHED"}
     errors = [p for p in bpy.context.scene.llamawad.problems if p.error]
     assert errors and errors[0].object == tile.name and "a tile model can have at most 8000" in errors[0].message

@@ -279,6 +279,7 @@ class ChangeReport(TypedDict):
     faces_fitted: list[tuple[str, int]]
     uv_snapped: list[tuple[str, int]]
     collision_followed: list[int]
+    collision_copied: list[int]
     collision_kept: list[int]
     collision_generated: list[str]
     sources: list[tuple[int, str]]

@@ -220,6 +220,7 @@ fn convert_scene(
     report.tiles_recoloured.sort_unstable();
     report.tile_edits.sort_unstable();
     report.collision_followed.sort_unstable();
+    report.collision_copied.sort_unstable();
     report.collision_kept.sort_unstable();
     report.strats_removed.sort_unstable();
 

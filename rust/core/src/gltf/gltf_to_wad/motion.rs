@@ -1,7 +1,8 @@
 //! How a tile's faces moved against its model: not at all, all of them by one transform (an
-//! applied scale, a turn, a mirror, the whole mesh moved in Edit Mode), or vertex by vertex (a
-//! detail reshaped). The tile's collision follows the first two and stays where it was for the
-//! third, whether or not the tool showed it (issue 21: one rule, not hidden state).
+//! applied scale, a turn, a mirror, the whole mesh moved in Edit Mode), copied several times
+//! each by one transform (an Array), or vertex by vertex (a detail reshaped). The tile's
+//! collision follows the first three (copied with the faces) and stays where it was for the
+//! last, whether or not the tool showed it (issue 21: one rule, not hidden state).
 
 use glam::{DAffine3, DMat3, DVec2, DVec3, Mat4, Vec3};
 
@@ -16,18 +17,21 @@ use crate::raw::CollisionPolygon;
 
 /// How far a vertex may be from where one transform puts it (units): Blender's float arithmetic
 /// on a transformed mesh stays far below.
-const FIT_TOLERANCE: f64 = 2.0 * POSITION_TOLERANCE as f64;
+pub(super) const FIT_TOLERANCE: f64 = 2.0 * POSITION_TOLERANCE as f64;
 /// A transform whose columns are this close to a turn about the vertical is a turn (the game
 /// turns tiles only so).
 const TURN_TOLERANCE: f64 = 1e-4;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) enum Motion {
     /// Every corner where its model vertex is.
     Still,
     /// Every corner where one transform puts its model vertex: from the model's frame to the
     /// frame the triangles are given in (file space).
     Whole(DAffine3),
+    /// The model's faces several times over (an Array modifier applied), each copy where one
+    /// transform puts it: one transform per copy, in the order the copies first appear.
+    Copies(Vec<DAffine3>),
     /// Corners moved one by one, or faces that were no face of the model.
     Reshaped,
 }
@@ -77,16 +81,39 @@ pub(super) fn motion(tris: &Triangles, model: &Model) -> Motion {
     {
         return Motion::Still;
     }
-    match fit(&pairs) {
-        Some(t)
-            if pairs
-                .iter()
-                .all(|(p, q)| (t.transform_point3(*p) - *q).length() <= FIT_TOLERANCE) =>
-        {
-            Motion::Whole(t)
-        }
-        _ => Motion::Reshaped,
+    match whole(&pairs) {
+        Some(t) => Motion::Whole(t),
+        None => copies(tris, model, &pairs).map_or(Motion::Reshaped, Motion::Copies),
     }
+}
+
+/// The one transform that puts every `p` where its `q` is, if there is one.
+fn whole(pairs: &[(DVec3, DVec3)]) -> Option<DAffine3> {
+    let t = fit(pairs)?;
+    pairs
+        .iter()
+        .all(|(p, q)| (t.transform_point3(*p) - *q).length() <= FIT_TOLERANCE)
+        .then_some(t)
+}
+
+/// The transforms of the copies when the triangles are every face of the model the same number
+/// of times (two or more), the k-th time each face appears being copy k, and each copy moved as
+/// a whole.
+fn copies(tris: &Triangles, model: &Model, pairs: &[(DVec3, DVec3)]) -> Option<Vec<DAffine3>> {
+    let faces = model.faces.len();
+    let face = tris.scalar("FACE")?;
+    if faces == 0 || tris.count() % faces != 0 || tris.count() / faces < 2 {
+        return None;
+    }
+    let mut seen = vec![0usize; faces];
+    let mut copy_pairs: Vec<Vec<(DVec3, DVec3)>> = vec![Vec::new(); tris.count() / faces];
+    for t in 0..tris.count() {
+        let f = integer(face[3 * t]).and_then(|f| usize::try_from(f).ok())?;
+        let k = *seen.get(f)?;
+        copy_pairs.get_mut(k)?.extend_from_slice(&pairs[3 * t..3 * t + 3]);
+        seen[f] += 1;
+    }
+    copy_pairs.iter().map(|pairs| whole(pairs)).collect()
 }
 
 /// The affine transform that takes each `p` nearest to its `q` (least squares). Vertices in one

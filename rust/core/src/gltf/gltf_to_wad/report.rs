@@ -105,6 +105,9 @@ pub struct ChangeReport {
     /// Tiles whose faces all moved by one transform (scaled, turned, mirrored) and whose
     /// collision, left as it was, took the same transform.
     pub collision_followed: Vec<usize>,
+    /// Tiles whose faces are their model's copied several times, each copy moved as a whole (an
+    /// Array modifier), and whose collision, left as it was, was copied with each.
+    pub collision_copied: Vec<usize>,
     /// Tiles whose vertices moved one by one (a detail reshaped) and whose collision, left as it
     /// was, stays where it was.
     pub collision_kept: Vec<usize>,

@@ -4,14 +4,14 @@
 use crate::codes::Code;
 use std::collections::HashMap;
 
-use glam::Mat4;
+use glam::{DAffine3, Mat4};
 
 use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::{collision_from_node, EditedCollision, GivenPolygon};
 use super::colours::{colours_differ, corner_colours, vertex_colours};
 use super::error::GltfToWadError;
 use super::model::{build_model, face_edits, matches_model, ModelSource, POSITION_TOLERANCE};
-use super::motion::{motion, moved_collision, to_mat4, Motion};
+use super::motion::{motion, moved_collision, to_mat4, Motion, FIT_TOLERANCE};
 use super::new_geometry::{NewCollision, NewGeometry};
 use super::nodes::{placement, says_no_collision};
 use super::parts::Part;
@@ -190,6 +190,22 @@ impl Conversion<'_> {
                 collision_followed = true;
                 self.report.collision_polygons_changed += base_model.collision_count();
                 Some(moved_collision(base_model, &t, &culprit)?)
+            }
+            (Given::Unchanged, Motion::Copies(ts)) if base_model.collision_count() > 0 => {
+                self.report.collision_copied.push(i);
+                let mut groups: [Vec<CollisionPolygon>; 3] = Default::default();
+                for t in &ts {
+                    let moved = if t.abs_diff_eq(DAffine3::IDENTITY, FIT_TOLERANCE) {
+                        base_model.collision.clone()
+                    } else {
+                        moved_collision(base_model, t, &culprit)?
+                    };
+                    for (group, polygons) in groups.iter_mut().zip(moved) {
+                        group.extend(polygons);
+                    }
+                }
+                self.report.collision_polygons_changed += groups.iter().map(Vec::len).sum::<usize>();
+                Some(groups)
             }
             (Given::Unchanged, Motion::Reshaped) => {
                 collision_kept = base_model.collision_count() > 0;
