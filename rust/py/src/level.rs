@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-use llamawad::generate::Size;
+use llamawad::generate::{CollisionScales, Size};
 use llamawad::info::Info;
 use llamawad::{Level, WadError as CoreError};
 use pyo3::exceptions::PyValueError;
@@ -91,17 +91,26 @@ pub fn roundtrip<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<Bound<'p
     Ok(PyBytes::new(py, &bytes))
 }
 
-/// generate(seed: int, size: str) -> bytes
+/// generate(seed: int, size: str, collision_scale: str = "4064") -> bytes
 ///
 /// A synthetic level WAD, the same for the same seed on every machine. size is "tiny",
-/// "small" or "full"; any other size raises ValueError.
+/// "small" or "full"; collision_scale the scale its tile models' collision planes are written
+/// at: "4064" (the engine's), "4096" (note 001's wording, as other tools write it) or "mixed";
+/// any other size or scale raises ValueError.
 #[pyfunction]
-pub fn generate<'py>(py: Python<'py>, seed: u64, size: &str) -> PyResult<Bound<'py, PyBytes>> {
+#[pyo3(signature = (seed, size, collision_scale = "4064"))]
+pub fn generate<'py>(
+    py: Python<'py>,
+    seed: u64,
+    size: &str,
+    collision_scale: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
     let size: Size = size.parse().map_err(PyValueError::new_err)?;
+    let scales: CollisionScales = collision_scale.parse().map_err(PyValueError::new_err)?;
     let bytes = detach(
         py,
-        || format!("generate(seed {seed}, size {size})"),
-        || llamawad::generate::generate(seed, size).to_bytes(),
+        || format!("generate(seed {seed}, size {size}, collision scale {scales})"),
+        || llamawad::generate::generate_with(seed, size, scales).to_bytes(),
     )?
     .map_err(wad_error)?;
     Ok(PyBytes::new(py, &bytes))
