@@ -555,8 +555,9 @@ def test_a_tile_without_faces_moved_arrives(level):
 def test_a_tile_without_faces_that_held_a_wall_moved_is_refused(level):
     """A tile without faces that stands on its own floor (the floor test finds its polygon at its
     origin) also holds, in its cell, a neighbour's wall that reaches in. Moved up, it holds the
-    wall no more: the llama would walk through there, so export refuses by the neighbour's name
-    and writes nothing."""
+    wall no more: the llama would walk through there, so export refuses, naming the neighbour's
+    wall and the cell the move left, selects the tile the artist moved (issue 34) and writes
+    nothing."""
     bpy.context.view_layer.layer_collection.children["Tiles"].children["Tiles without faces"].exclude = False
     faceless = sorted(bpy.data.collections["Tiles without faces"].objects, key=lambda o: o.name)
     floors = llamawad.probe(level.base.read_bytes(), [(o.location.x, 60.0, -o.location.y) for o in faceless])
@@ -566,8 +567,9 @@ def test_a_tile_without_faces_that_held_a_wall_moved_is_refused(level):
         bpy.ops.export_scene.llamawad(filepath=str(level.out))
     assert not level.out.exists()
     assert "where no tile holds it: the llama there walks through it" in str(error.value)
+    assert f"is where tile {tile['tile']} was moved)" in str(error.value)
     culprit = bpy.context.view_layer.objects.active
-    assert culprit is not None and culprit != tile and f"(selected: {culprit.name}" in str(error.value)
+    assert culprit == tile and f"(selected: {tile.name}" in str(error.value)
 
 
 # --- refusals
