@@ -6,6 +6,7 @@
 //! exit code 101. A round trip that changes the bytes exits with 3. No output is ever an input.
 
 mod light;
+mod models;
 mod pages;
 mod rules;
 mod strats;
@@ -188,6 +189,20 @@ enum Command {
         /// List every type too.
         #[arg(long)]
         all: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a level's object models (STPC): rigid or skinned, counts, pages, animation sets
+    ///
+    /// Every object model of STPC's list: its index, rigid or skinned with its bones, its
+    /// vertices, faces and collision polygons, the texture pages its faces show, and (for a
+    /// skinned model) the animation sets with as many bones. An object model can be reshaped and
+    /// retextured in Blender; its counts stay.
+    Models {
+        /// The level WAD to read.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -399,7 +414,7 @@ impl Command {
             Command::Check { level, base, .. } => std::iter::once(level.as_path())
                 .chain(base.as_deref())
                 .collect(),
-            Command::Strats { level, .. } => vec![level],
+            Command::Strats { level, .. } | Command::Models { level, .. } => vec![level],
             Command::StratTable { dir, .. } => vec![dir],
             Command::Testlevel { source, .. } => vec![source],
             Command::Pages { level, .. } => vec![level],
@@ -461,6 +476,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
         }
         Command::Strats { level, all, json } => strats::strats(&level, all, json, out),
         Command::StratTable { dir, json } => strats::strat_table(&dir, json, out),
+        Command::Models { level, json } => models::models(&level, json, out),
         Command::Testlevel {
             source,
             output,

@@ -275,7 +275,11 @@ fn counted(n: usize, what: &str) -> String {
 
 /// Rows of cells in columns as wide as their widest cell, two spaces apart, each column aligned
 /// `l`eft or `r`ight as `align` says; the last column is not padded.
-fn write_table(out: &mut impl Write, rows: &[Vec<String>], align: &str) -> std::io::Result<()> {
+pub(crate) fn write_table(
+    out: &mut impl Write,
+    rows: &[Vec<String>],
+    align: &str,
+) -> std::io::Result<()> {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
