@@ -35,8 +35,8 @@ class Case:
     # Arguments of scripts/llamawad, relative to `folder` (run there); OUT is what must not appear.
     cli: list[str]
     out: str
-    # What the Python module is given: ("gltf_to_wad", data, directory), ("wad_to_glb", data),
-    # ("probe", level, points), ("floors", level, points) or ("check", level).
+    # What the Python module is given: ("gltf_to_wad", data, directory[, base]), ("wad_to_glb", data),
+    # ("probe", level, points), ("floors", level, points), ("check", level) or ("strats", level).
     python: tuple | None
     words: list[str]
     exit_status: int = 1
@@ -508,6 +508,70 @@ def limit_wad_cases(wad: bytes):
     yield "wad-grid-4-by-1000000", join_chunks(replaced(chunks, "MAP ", grid)), ["4×1000000 grid", "at most 262144 cells"]
 
 
+def with_strats(wad: bytes, pool: int, strats, waypoints: int = 0, chained: bool = True) -> bytes:
+    """The base with `pool` parameters and `waypoints` waypoints appended (one chain when
+    `chained`), and strats appended as copies of its first, each `(parameter_count, index,
+    waypoint)` (an index of None: the first new parameter; a waypoint of None: the first new
+    one), poolExtra raised to their count. Every strat's parameters and chain are ranges of the
+    pool and waypoints, so a level of a few hundred kilobytes names billions."""
+    import llamawad
+
+    chunks = split_chunks(wad)
+    wfpc = struct.unpack("<I", payload_of(chunks, "WFPC"))[0]
+    assert not wfpc & 0x200000, "no paths block after the strats"
+    payload = payload_of(chunks, "MAP ")
+    n = struct.unpack_from("<I", payload)[0]
+    at = 12 + 24 * n
+    old_pool = struct.unpack_from("<I", payload, at)[0]
+    zones = at + 4 + 4 * old_pool
+    wp_at = zones + 4 + 90 * struct.unpack_from("<I", payload, zones)[0]
+    old_waypoints = struct.unpack_from("<I", payload, wp_at)[0]
+    after_waypoints = wp_at + 4 + 34 * old_waypoints
+    count = len(llamawad.strats(wad)["strats"])
+    # Block 12 is the last but the view distance (u32, WFPC 0x10) and the final u16.
+    end = len(payload) - 2 - (4 if wfpc & 0x10 else 0)
+    block = end - 8 - 58 * count
+    assert struct.unpack_from("<I", payload, block)[0] == count
+    first = payload[block + 8 : block + 66]
+    records = []
+    for parameter_count, index, waypoint in strats:
+        r = bytearray(first)
+        index = old_pool if index is None else index
+        waypoint = old_waypoints if waypoint is None else waypoint
+        struct.pack_into("<Ii", r, 22, parameter_count, index)
+        struct.pack_into("<i", r, 46, waypoint)
+        records.append(bytes(r))
+    total = count + len(records)
+    waypoint = lambda k: struct.pack("<II3H3i2I", 1 if chained and k + 1 < waypoints else 0, 0, 0, 0, 0, 4096 * (k % 64), 0, 4096 * (k // 64 % 64), 0, 0)  # noqa: E731
+    out = b"".join(
+        [
+            payload[:at],
+            struct.pack("<I", old_pool + pool),
+            payload[at + 4 : zones],
+            struct.pack(f"<{pool}I", *range(pool)),
+            payload[zones:wp_at],
+            struct.pack("<I", old_waypoints + waypoints),
+            payload[wp_at + 4 : after_waypoints],
+            b"".join(waypoint(k) for k in range(waypoints)),
+            payload[after_waypoints:block],
+            struct.pack("<II", total, max(total, struct.unpack_from("<I", payload, block + 4)[0])),
+            payload[block + 8 : end],
+            b"".join(records),
+            payload[end:],
+        ]
+    )
+    return join_chunks(replaced(chunks, "MAP ", out))
+
+
+def strat_cases(wad: bytes):
+    """Levels whose strats name a range of the pool or a waypoint chain many times over: every
+    answer that copies each strat's is refused from the counts before it is built."""
+    many = [(50_000, None, -1)] * 5_000
+    yield "strats-5000-naming-50000-parameters", with_strats(wad, 50_000, many), ["parameters", "at most 1048576"]
+    on_chain = [(0, None, None)] * 5_000
+    yield "strats-5000-on-a-50000-waypoint-chain", with_strats(wad, 0, on_chain, waypoints=50_000), ["waypoints", "at most 1048576"]
+
+
 def check_cases(wad: bytes, full: bytes):
     """Files no game can load: `check` names the chunk missing or twice, or that there are too many.
     And a level whose collision once took `check` minutes."""
@@ -610,6 +674,8 @@ def command_cases(root: Path, wad: bytes) -> list[Case]:
 
 def build(root: Path) -> list[Case]:
     """Writes every case into a folder of its own under `root`; the cases, in a fixed order."""
+    import llamawad
+
     wad = BASE.read_bytes()
     g = base_gltf(wad)
     cases: list[Case] = []
@@ -702,6 +768,44 @@ def build(root: Path) -> list[Case]:
         cases.append(
             Case(name, path, ["wad2gltf", "in.wad", "out.glb"], "out.glb", ("wad_to_glb", data), words, inputs=["in.wad"])
         )
+
+    for name, data, words in strat_cases(wad):
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "in.wad").write_bytes(data)
+        cases.append(Case(f"{name}-listed", path, ["strats", "in.wad", "--json"], None, ("strats", data), words, inputs=["in.wad"]))
+        cases.append(Case(f"{name}-tested", path, ["testlevel", "in.wad", "out.wad"], "out.wad", None, words, inputs=["in.wad"]))
+        if "parameters" in name:
+            cases.append(Case(name, path, ["wad2gltf", "in.wad", "out.glb"], "out.glb", ("wad_to_glb", data), words, inputs=["in.wad"]))
+
+    # A base whose one new strat names a million parameters, and a glTF of 500 copies of its
+    # node (extras without the list: the copies take the base's): once a 2 GB allocation.
+    name = "strat-copies-500-of-1000000-parameters"
+    path = root / name
+    path.mkdir(parents=True)
+    big = with_strats(wad, 1_000_000, [(1_000_000, None, -1)])
+    (path / "base.wad").write_bytes(big)
+    c = base_gltf(big)
+    strat = next(i for i, n in enumerate(c.json["nodes"]) if (n.get("extras") or {}).get("strat") == len(llamawad.strats(wad)["strats"]))
+    copy_of = {k: v for k, v in c.json["nodes"][strat].items() if k != "extras"}
+    copy_of["extras"] = {k: v for k, v in c.json["nodes"][strat]["extras"].items() if k != "parameters"}
+    first = len(c.json["nodes"])
+    c.json["nodes"] += [dict(copy_of, name=f"copy {k}") for k in range(500)]
+    group = next(n for n in c.json["nodes"] if strat in n.get("children", []))
+    group["children"] += list(range(first, first + 500))
+    (path / "in.glb").write_bytes(c.glb())
+    cases.append(
+        Case(
+            name,
+            path,
+            ["gltf2wad", "--base", "base.wad", "in.glb", "out.wad"],
+            "out.wad",
+            ("gltf_to_wad", c.glb(), None, big),
+            ["append", "parameters", "at most 1048576"],
+            exception="GltfToWadRefused",
+            inputs=["base.wad", "in.glb"],
+        )
+    )
 
     import llamawad
 

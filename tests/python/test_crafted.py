@@ -106,7 +106,7 @@ def call_python(case, base):
     kind, data, *rest = case.python
     match kind:
         case "gltf_to_wad":
-            return llamawad.gltf_to_wad(base, data, directory=rest[0])
+            return llamawad.gltf_to_wad(rest[1] if len(rest) > 1 else base, data, directory=rest[0])
         case "wad_to_glb":
             return llamawad.wad_to_glb(data)
         case "probe":
@@ -115,6 +115,8 @@ def call_python(case, base):
             return llamawad.floors(data, data, points=rest[0])
         case "check":
             return llamawad.check(data)
+        case "strats":
+            return llamawad.strats(data)
     raise AssertionError(kind)
 
 

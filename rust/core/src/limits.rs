@@ -50,6 +50,32 @@ pub const MAX_DRAWN_FACES: u64 = 1 << 20;
 /// generated full-size level's takes 9 MB.
 pub const MAX_GLTF_BYTES: u64 = 1 << 28;
 
+/// A level file larger than this is refused from its size before it is read: the game's levels
+/// take a few megabytes, the generated full-size level 2 MB (the container's length is a u32,
+/// so a file of up to 4 GiB could otherwise be read whole before its first four bytes count).
+pub const MAX_WAD_BYTES: u64 = 1 << 28;
+/// At most this many parameters and waypoints named over all strats, each counted once for every
+/// strat naming it: what a list of the strats or a glTF of the level holds per strat. A strat's
+/// parameters and waypoint chain are ranges of the level's pool and waypoints, which many strats
+/// may share, so a level of a few megabytes can name billions; the originals name a few
+/// thousand.
+pub const MAX_STRAT_REFERENCES: u64 = 1 << 20;
+
+/// What a message quotes of a value it refuses: its first 80 characters, then "…" when there is
+/// more (a refused line of 40 MB is not echoed whole).
+pub fn excerpt(text: &str) -> String {
+    const CHARACTERS: usize = 80;
+    match text.char_indices().nth(CHARACTERS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// An input past one of the caps above, refused by name before the work it would cost.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct LimitError(pub String);
+
 /// The render state a face switches to: its page and the entry's blend and mode bits, and the
 /// face's special modes. Faces of one batch share it.
 pub fn render_state(face: &Face, entries: &[TextureEntry]) -> (i8, u16, u16) {

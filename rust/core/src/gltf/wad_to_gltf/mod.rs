@@ -15,6 +15,7 @@ use gltf::json::{
 };
 use serde_json::json;
 
+use crate::game::strats::check_references;
 use crate::geometry::decode_collision_polygon;
 use crate::gltf::buffer::Buffer;
 use crate::gltf::texture::decode_page;
@@ -22,7 +23,7 @@ use crate::gltf::uv::{shown_uvs, GLTF_CORNERS};
 use crate::level::pages::encode_png;
 use crate::level::text::PageKind;
 use crate::level::{Level, Map, Model, Trak};
-use crate::limits::{MAX_DRAWN_FACES, MAX_GLTF_BYTES, MAX_GRID_CELLS};
+use crate::limits::{LimitError, MAX_DRAWN_FACES, MAX_GLTF_BYTES, MAX_GRID_CELLS};
 use crate::raw::{face_flags, Face, TextureEntry};
 use image::RgbaImage;
 use std::sync::mpsc;
@@ -59,6 +60,8 @@ pub enum WadToGltfError {
         "the level's glTF would take about {bytes} bytes, reckoned from its counts; at most {MAX_GLTF_BYTES} are written"
     )]
     Output { bytes: u64 },
+    #[error(transparent)]
+    Limit(#[from] LimitError),
 }
 
 /// A glTF document and its one binary buffer.
@@ -358,6 +361,8 @@ impl Exporter<'_> {
                 cells,
             });
         }
+        // Each strat's node lists its parameters: many strats may name one long range.
+        check_references(map, &[], false)?;
         let mut primitives: HashMap<u32, u64> = HashMap::new();
         let (mut drawn, mut bytes) = (0u64, cells * ZONE_CELL + NODE * 3);
         for tile in &map.tiles {
@@ -395,7 +400,7 @@ impl Exporter<'_> {
         for object in objects {
             bytes += NODE + shared(&object.model, self.primitive_count(&object.model));
         }
-        bytes += map.strats.len() as u64 * NODE;
+        bytes += (map.strats.len() + map.waypoints.len()) as u64 * NODE;
         for page in self.level.text().map_or(&[][..], |t| t.pages.as_slice()) {
             let (w, h) = match page.kind() {
                 PageKind::Rle16 => (256, 256),
