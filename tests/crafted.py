@@ -36,7 +36,7 @@ class Case:
     cli: list[str]
     out: str
     # What the Python module is given: ("gltf_to_wad", data, directory[, base]), ("wad_to_glb", data),
-    # ("probe", level, points), ("floors", level, points), ("check", level) or ("strats", level).
+    # ("probe", level, points), ("floors", level, points), ("check", level), ("strats", level), ("bake", level) or ("fit_light", level).
     python: tuple | None
     words: list[str]
     exit_status: int = 1
@@ -572,6 +572,33 @@ def strat_cases(wad: bytes):
     yield "strats-5000-on-a-50000-waypoint-chain", with_strats(wad, 0, on_chain, waypoints=50_000), ["waypoints", "at most 1048576"]
 
 
+def light_cases(wad: bytes):
+    """Levels whose bake or fit would cast rays for minutes, or build triangles by gigabytes:
+    refused from the counts before the first ray."""
+    chunks = split_chunks(wad)
+    wfpc = struct.unpack("<I", payload_of(chunks, "WFPC"))[0]
+
+    def tiles_of(trak, model, count, colours):
+        places = [(0.5 + k % 4, 0.0, 0.5 + k // 4 % 3) for k in range(count)]
+        level = replaced(replaced(chunks, "TRAK", trak), "MAP ", with_tiles(payload_of(chunks, "MAP "), wfpc, model, places, colours))
+        return join_chunks(level)
+
+    # 16 tiles of a model of 65,535 faces over 3 vertices: once a bake past 60 s (a BVH of a
+    # million alike triangles), with 2,000 tiles a 6 GB allocation.
+    face = struct.pack("<4H2H4f", 8, 0, 1, 2, 0, 0, 0, 1, 0, 0)
+    trak, model = with_model(payload_of(chunks, "TRAK"), 3, face * 65535, 65535, b"")
+    grey = struct.pack("<3I", *[0x606060] * 3)
+    for count in (16, 2000):
+        yield f"light-{count}-tiles-of-65535-faces", tiles_of(trak, model, count, grey), ["faces drawn", "at most 1048576"], True
+    # 16 tiles of a model of 8,000 vertices (a strip of 15,998 faces): 128,232 vertices to bake,
+    # 65 rays each, once 18 s without a word.
+    vertices = 8000
+    faces = b"".join(struct.pack("<4H2H4f", 8, k, k + 1, k + 2, 0, 0, 0, 1, 0, 0) for k in range(vertices - 2))
+    trak, model = with_model(payload_of(chunks, "TRAK"), vertices, faces, vertices - 2, b"")
+    grey = struct.pack(f"<{vertices}I", *[0x606060] * vertices)
+    yield "light-16-tiles-of-8000-vertices", tiles_of(trak, model, 16, grey), ["128232 vertices × 65 rays", "at most 4194304"], False
+
+
 def check_cases(wad: bytes, full: bytes):
     """Files no game can load: `check` names the chunk missing or twice, or that there are too many.
     And a level whose collision once took `check` minutes."""
@@ -624,6 +651,24 @@ def size_cases(g: Gltf):
     p["attributes"] = {"POSITION": c.add(positions, min=[0, 0, 0], max=[1, 0, 1])}
     p["indices"] = c.add(np.tile(np.array([0, 1, 2], "u1"), 2**20), component=UBYTE)
     yield "tile-mesh-1048576-triangles", c, ["has 1048576 triangles", "at most 65,535"], t
+
+
+def reader_cap_cases(g: Gltf):
+    """What the reader refuses before it reads it: an image the gltf crate would unwrap a
+    missing field of (found by the fuzz target: a panic inside the crate), more nodes than any
+    level's glTF has, and scene extras far larger than a level's."""
+    c = g.copy()
+    del c.json["images"][0]["mimeType"]
+    yield "image-in-view-without-mime-type", c, ["image 0 is in a buffer view but has no mimeType"]
+    c = g.copy()
+    del c.json["images"][0]["bufferView"]
+    yield "image-without-view-or-uri", c, ["image 0 has neither a buffer view nor a URI"]
+    c = g.copy()
+    c.json["nodes"] += [{}] * 1_000_000
+    yield "nodes-1000000-empty", c, [f"{len(c.json['nodes'])} nodes", "at most 262144"]
+    c = g.copy()
+    c.json["scenes"][0]["extras"]["padding"] = "x" * 2**24
+    yield "scene-extras-16-mib", c, ["scene 0's extras take", "at most 16777216"]
 
 
 def zone_mask_cases(g: Gltf):
@@ -717,6 +762,8 @@ def build(root: Path) -> list[Case]:
         glb_case(name, edited.glb(), words, node=node, faces=faces)
     for name, edited, words, node in size_cases(g):
         glb_case(name, edited.glb(), words, node=node, refused=True)
+    for name, edited, words in reader_cap_cases(g):
+        glb_case(name, edited.glb(), words)
     for name, edited, words in zone_mask_cases(g):
         glb_case(name, edited.glb(), words, refused=True)
 
@@ -777,6 +824,15 @@ def build(root: Path) -> list[Case]:
         cases.append(Case(f"{name}-tested", path, ["testlevel", "in.wad", "out.wad"], "out.wad", None, words, inputs=["in.wad"]))
         if "parameters" in name:
             cases.append(Case(name, path, ["wad2gltf", "in.wad", "out.glb"], "out.glb", ("wad_to_glb", data), words, inputs=["in.wad"]))
+
+    for name, data, words, fit_too in light_cases(wad):
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "in.wad").write_bytes(data)
+        light = ["--sun", "0,-1,0", "--sun-colour", "1,1,1", "--sky", "0.5,0.5,0.5"]
+        cases.append(Case(f"{name}-baked", path, ["bake", "in.wad", "out.wad", *light], "out.wad", ("bake", data), words, inputs=["in.wad"]))
+        if fit_too:
+            cases.append(Case(f"{name}-fitted", path, ["fit-light", "in.wad"], None, ("fit_light", data), words, inputs=["in.wad"]))
 
     # A base whose one new strat names a million parameters, and a glTF of 500 copies of its
     # node (extras without the list: the copies take the base's): once a 2 GB allocation.

@@ -117,6 +117,10 @@ def call_python(case, base):
             return llamawad.check(data)
         case "strats":
             return llamawad.strats(data)
+        case "bake":
+            return llamawad.bake(data, (0, -1, 0), (1, 1, 1), (0.5, 0.5, 0.5))
+        case "fit_light":
+            return llamawad.fit_light(data)
     raise AssertionError(kind)
 
 

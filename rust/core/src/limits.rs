@@ -46,6 +46,19 @@ pub const MAX_GRID_CELLS: u64 = 1 << 18;
 /// to glTF: the originals draw a few tens of thousands (the generated full-size level 26,004),
 /// and a glTF's mesh is read back with at most as many triangles.
 pub const MAX_DRAWN_FACES: u64 = 1 << 20;
+/// At most this many rays a bake or fit casts, reckoned before the first as its vertices times
+/// the rays each casts (the sky's, the sun's and one a lamp; a fit's vertices times the sky's
+/// and every sun direction it tries): a bake of the generated full-size level at 64 rays casts
+/// 1.4 million, about a second on this project's machines; a dense level can cost ten times as
+/// much a ray.
+pub const MAX_RAYS_CAST: u64 = 1 << 22;
+/// At most this many nodes in a glTF read or written: one a tile, strat, waypoint, light and
+/// object model, and the groups, of a level within the caps above (65,536 tiles, strats and
+/// waypoints each) fit.
+pub const MAX_GLTF_NODES: usize = 1 << 18;
+/// A glTF scene's extras (the level's texture entries, zones and lights) may take at most this
+/// many bytes of JSON, written or read: 65,536 texture entries take about 8 MB.
+pub const MAX_SCENE_EXTRAS_BYTES: usize = 1 << 24;
 /// A level's glTF (JSON and buffer) may take at most this many bytes, written or read: the
 /// generated full-size level's takes 9 MB.
 pub const MAX_GLTF_BYTES: u64 = 1 << 28;
