@@ -985,3 +985,17 @@ if __name__ == "__main__":
     target = Path(sys.argv[1])
     for c in build(target):
         print(f"{c.name}: llamawad {' '.join(c.cli)} -> exit {c.exit_status}, {c.exception}: {c.words}")
+
+
+def with_lights(wad: bytes, count: int) -> bytes:
+    """The base with `count` lights in LGHT, suns and points by turns in colours of their own, as
+    the base's two lights are stored (a type byte, a colour, four words)."""
+    chunks = split_chunks(wad)
+    lights = []
+    for k in range(count):
+        colour = (k % 251, k // 251 % 251, 128)
+        if k % 2:
+            lights.append(struct.pack("<4B4i", 2, *colour, 4096 * (k % 4), 7168, -4096 * (k // 4 % 3), 0x50d5))
+        else:
+            lights.append(struct.pack("<4B4i", 1, *colour, -1475, 3277, -1966, 0))
+    return join_chunks(replaced(chunks, "LGHT", struct.pack("<I", count) + b"".join(lights)))

@@ -210,3 +210,65 @@ def test_a_non_mesh_object_in_the_tiles_collection_is_named(level, capfd):
     for name, kind in (("helper empty", "an empty"), ("camera", "a camera"), ("lattice", "a lattice")):
         assert f"Warning: {name}: {kind} in the Tiles collection, not a mesh: not written" in out, out
     assert level.read_bytes() == crafted.BASE.read_bytes()
+
+
+def timed_import(path) -> float:
+    start = time.monotonic()
+    assert addon_support.import_level(path) == {"FINISHED"}
+    return time.monotonic() - start
+
+
+def test_a_level_naming_a_pool_many_times_over_is_refused_and_blender_keeps_running(tmp_path):
+    """5,013 strats each naming a pool of 50,000 parameters: once 26 s, 4.2 GB and an abort."""
+    wad = crafted.BASE.read_bytes()
+    path = tmp_path / "strats.wad"
+    path.write_bytes(crafted.with_strats(wad, 50_000, [(50_000, None, -1)] * 5_000))
+    addon_support.register_addon()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    with bounded():
+        with pytest.raises(RuntimeError, match="at most 1048576"):
+            bpy.ops.import_scene.llamawad(filepath=str(path))
+    assert len(bpy.data.objects) == 0
+    assert addon_support.import_level(crafted.BASE) == {"FINISHED"}
+
+
+def test_waypoint_lines_are_worked_out_once_a_change_not_at_each_redraw(tmp_path):
+    """1,000 strats on one chain of 2,000 waypoints: a redraw once took 6.9 s; the lines are a
+    segment a strat and one a step of the chain, and a redraw takes what it found."""
+    from addon.ui import overlay
+
+    path = tmp_path / "chain.wad"
+    path.write_bytes(crafted.with_strats(crafted.BASE.read_bytes(), 0, [(0, None, None)] * 1_000, waypoints=2_000))
+    timed_import(path)
+    scene = bpy.context.scene
+    start = time.monotonic()
+    lines = overlay.waypoint_lines(scene)
+    assert time.monotonic() - start < SECONDS
+    strats_on_chains = [o for o in scene.objects if o.get("llamawad") == "strat" and o.get("waypoint", -1) >= 0]
+    # Each strat's segment and each step of the new chain once (the base's chains besides).
+    assert 2 * (len(strats_on_chains) + 1999) <= len(lines) <= 2 * (len(strats_on_chains) + 2006), len(lines)
+    start = time.monotonic()
+    for _ in range(10):
+        assert overlay.waypoint_lines(scene) is lines
+    assert (time.monotonic() - start) / 10 < 0.005
+    overlay.changed()
+    assert overlay.waypoint_lines(scene) is not lines
+
+
+def test_lights_past_the_add_ons_limit_are_refused_and_up_to_it_import_in_time(tmp_path):
+    """20,000 lights in colours of their own: once 33 s and 910 MB; now refused by name at once,
+    and as many as the add-on makes import within the bounds."""
+    from addon.blender.wad_to_scene import level
+
+    path = tmp_path / "lights.wad"
+    path.write_bytes(crafted.with_lights(crafted.BASE.read_bytes(), 20_000))
+    addon_support.register_addon()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    with bounded():
+        with pytest.raises(RuntimeError, match=f"20000 lights; the add-on makes at most {level.MAX_LIGHTS}"):
+            bpy.ops.import_scene.llamawad(filepath=str(path))
+    assert len(bpy.data.objects) == 0
+    path.write_bytes(crafted.with_lights(crafted.BASE.read_bytes(), level.MAX_LIGHTS))
+    seconds = timed_import(path)
+    assert len([o for o in bpy.context.scene.objects if o.get("llamawad") == "light"]) == level.MAX_LIGHTS
+    assert seconds < SECONDS, f"{seconds:.1f} s"
