@@ -707,6 +707,11 @@ def command_cases(root: Path, wad: bytes) -> list[Case]:
     nan = float("nan")
     case("probe-nan", ["probe", "base.wad", "NaN", "0", "0"], ("probe", wad, [(nan, nan, nan)]), ["not three finite numbers"])
     case("probe-infinite", ["probe", "base.wad", "1", "inf", "1"], ("probe", wad, [(1.0, 2.0, 3.0), (1.0, float("inf"), 1.0)]), ["(1, inf, 1)", "not three finite numbers"])
+    # A points file of one line of 40 MB: once echoed whole in the refusal.
+    case("probe-points-line-40-mb", ["probe", "base.wad", "--points", "points.txt"], None, ["points.txt line 1", "`0 0 0 0 0", "…`"], lambda p: (p / "points.txt").write_text("0 " * 20_000_000))
+    many = [(1.5, 1.0, 1.5)] * 65_537
+    case("probe-points-65537", ["probe", "base.wad", "--points", "points.txt"], ("probe", wad, many), ["65537", "at most 65536"], lambda p: (p / "points.txt").write_text("1.5 1 1.5\n" * 65_537))
+    case("polygon-outlines-65537", ["probe", "base.wad", "--points", "points.txt"], ("polygon_outlines", wad, [(0, 0)] * 65_537), ["65537", "at most 65536"], lambda p: (p / "points.txt").write_text("1.5 1 1.5\n" * 65_537))
     for count in (10**12, 2**64 - 1):
         case(
             f"floors-points-{count}",

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use llamawad::game::floor::{Probe, World};
 use llamawad::game::floors::{compare_levels, FloorsError};
 use llamawad::game::{check_bytes, Report, Severity};
-use llamawad::limits::excerpt;
+use llamawad::limits::{excerpt, MAX_PROBE_POINTS};
 use llamawad::Level;
 
 use crate::{parse, Result};
@@ -41,6 +41,15 @@ fn read_points(path: &Path) -> Result<Vec<[f64; 3]>> {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
+        }
+        if points.len() == MAX_PROBE_POINTS {
+            return Err(format!(
+                "{} line {}: more than {MAX_PROBE_POINTS} points; at most {MAX_PROBE_POINTS} are \
+                 probed at a time",
+                path.display(),
+                n + 1
+            )
+            .into());
         }
         let values: Vec<f64> = line
             .split(|c: char| c.is_whitespace() || c == ',')
@@ -85,6 +94,7 @@ pub fn probe(
         (None, Some(file)) => read_points(file)?,
         _ => return Err("give either X Y Z or --points FILE".into()),
     };
+
     for point in points {
         let probe = world.probe_point(point)?;
         if json {

@@ -52,6 +52,10 @@ pub const MAX_DRAWN_FACES: u64 = 1 << 20;
 /// 1.4 million, about a second on this project's machines; a dense level can cost ten times as
 /// much a ray.
 pub const MAX_RAYS_CAST: u64 = 1 << 22;
+/// At most this many points a probe answers at a time (the command line's points file, Python's
+/// `probe` and `polygon_outlines`): each answer lists the polygons tried, so a million took 17 s
+/// and 3 GB; the add-on probes a point or the objects selected.
+pub const MAX_PROBE_POINTS: usize = 1 << 16;
 /// At most this many nodes in a glTF read or written: one a tile, strat, waypoint, light and
 /// object model, and the groups, of a level within the caps above (65,536 tiles, strats and
 /// waypoints each) fit.

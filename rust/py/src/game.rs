@@ -11,7 +11,18 @@ use llamawad::raw::TextureEntry;
 use llamawad::{Level, WadError as CoreError};
 use pyo3::prelude::*;
 
-use crate::{bytes_input, detach, to_python, wad_error, WadError};
+use crate::{bytes_input, detach, items, to_python, wad_error, WadError};
+use llamawad::limits::MAX_PROBE_POINTS;
+
+/// Refuses more points (or polygons) than a probe takes, before any is probed.
+fn probe_count(what: &str, count: usize) -> PyResult<()> {
+    if count > MAX_PROBE_POINTS {
+        return Err(WadError::new_err(format!(
+            "{count} {what}; at most {MAX_PROBE_POINTS} are probed at a time"
+        )));
+    }
+    Ok(())
+}
 
 /// A texture entry as the level document lists it (`texture_entries` of the glTF scene extras);
 /// the rectangle and the flags are all the texture rule reads.
@@ -51,6 +62,7 @@ pub fn probe<'py>(
     level: Cow<'_, [u8]>,
     points: Vec<(f64, f64, f64)>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    probe_count("points", points.len())?;
     let probes = detach(
         py,
         || bytes_input("a level", &level),
@@ -166,6 +178,7 @@ pub fn polygon_outlines<'py>(
     level: Cow<'_, [u8]>,
     polygons: Vec<(usize, usize)>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    probe_count("polygons", polygons.len())?;
     let outlines = detach(
         py,
         || bytes_input("a level", &level),
@@ -195,7 +208,7 @@ pub fn polygon_outlines<'py>(
 #[pyfunction]
 pub fn face_uvs(
     py: Python<'_>,
-    entries: Vec<EntryItem>,
+    entries: Vec<Bound<'_, PyAny>>,
     textures: Vec<i64>,
     flags: Vec<u16>,
 ) -> PyResult<(Vec<f32>, Vec<bool>)> {
@@ -206,7 +219,10 @@ pub fn face_uvs(
             flags.len()
         )));
     }
-    let entries: Vec<TextureEntry> = entries.iter().map(EntryItem::entry).collect();
+    let entries: Vec<TextureEntry> = items::<EntryItem>("entries", &entries)?
+        .iter()
+        .map(EntryItem::entry)
+        .collect();
     detach(
         py,
         || format!("{} faces", textures.len()),

@@ -9,7 +9,7 @@ use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::{bytes_input, detach, to_python, WadError};
+use crate::{bytes_input, detach, items, to_python, WadError};
 
 // The signatures spell the default out, so that Python's help and the stubs show the number.
 const _: () = assert!(light::DEFAULT_RAYS == 64);
@@ -120,11 +120,10 @@ pub fn bake_points<'py>(
     sun_colour: [f32; 3],
     sky_colour: [f32; 3],
     occlusion: f32,
-    lamps: Option<Vec<LampItem>>,
+    lamps: Option<Vec<Bound<'py, PyAny>>>,
     rays: u32,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let lamps = lamps
-        .unwrap_or_default()
+    let lamps = items::<LampItem>("lamps", &lamps.unwrap_or_default())?
         .iter()
         .enumerate()
         .map(|(k, l)| l.lamp(k))
