@@ -8,6 +8,7 @@ not created at level start."""
 from __future__ import annotations
 
 import json
+import math
 
 import bpy
 from mathutils import Vector
@@ -171,5 +172,10 @@ def floors_below(context, objects: list) -> list[float | None]:
     None where it finds none."""
     level = probe.probed_level(context)
     points = [Vector(o.matrix_world.translation) for o in objects]
-    results = probe.probe_points(level, points) if points else []
-    return [None if r.get("floor") is None else float(r["floor"]["height"]) for r in results]
+    # An object at no place (a NaN location) has no floor below it; the others are probed.
+    placed = [k for k, p in enumerate(points) if all(math.isfinite(v) for v in p)]
+    results = probe.probe_points(level, [points[k] for k in placed]) if placed else []
+    heights: list[float | None] = [None] * len(points)
+    for k, r in zip(placed, results):
+        heights[k] = None if r.get("floor") is None else float(r["floor"]["height"])
+    return heights

@@ -272,3 +272,38 @@ def test_lights_past_the_add_ons_limit_are_refused_and_up_to_it_import_in_time(t
     seconds = timed_import(path)
     assert len([o for o in bpy.context.scene.objects if o.get("llamawad") == "light"]) == level.MAX_LIGHTS
     assert seconds < SECONDS, f"{seconds:.1f} s"
+
+
+def test_a_level_document_nested_100000_deep_is_refused_as_none(level):
+    bpy.context.scene.llamawad.level_json = "[" * 100_000 + "]" * 100_000
+    for name, call in operators(level).items():
+        assert "level document" in refused(call), name
+    assert level.read_bytes() == b"the previous output"
+
+
+def test_a_cursor_or_strat_at_no_place_is_said_not_a_traceback(level):
+    bpy.context.scene.cursor.location = (float("nan"), 0.0, 0.0)
+    assert "3D cursor is at no place" in refused(operators(level)["floor probe"])
+    strat = next(o for o in bpy.context.scene.objects if o.get("llamawad") == "strat")
+    for o in bpy.context.view_layer.objects.selected:
+        o.select_set(False)
+    strat.select_set(True)
+    bpy.context.view_layer.objects.active = strat
+    strat.location.x = float("nan")
+    with bounded():
+        assert bpy.ops.llamawad.strat_drop_to_floor() == {"FINISHED"}
+
+
+def test_overwriting_a_read_only_base_leaves_no_original_behind(tmp_path):
+    base = tmp_path / "level.wad"
+    base.write_bytes(crafted.BASE.read_bytes())
+    assert addon_support.import_level(base) == {"FINISHED"}
+    addon_support.tile_object(3).location.x -= 1.0
+    base.chmod(0o444)
+    try:
+        message = refused(lambda: bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True))
+    finally:
+        base.chmod(0o644)
+    assert "Cannot write" in message, message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["level.wad"]
+    assert base.read_bytes() == crafted.BASE.read_bytes()
