@@ -160,7 +160,7 @@ pub fn strats<'py>(py: Python<'py>, level: Cow<'_, [u8]>) -> PyResult<Bound<'py,
         || bytes_input("a level", &level),
         || {
             let level = Level::parse(&level)?;
-            Ok::<_, CoreError>(llamawad::game::strats::Strats::of(&level, true)?)
+            llamawad::game::strats::Strats::of(&level, true)
         },
     )?
     .map_err(wad_error)?;
