@@ -22,7 +22,8 @@ use clap::{Parser, Subcommand};
 use llamawad::game::light::{BakeOptions, Lighting, Which, DEFAULT_RAYS};
 use llamawad::generate::{self, Size};
 use llamawad::info::Info;
-use llamawad::{read_bytes, Level, WadError};
+use llamawad::limits::MAX_GLTF_BYTES;
+use llamawad::{read_bytes, read_level_bytes, Level, WadError};
 
 pub(crate) type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -554,7 +555,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
 }
 
 fn info(path: &Path, json: bool, out: &mut impl Write) -> Result<ExitCode> {
-    let bytes = read_bytes(path)?;
+    let bytes = read_level_bytes(path)?;
     let info = Info::of(&parse(path, &bytes)?, bytes.len());
     if json {
         // Serialised first and written as text, so that a write error stays an io::Error.
@@ -589,7 +590,7 @@ fn wad2gltf(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCod
     for path in written {
         refuse_overwriting(path, &[(input, "the input level")])?;
     }
-    let bytes = read_bytes(input)?;
+    let bytes = read_level_bytes(input)?;
     let level = parse(input, &bytes)?;
     let gltf = llamawad::gltf::wad_to_gltf(&level, llamawad::gltf::Source::of(&bytes))?;
     if is_glb {
@@ -629,9 +630,9 @@ fn gltf2wad(
         output,
         &[(base, "the base level"), (input, "the input glTF")],
     )?;
-    let base_bytes = read_bytes(base)?;
+    let base_bytes = read_level_bytes(base)?;
     let level = parse(base, &base_bytes)?;
-    let gltf_bytes = read_bytes(input)?;
+    let gltf_bytes = read_bytes(input, MAX_GLTF_BYTES)?;
     let doc = llamawad::gltf::Document::from_slice(&gltf_bytes, input.parent())
         .map_err(|e| format!("{}: {e}", input.display()))?;
     for file in &doc.files {
@@ -657,7 +658,7 @@ fn gltf2wad(
 
 fn roundtrip(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCode> {
     refuse_overwriting(output, &[(input, "the input file")])?;
-    let original = read_bytes(input)?;
+    let original = read_level_bytes(input)?;
     let written = parse(input, &original)?
         .to_bytes()
         .map_err(WadError::from)?;
