@@ -10,7 +10,7 @@ use crate::strats::write_table;
 use crate::{parse, Result};
 
 pub fn models(path: &Path, json: bool, out: &mut impl Write) -> Result<ExitCode> {
-    let level = parse(path, &llamawad::read_bytes(path)?)?;
+    let level = parse(path, &llamawad::read_level_bytes(path)?)?;
     let models = object_models(&level);
     if json {
         // Serialised first and written as text, so that a write error stays an io::Error.
