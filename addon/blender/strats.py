@@ -152,12 +152,12 @@ def waypoint_lines(scene) -> list[Vector]:
     lines = []
     for strat in strat_objects(scene):
         first = strat.get("waypoint")
-        k = position.get(first) if isinstance(first, int) and first >= 0 else None
-        if k is None:
+        at = position.get(first) if isinstance(first, int) and first >= 0 else None
+        if at is None:
             continue
-        lines += [Vector(strat.matrix_world.translation), where[k]]
-        steps[k] += 1
-        steps[end[k]] -= 1
+        lines += [Vector(strat.matrix_world.translation), where[at]]
+        steps[at] += 1
+        steps[end[at]] -= 1
     running = 0
     for k in range(len(order) - 1):
         running += steps[k]
