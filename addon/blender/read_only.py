@@ -1,12 +1,13 @@
-"""The parts of the level export cannot write yet, and the one place that says so: object models
-(the Object models collection), and Blender lights of the artist's own, which stand for nothing
-in the level. Strats and the level's own lights (the Lights collection) are written
-(scene_to_wad/level.py hands them over).
+"""What of the level export cannot write, and the one place that says so: the object models'
+places, copies and deletions (their meshes are written: scene_to_wad hands them over, and the
+Rust side writes a reshaped or retextured model in place), and Blender lights of the artist's
+own, which stand for nothing in the level. Strats and the level's own lights (the Lights
+collection) are written (scene_to_wad/level.py hands them over).
 
-Import remembers how it made each object model (``remember``: placement, custom properties,
-mesh); ``edits`` compares the scene with that and names every one moved, turned, reshaped, given
-other custom properties, deleted, copied or added, and every Blender light of the artist's, as
-not written: the level keeps them as they are in the base."""
+Import remembers how it made each object model (``remember``: placement, custom properties);
+``edits`` compares the scene with that and names every one moved, turned, given other custom
+properties, deleted, copied or added, and every Blender light of the artist's, as not written:
+the game places object models where their strats stand, and STPC holds each model once."""
 
 from __future__ import annotations
 
@@ -26,41 +27,13 @@ ROLES = tuple(role for role, *_ in PARTS)
 SAME_PLACE = 1e-5
 
 
-def _digest(*arrays) -> str:
-    h = hashlib.sha1()
-    for a in arrays:
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()
-
-
-def _values(collection, attr: str, dtype, width: int = 1) -> np.ndarray:
-    values = np.empty(len(collection) * width, dtype)
-    if len(values):
-        collection.foreach_get(attr, values)
-    return values
-
-
-def _mesh_digest(mesh) -> str:
-    """What an object model's mesh shows: vertices, faces, UVs, each face's material."""
-    uv = mesh.uv_layers.active
-    names = "\0".join(m.name if m is not None else "" for m in mesh.materials).encode()
-    return _digest(
-        _values(mesh.vertices, "co", np.float32, 3),
-        _values(mesh.loops, "vertex_index", np.int32),
-        _values(mesh.polygons, "loop_total", np.int32),
-        _values(mesh.polygons, "material_index", np.int32),
-        _values(uv.uv, "vector", np.float32, 2) if uv is not None else np.zeros(0),
-        np.frombuffer(names, np.uint8),
-    )
-
-
 def _properties(obj) -> str:
     return hashlib.sha1(repr(obj.id_properties_ensure().to_dict()).encode()).hexdigest()
 
 
 def remember(scene) -> None:
     """Keeps how import made each object model, by role and index: its name, world
-    matrix (import places them without parents: their own), custom properties and mesh."""
+    matrix (import places them without parents: their own) and custom properties."""
     made: dict[str, dict[str, Any]] = {role: {} for role, *_ in PARTS}
     for role, coll_role, *_ in PARTS:
         coll = level_scene.level_collections(scene).get(coll_role)
@@ -70,9 +43,14 @@ def remember(scene) -> None:
                     "name": obj.name,
                     "world": [v for row in obj.matrix_basis for v in row],
                     "properties": _properties(obj),
-                    "mesh": _mesh_digest(obj.data) if obj.type == "MESH" else None,
                 }
     scene.llamawad.read_only_json = json.dumps(made, separators=(",", ":"))
+
+
+def imported_names(scene, role: str) -> dict[int, str]:
+    """The name import gave each object of ``role``, by its index."""
+    made = json.loads(scene.llamawad.read_only_json or "{}").get(role, {})
+    return {int(index): m["name"] for index, m in made.items()}
 
 
 def _what_changed(pairs: list, world_of) -> list[list[str]]:
@@ -86,8 +64,6 @@ def _what_changed(pairs: list, world_of) -> list[list[str]]:
     out = []
     for k, (obj, made) in enumerate(pairs):
         what = [word for word, yes in (("moved", moved[k]), ("turned", turned[k])) if yes]
-        if (_mesh_digest(obj.data) if obj.type == "MESH" else None) != made["mesh"]:
-            what.append("reshaped")
         if _properties(obj) != made["properties"]:
             what.append("custom properties changed")
         out.append(what)
@@ -102,7 +78,7 @@ def edits(scene, objects: list, world_of) -> list[tuple[str, str]]:
     out = []
 
     def not_written(name: str, what: str, part: str, in_scene: bool = True) -> None:
-        message = f"{name}: {what}, but {part} cannot be written yet: not written, the level keeps the base's (undo the edit to see what the game will show)"
+        message = f"{name}: {what}, but {part} are placed by their strats and held once each: not written, the level keeps the base's (undo the edit to see what the game will show; reshape and retexture the model itself instead)"
         out.append((name if in_scene else "", message))
 
     colls = level_scene.level_collections(scene)

@@ -16,6 +16,8 @@ ROLE = "llamawad"
 # The FACE attribute that says which tile a face is (the tile + 1; 0, Blender's value for faces
 # that come without it, is none): faces of tiles joined into one mesh stay their tiles'.
 TILE_ATTRIBUTE = "wad_tile"
+# The vertex group of bone k of a skinned object model is named BONE_GROUP + k.
+BONE_GROUP = "bone "
 COLLECTIONS = (
     ("tiles", "Tiles"),
     ("collision", "Collision"),

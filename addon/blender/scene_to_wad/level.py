@@ -37,8 +37,10 @@ Tiles, new meshes and collision objects are read as the viewport shows them, the
 applied (the scene's Apply modifiers option, as Blender's own exporters do), the Zones mesh as
 it is.
 
-Object models and lights are not written: the base keeps their bytes, and every edit to them is
-named as not written (blender/read_only.py).
+- the root node ``Object models`` and one node per object model (``object_model``), its mesh as
+  it is with each vertex's bone (``_BONE``, from its ``bone k`` vertex group): a model reshaped
+  or retextured is written in place (MAPPING.md, "Object models"); its place and its copies are
+  not, and blender/read_only.py names them.
 """
 
 from __future__ import annotations
@@ -637,6 +639,8 @@ def _gather(context, out: Gathered, w: _Scene) -> Gathered:
         # The zone grid is one face per cell, whatever the viewport shows.
         w.node(zones.name, file_world[number[zones]], -1, _extras(zones), zones, zones_arrays, as_seen=False)
     _level_objects(scene, w, level_objects, loose, lambda obj: file_world[number[obj]], out.notes)
+    object_models = [o for o in read_only_objects if level_scene.role(o) == "object_model"]
+    _object_models(scene, w, object_models, lambda obj: file_world[number[obj]])
     out.scene = w.arrays(level_scene.level_document(scene))
     out.scene["images"], out.scene["material_images"], image_notes = scene_images.gather({n for m in w.meshes for n in m["materials"] if n})
     out.notes.extend(Note("", message) for message in image_notes)
@@ -673,6 +677,40 @@ def _level_objects(scene, w: _Scene, objects: dict[str, list], loose: list, file
         for obj in mine:
             extras = _light_extras(obj) if role == "light" else _extras(obj)
             w.node(obj.name, file_world(obj), node, extras, obj)
+
+
+def _object_models(scene, w: _Scene, objects: list, file_world) -> None:
+    """The Object models group node and, for each object model, the object import made (the one
+    with its imported name, else the first by name) with its mesh as it is: the Rust side writes
+    a model reshaped or retextured in place and refuses one whose counts changed. Its place, and
+    its copies, read_only names as not written."""
+    if not objects:
+        return
+    made = read_only.imported_names(scene, "object_model")
+    by_index: dict[int, list] = {}
+    for obj in objects:
+        if obj.type == "MESH":
+            by_index.setdefault(level_scene.whole_number(obj, "object_model"), []).append(obj)
+    group = w.node("Object models", np.eye(4, dtype=np.float32).reshape(16), extras={"llamawad": "object_models"})
+    for index, same in sorted(by_index.items()):
+        obj = min(same, key=lambda o: (o.name != made.get(index), o.name))
+        w.node(obj.name, file_world(obj), group, _extras(obj), obj, lambda mesh, obj=obj: object_model_arrays(obj, mesh), as_seen=False)
+
+
+def object_model_arrays(obj, mesh) -> MeshArrays:
+    """An object model's mesh as a tile's is handed over, with each vertex's bone (``_BONE``):
+    the ``bone k`` vertex group it weighs most in (NaN in none), for a skinned model's bones
+    hold fixed runs of its vertices."""
+    arrays = render_arrays(mesh)
+    bones = {g.index: int(g.name[len(level_scene.BONE_GROUP) :]) for g in obj.vertex_groups if g.name.startswith(level_scene.BONE_GROUP) and g.name[len(level_scene.BONE_GROUP) :].isdigit()}
+    if bones:
+        bone = np.full(len(mesh.vertices), np.nan, np.float32)
+        for v in mesh.vertices:
+            weights = [(g.weight, bones[g.group]) for g in v.groups if g.group in bones]
+            if weights:
+                bone[v.index] = max(weights)[1]
+        arrays.point["_BONE"] = bone
+    return arrays
 
 
 def _light_extras(obj) -> dict:

@@ -14,6 +14,7 @@ from mathutils import Matrix
 
 from ...common import space
 from .. import materials as mats
+from .. import scene as level_scene
 
 
 def int_attribute(mesh, name: str, domain: str, values: np.ndarray, new: bool = True) -> None:
@@ -198,3 +199,24 @@ def set_properties(idblock, extras: dict) -> None:
             idblock[key] = value
         except (TypeError, OverflowError):
             idblock[key] = str(value)
+
+
+def bone_groups(obj, bone_vertex_counts: list[int]) -> None:
+    """A skinned object model's bones as vertex groups ``bone 0``, ``bone 1``, …: the model's
+    vertices come bone by bone (FORMAT.md §3), and each Blender vertex says which model vertex it
+    is (``wad_vertex``). Export hands the group back, so that a vertex moved to another bone's
+    group is refused by name rather than written where the bone counts would not hold it."""
+    mesh = obj.data
+    if not bone_vertex_counts or mesh is None:
+        return
+    vertex = mesh.attributes.get("wad_vertex")
+    if vertex is None:
+        return
+    model_vertex = np.empty(len(mesh.vertices), np.int32)
+    vertex.data.foreach_get("value", model_vertex)
+    bone_of = np.repeat(np.arange(len(bone_vertex_counts)), bone_vertex_counts)
+    for b in range(len(bone_vertex_counts)):
+        group = obj.vertex_groups.new(name=f"{level_scene.BONE_GROUP}{b}")
+        members = np.nonzero((model_vertex >= 0) & (model_vertex < len(bone_of)) & (bone_of[np.clip(model_vertex, 0, max(len(bone_of) - 1, 0))] == b))[0]
+        if len(members):
+            group.add(members.tolist(), 1.0, "REPLACE")

@@ -34,7 +34,7 @@ from .. import read_only
 from .. import scene as level_scene
 from . import collision
 from .. import materials as mats
-from .building import Batch, colour_attribute, creation_order, finish, first_material, int_attribute, new_mesh, per_triangle_ints, place, place_again, place_all, read_batch, set_properties
+from .building import Batch, bone_groups, colour_attribute, creation_order, finish, first_material, int_attribute, new_mesh, per_triangle_ints, place, place_again, place_all, read_batch, set_properties
 
 UV_NAME = "UVMap"
 
@@ -452,6 +452,7 @@ def import_level(
             continue
         obj = bpy.data.objects.new(nodes["name"][k] or f"object model {nodes['node'][k]}", object_models.get(mesh_index))
         set_properties(obj, nodes["extras"][k] or {})
+        bone_groups(obj, (nodes["extras"][k] or {}).get("bone_vertex_counts") or [])
         colls["object_models"].objects.link(obj)
         placements["object_models"].append(transforms[k])
         summary.object_models += 1

@@ -106,9 +106,6 @@ fn read_back(
     };
     let mut flags = face_flags(&tris, &culprit)?;
     let mut textures = per_triangle(&tris, "TEXTURE");
-    if matches_model(&tris, base, &flags, &textures, &fitter.entries) {
-        return Ok(None);
-    }
     let places = same_counts(&tris, object).map_err(|what| {
         GltfToWadError::node(
             &culprit,
@@ -118,6 +115,10 @@ fn read_back(
         )
         .code(Code::ObjectModelCounts)
     })?;
+    // (A vertex given another bone changes nothing else: it is asked first.)
+    if matches_model(&tris, base, &flags, &textures, &fitter.entries) {
+        return Ok(None);
+    }
 
     let mut model = base.clone();
     let moved = places.iter().zip(&base.vertices).any(|(p, v)| {

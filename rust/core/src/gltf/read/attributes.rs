@@ -92,7 +92,7 @@ pub(super) fn float_or_normalized(t: DataType, normalized: bool) -> bool {
 /// Whether `name` (without its leading underscore) is a custom attribute of the mapping
 /// (MAPPING.md): those are SCALARs holding integers.
 pub fn is_mapping_attribute(name: &str) -> bool {
-    const NAMES: [&str; 12] = [
+    const NAMES: [&str; 13] = [
         "FLAGS",
         "TEXTURE",
         "FACE",
@@ -105,6 +105,7 @@ pub fn is_mapping_attribute(name: &str) -> bool {
         "ZONE",
         "CELL",
         "SOURCE_FACE",
+        "BONE",
     ];
     let framed = |prefix: &str| {
         name.strip_prefix(prefix)
