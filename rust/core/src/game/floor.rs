@@ -144,14 +144,15 @@ pub struct World<'a> {
     ignored_material: u8,
     /// Per cell, where each of its polygons can pass the edge test (built on first use by
     /// [`World::floor`]).
-    reach: OnceLock<Vec<Vec<Reach>>>,
+    reach: OnceLock<Vec<Vec<Reach<'a>>>>,
 }
 
 /// A polygon of a cell's tile and the box (world x, z: min, max) of its tolerance zone, None
 /// when its edges bound no region.
-struct Reach {
+struct Reach<'a> {
     tile: u32,
     polygon: u32,
+    poly: &'a CollisionPolygon,
     zone: Option<[f64; 4]>,
 }
 
@@ -233,27 +234,13 @@ impl<'a> World<'a> {
         Ok(self.probe(x, y, z))
     }
 
-    /// The floor test at a game-space point (units: x east, y up, z the grid row).
+    /// The floor test at a game-space point (units: x east, y up, z the grid row), with every
+    /// polygon of the point's cell it looks at: those whose tolerance zone comes near the point
+    /// (the others fail the edge test wherever they lie, so a probe of a crowded cell lists what
+    /// lies around it, not every polygon of the cell).
     pub fn probe(&self, x: f64, y: f64, z: f64) -> Probe {
-        let (fx, fy, fz) = (to_fixed(x) as i64, to_fixed(y) as i64, to_fixed(z) as i64);
         let cell = Cell::of_point(x, z, self.map.width, self.map.height);
-        let mut candidates = Vec::new();
-        for &t in cell.map_or(&[][..], |c| self.lists.tiles(c)) {
-            let tile = &self.map.tiles[t as usize];
-            let Some(model) = self.models.get(tile.model_index as usize) else {
-                continue;
-            };
-            for (p, poly) in model.collision_polygons().enumerate() {
-                if let Some(c) = test_polygon(tile, poly, [fx, fy, fz], Some(self.ignored_material))
-                {
-                    candidates.push(Candidate {
-                        tile: t,
-                        polygon: p as u32,
-                        ..c
-                    });
-                }
-            }
-        }
+        let candidates = cell.map_or_else(Vec::new, |cell| self.candidates(cell, x, y, z));
         let (floor, no_floor) = chosen(&candidates);
         let above =
             candidates
@@ -275,17 +262,21 @@ impl<'a> World<'a> {
         }
     }
 
-    /// What [`World::probe`] finds to stand on at a point (its `floor` and `no_floor`), testing
-    /// only the polygons whose tolerance zone reaches the point: those the edge test fails
-    /// wherever they lie are left out, so a probe costs what the polygons near it cost, not
-    /// every polygon of a crowded cell (`check` probes every polygon reaching into a cell).
+    /// What [`World::probe`] finds to stand on at a point (its `floor` and `no_floor`).
     pub fn floor(&self, x: f64, y: f64, z: f64) -> (Option<Surface>, Option<Surface>) {
         let Some(cell) = Cell::of_point(x, z, self.map.width, self.map.height) else {
             return (None, None);
         };
+        chosen(&self.candidates(cell, x, y, z))
+    }
+
+    /// The polygons of the cell whose tolerance zone reaches the point, tested, in the order the
+    /// test meets them: a probe costs what the polygons near it cost, not every polygon of a
+    /// crowded cell (`check` probes every polygon reaching into a cell).
+    fn candidates(&self, cell: Cell, x: f64, y: f64, z: f64) -> Vec<Candidate> {
         let reach = self.reach.get_or_init(|| self.reaches());
         let point = [to_fixed(x), to_fixed(y), to_fixed(z)].map(i64::from);
-        let candidates: Vec<Candidate> = reach[cell.index(self.map.width)]
+        reach[cell.index(self.map.width)]
             .iter()
             .filter(|r| {
                 r.zone.is_none_or(|[x0, z0, x1, z1]| {
@@ -295,23 +286,19 @@ impl<'a> World<'a> {
             })
             .filter_map(|r| {
                 let tile = &self.map.tiles[r.tile as usize];
-                let poly = self.models[tile.model_index as usize]
-                    .collision_polygons()
-                    .nth(r.polygon as usize)?;
-                let c = test_polygon(tile, poly, point, Some(self.ignored_material))?;
+                let c = test_polygon(tile, r.poly, point, Some(self.ignored_material))?;
                 Some(Candidate {
                     tile: r.tile,
                     polygon: r.polygon,
                     ..c
                 })
             })
-            .collect();
-        chosen(&candidates)
+            .collect()
     }
 
     /// Every cell's polygons with their tolerance zones' boxes, in the order the test meets
     /// them.
-    fn reaches(&self) -> Vec<Vec<Reach>> {
+    fn reaches(&self) -> Vec<Vec<Reach<'a>>> {
         self.lists
             .cells()
             .map(|cell| {
@@ -325,6 +312,7 @@ impl<'a> World<'a> {
                         out.push(Reach {
                             tile: t,
                             polygon: p as u32,
+                            poly,
                             zone: zone_box(tile, poly),
                         });
                     }
