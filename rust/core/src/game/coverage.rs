@@ -112,12 +112,6 @@ pub fn depth(polygon: &[DVec3], cell: Cell) -> Option<f64> {
     )
 }
 
-/// Whether a polygon (convex, or a wall: a line seen from above) covers the cell's square,
-/// reaching at least `sliver` past each side it crosses.
-pub fn covers(polygon: &[DVec3], cell: Cell, sliver: f64) -> bool {
-    depth(polygon, cell).is_some_and(|d| d >= sliver)
-}
-
 /// The cells of the grid whose square a world polygon's outline overlaps, in row-major order.
 /// Parts outside the grid overlap nothing: the collision tests never run there.
 pub fn cells_under(polygon: &[DVec3], width: u32, height: u32) -> Vec<Cell> {
