@@ -22,7 +22,7 @@ use glam::{DVec2, DVec3};
 
 use crate::game::cells::{coordinate_in_cell, tile_cell, Cell, CellLists};
 use crate::game::floor::edge_tolerance;
-use crate::game::space::{from_fixed, to_tile_frame, to_world};
+use crate::game::space::{to_tile_frame, world_polygon, world_polygon_at};
 use crate::geometry::{bounding_box, decode_collision_polygon, PlaneScale};
 use crate::level::{Map, Model, Tile};
 use crate::raw::CollisionPolygon;
@@ -31,28 +31,6 @@ use crate::raw::CollisionPolygon;
 /// entered), and a wall to need entering: the engine's edge tolerance of 0.016–0.023 plus margin.
 pub const SLIVER: f64 = 0.03;
 const BOX_MARGIN: f32 = 1.0 / 128.0;
-
-/// A tile's fixed-point origin in world game space, units.
-pub fn tile_origin(tile: &Tile) -> DVec3 {
-    DVec3::from_array(tile.fixed.position.map(|v| from_fixed(v as i64)))
-}
-
-/// A tile's polygon in world game space: its corners where the engine's planes meet.
-pub fn world_polygon(tile: &Tile, poly: &CollisionPolygon) -> Vec<DVec3> {
-    world_polygon_at(tile, poly, PlaneScale::Engine)
-}
-
-/// A tile's polygon in world game space read at `scale`: at note 001's ×4096 the engine's
-/// outline shrunk about the tile's origin by 4064/4096.
-pub fn world_polygon_at(tile: &Tile, poly: &CollisionPolygon, scale: PlaneScale) -> Vec<DVec3> {
-    let origin = tile_origin(tile);
-    let rotation = tile.fixed.rotation[1] as u32;
-    let factor = scale.from_engine();
-    decode_collision_polygon(poly)
-        .into_iter()
-        .map(|c| to_world(origin, c.as_dvec3() * factor, rotation))
-        .collect()
-}
 
 /// The polygon clipped to one side of an axis-aligned plane: keeps points with
 /// `sign·(p[axis] − at) ≥ 0` (axis 0 = x, 2 = z).

@@ -212,7 +212,7 @@ impl<'a> World<'a> {
         let poly = model.collision_polygons().nth(polygon)?;
         let tolerance = edge_tolerance(poly.planes[0].normal[1]);
         let points = |p| -> Vec<[f64; 3]> {
-            crate::game::coverage::world_polygon(tile, p)
+            crate::game::space::world_polygon(tile, p)
                 .into_iter()
                 .map(|c| c.to_array())
                 .collect()
@@ -410,7 +410,7 @@ fn zone_box(tile: &Tile, poly: &CollisionPolygon) -> Option<[f64; 4]> {
     if corners.is_empty() {
         return None;
     }
-    let origin = crate::game::coverage::tile_origin(tile);
+    let origin = crate::game::space::tile_origin(tile);
     let rotation = tile.fixed.rotation[1] as u32;
     let (x0, x1, z0, z1) = corners.iter().fold(
         (f64::MAX, f64::MIN, f64::MAX, f64::MIN),

@@ -1,9 +1,14 @@
 //! The engine's fixed-point game space: 20.12 numbers (4096 = 1 unit), angles of 4096 steps to the
-//! turn, and the tile frame the collision tests work in (FORMAT.md §2 and §4, floor test step 1).
+//! turn, and the tile frame the collision tests work in (FORMAT.md §2 and §4, floor test step 1),
+//! with a tile's collision polygons placed in world space.
 
 use std::sync::OnceLock;
 
 use glam::DVec3;
+
+use crate::geometry::{decode_collision_polygon, PlaneScale};
+use crate::level::Tile;
+use crate::raw::CollisionPolygon;
 
 /// One unit in 20.12 fixed point.
 pub const ONE: i32 = 4096;
@@ -86,6 +91,28 @@ pub fn to_local(origin: DVec3, world: DVec3, rotation: u32) -> DVec3 {
     let (s, c) = (s as f64 / ONE as f64, c as f64 / ONE as f64);
     let d = world - origin;
     DVec3::new(d.x * c - d.z * s, d.y, d.x * s + d.z * c)
+}
+
+/// A tile's fixed-point origin in world game space, units.
+pub fn tile_origin(tile: &Tile) -> DVec3 {
+    DVec3::from_array(tile.fixed.position.map(|v| from_fixed(v as i64)))
+}
+
+/// A tile's polygon in world game space: its corners where the engine's planes meet.
+pub fn world_polygon(tile: &Tile, poly: &CollisionPolygon) -> Vec<DVec3> {
+    world_polygon_at(tile, poly, PlaneScale::Engine)
+}
+
+/// A tile's polygon in world game space read at `scale`: at note 001's ×4096 the engine's
+/// outline shrunk about the tile's origin by 4064/4096.
+pub fn world_polygon_at(tile: &Tile, poly: &CollisionPolygon, scale: PlaneScale) -> Vec<DVec3> {
+    let origin = tile_origin(tile);
+    let rotation = tile.fixed.rotation[1] as u32;
+    let factor = scale.from_engine();
+    decode_collision_polygon(poly)
+        .into_iter()
+        .map(|c| to_world(origin, c.as_dvec3() * factor, rotation))
+        .collect()
 }
 
 #[cfg(test)]

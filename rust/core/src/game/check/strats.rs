@@ -6,10 +6,10 @@ use glam::DVec3;
 
 use super::Problem;
 use crate::game::cells::tile_cell;
-use crate::game::coverage::world_polygon;
 use crate::game::floor::{
     edge_tolerance, test_polygon, World, FLAG_ALTERNATIVE_MATERIAL, MATERIAL_IGNORED,
 };
+use crate::game::space::world_polygon;
 use crate::game::space::{from_fixed, to_fixed, TURN};
 use crate::game::strats::{not_a_strat_start, PLAYER_STRATS};
 use crate::level::{Level, Map, Model};

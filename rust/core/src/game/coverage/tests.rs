@@ -2,6 +2,7 @@ use glam::Vec3;
 
 use super::*;
 use crate::game::floor::{test_polygon, World};
+use crate::game::space::{tile_origin, to_world};
 use crate::geometry::{encode_collision_polygon, PlaneScale};
 
 /// A floor tile's model: one quad over the unit square around the origin at `y`, plus a wall on

@@ -281,7 +281,7 @@ fn the_floor_of_the_zones_near_the_point_is_the_floor_of_the_whole_test() {
         for tile in map.tiles.iter().take(300) {
             let model = &level.trak().unwrap().models[tile.model_index as usize];
             for poly in model.collision_polygons() {
-                for corner in crate::game::coverage::world_polygon(tile, poly) {
+                for corner in crate::game::space::world_polygon(tile, poly) {
                     for (dx, dz) in [(0.01, 0.0), (-0.02, 0.01), (0.0, -0.015)] {
                         points.push([corner.x + dx, corner.y + 0.1, corner.z + dz]);
                     }

@@ -7,9 +7,10 @@ use glam::DVec3;
 
 use super::super::{generate, Size};
 use crate::game::cells::{tile_cell, Cell};
-use crate::game::coverage::{copies_of, is_collision_only, tile_origin, world_polygon};
+use crate::game::coverage::{copies_of, is_collision_only};
 use crate::game::floor::{World, MATERIAL_IGNORED, MATERIAL_IGNORED_ALT};
 use crate::game::space::to_world;
+use crate::game::space::{tile_origin, world_polygon};
 use crate::game::Severity;
 use crate::level::Level;
 

@@ -10,6 +10,10 @@ use super::error::{GltfToWadError, NodeRef};
 use super::scene::{Node, Scene};
 use crate::gltf::read::Triangles;
 
+/// The file-space corner of export corner `k`: z negated reverses the winding, keeping the first
+/// corner (FORMAT.md §2).
+pub(super) const FILE_CORNER: [usize; 3] = [0, 2, 1];
+
 /// How far beyond the grid's edges a position may lie (x and z), and how far up or down (y), in
 /// units: farther is no place in a level, where f32 arithmetic also stops being exact enough.
 const REACH: f32 = 16.0;

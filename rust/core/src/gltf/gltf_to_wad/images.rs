@@ -5,10 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use image::RgbaImage;
-use serde::Serialize;
 
 use super::error::GltfToWadError;
-use super::report::ChangeReport;
+use super::report::{ChangeReport, PageChanged};
 use super::scene::{ImageData, Retexture, Scene};
 use crate::codes::Code;
 use crate::gltf::fit::PageMaterial;
@@ -16,17 +15,6 @@ use crate::level::pages::{
     add_pages, decode_page, encode_png, fit_to_page, update_page, PageError, PageUpdate, PAGE_SIDE,
 };
 use crate::level::text::Text;
-
-/// A page whose pixels were written from its edited image.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PageChanged {
-    pub page: usize,
-    /// Pixels whose value changed.
-    pub pixels_changed: usize,
-    /// On an 8-bit page, changed pixels whose nearest palette colour is more than one 5-bit step
-    /// from the image's (0 on a 16-bit page).
-    pub pixels_moved: usize,
-}
 
 /// A page refusal: the page is named in the message.
 fn refused(e: PageError) -> GltfToWadError {

@@ -15,6 +15,7 @@ mod cover;
 mod error;
 mod images;
 mod lights;
+mod look;
 mod model;
 mod motion;
 mod new_geometry;
@@ -33,8 +34,7 @@ mod waypoints;
 mod zones;
 
 pub use error::{BrokenRules, GltfToWadError, NodeRef};
-pub use images::PageChanged;
-pub use report::{ChangeReport, GltfToWadOptions, TileEdit};
+pub use report::{ChangeReport, GltfToWadOptions, PageChanged, TileEdit};
 pub use scene_arrays::{ImageArrays, MeshArrays, NodeArrays, SceneArrays};
 
 use crate::codes::Code;

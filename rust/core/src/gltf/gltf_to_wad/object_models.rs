@@ -9,9 +9,10 @@ use std::collections::BTreeMap;
 
 use glam::Vec3;
 
-use super::attributes::{face_flags, integer, per_triangle};
+use super::attributes::{face_flags, integer, per_triangle, FILE_CORNER};
 use super::error::GltfToWadError;
-use super::model::{export_corners, fit_entries, matches_model, needs_fit, POSITION_TOLERANCE};
+use super::look::needs_fit;
+use super::model::{export_corners, fit_entries, matches_model, POSITION_TOLERANCE};
 use super::motion::{motion, moved_collision, Motion};
 use super::nodes::role;
 use super::report::ChangeReport;
@@ -24,8 +25,6 @@ use crate::level::{Level, Model, ObjectModel};
 
 /// The box around a moved model's vertices (the originals' margins are 0.004–0.014).
 const BOX_MARGIN: f32 = 1.0 / 128.0;
-/// The file corner (0, 2, 1: z negated reverses the winding) of export corner k.
-const FILE_CORNER: [usize; 3] = [0, 2, 1];
 
 /// Reads the object-model nodes back into `level` (a clone of `base`); an edit a model cannot
 /// hold is refused by name into `refused`.

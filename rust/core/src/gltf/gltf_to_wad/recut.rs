@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::attributes::{integer, per_triangle};
-use super::model::{needs_fit, page_material};
+use super::look::{needs_fit, page_material};
 use crate::gltf::fit::{Fitter, FIT_TOLERANCE};
 use crate::gltf::read::Triangles;
 

@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::images::PageChanged;
 use crate::gltf::fit::FitReport;
 
 /// Options of the way back.
@@ -34,6 +33,17 @@ impl Default for GltfToWadOptions {
             tile_collision_given: true,
         }
     }
+}
+
+/// A page whose pixels were written from its edited image.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageChanged {
+    pub page: usize,
+    /// Pixels whose value changed.
+    pub pixels_changed: usize,
+    /// On an 8-bit page, changed pixels whose nearest palette colour is more than one 5-bit step
+    /// from the image's (0 on a 16-bit page).
+    pub pixels_moved: usize,
 }
 
 /// What changed on a tile that no longer has its base model (`tiles_reshaped`).
