@@ -12,6 +12,7 @@ GUIDE_URL = "https://github.com/llamawad/llamawad/blob/main/addon/docs/guide/REA
 # The page that teaches each panel (bl_idname -> file in addon/docs/guide/).
 PANEL_PAGES = {
     "LLAMAWAD_PT_level": "export.md",
+    "LLAMAWAD_PT_pages": "textures.md",
     "LLAMAWAD_PT_probe": "check-and-probe.md",
     "LLAMAWAD_PT_light": "vertex-colours.md",
     "LLAMAWAD_PT_face": "textures.md",
