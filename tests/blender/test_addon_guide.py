@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
 
 import addon_support
 import bpy
@@ -51,11 +53,20 @@ def test_every_operator_and_panel_is_named_in_the_guide():
 
 
 def test_the_guide_names_no_button_the_panels_do_not_have():
-    # The guide's table of buttons names operators by their F3 names in quotes: each is one.
+    # The guide's tables of buttons and of the command line's jobs name operators by their F3
+    # names in quotes: each is one.
     labels = {cls.bl_label for cls in addon_classes()}
-    table = (GUIDE / "find-your-way.md").read_text()
-    named = set(re.findall(r'\| "([^"]+)" \|', table))
-    assert named and named <= labels, named - labels
+    for page in ("find-your-way.md", "command-line.md"):
+        rows = [line.split(" | ") for line in (GUIDE / page).read_text().splitlines() if line.startswith("| ")]
+        named = {name for row in rows for name in re.findall(r'"([^"]+)"', row[2])}
+        assert named and named <= labels, (page, named - labels)
+
+
+def opened(url: str) -> Path:
+    """The file a file:// address names."""
+    parsed = urlparse(url)
+    assert parsed.scheme == "file", url
+    return Path(url2pathname(unquote(parsed.path)))
 
 
 @pytest.fixture
@@ -73,8 +84,9 @@ def test_every_panel_draws_a_question_mark_that_opens_its_page(level):
         cls.draw_header(SimpleNamespace(layout=Layout(log), bl_idname=cls.bl_idname), bpy.context)
         (button,) = buttons(log, "wm.url_open")
         assert button.url == guide.page_url(guide.PANEL_PAGES[cls.bl_idname])
-        assert button.url.endswith("/addon/docs/guide/" + guide.PANEL_PAGES[cls.bl_idname])
-        assert (GUIDE / guide.PANEL_PAGES[cls.bl_idname]).is_file()
+        # In the source tree, the Markdown page (the installed extension's HTML page:
+        # test_addon_extension.py).
+        assert opened(button.url) == GUIDE / guide.PANEL_PAGES[cls.bl_idname]
         # The page teaches the panel: its header's name is on it.
         assert cls.bl_label in (GUIDE / guide.PANEL_PAGES[cls.bl_idname]).read_text(), cls.bl_label
 
@@ -86,7 +98,8 @@ def test_every_problem_opens_its_codes_section(level):
     log = []
     bpy.types.LLAMAWAD_UL_problems.draw_item(None, bpy.context, Layout(log), None, item, 0, None, "", 0)
     (button,) = buttons(log, "wm.url_open")
-    assert button.url == guide.GUIDE_URL.replace("README.md", "when-blender-says-no.md#coverage")
+    assert button.url == guide.code_url("coverage")
+    assert opened(button.url) == GUIDE / "when-blender-says-no.md" and button.url.endswith("#coverage")
 
 
 def test_the_pictures_script_runs_and_knows_every_picture(tmp_path):
@@ -104,3 +117,4 @@ def test_the_pictures_script_runs_and_knows_every_picture(tmp_path):
     for name in PICTURES_TRIED:
         assert (tmp_path / f"{name}.jpg").stat().st_size > 0
     assert seconds < PICTURES_SECONDS
+
