@@ -1,11 +1,14 @@
 """The artist's guide (addon/docs/guide/) against the add-on as Blender registers it: every
 operator and panel is named in the guide, every panel's header draws a "?" that opens its page
-(and every problem of the check one that opens its code's section), and scripts/guide-pictures
-runs. (Links, pictures and codes: tests/python/test_guide.py.)"""
+(and every problem of the check one that opens its code's section), scripts/guide-pictures
+runs, and each picture's script runs the numbered steps of its page that the picture shows.
+(Links, pictures and codes: tests/python/test_guide.py; each page followed step by step:
+test_addon_guide_walk.py.)"""
 
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,6 +17,7 @@ from urllib.request import url2pathname
 
 import addon_support
 import bpy
+import guide_pages
 import pytest
 from test_addon_panels import Layout, buttons
 
@@ -118,3 +122,28 @@ def test_the_pictures_script_runs_and_knows_every_picture(tmp_path):
         assert (tmp_path / f"{name}.jpg").stat().st_size > 0
     assert seconds < PICTURES_SECONDS
 
+
+def pictures_script():
+    sys.path.insert(0, str(REPO / "scripts"))
+    import guide_pictures
+
+    return guide_pictures
+
+
+def test_each_picture_shows_the_steps_its_page_numbers_above_it():
+    """A picture shown after a section's numbered steps is made by those steps: its script
+    (scripts/guide_pictures.py) names the page and section and runs each of the steps above the
+    picture there, no other; a "Before" picture shows none."""
+    guide_pictures = pictures_script()
+    shown = [s for page in guide_pages.pages() for s in guide_pages.shown(page)]
+    for s in shown:
+        declared = guide_pictures.PICTURES[s.picture]
+        if s.steps_before and not s.caption.startswith("*Before"):
+            assert (declared.page, declared.section) == (s.page, s.section), f"{s.picture}.jpg after the steps of {s.page}, {s.section}"
+    with tempfile.TemporaryDirectory() as work:
+        for name, declared in guide_pictures.PICTURES.items():
+            if declared.page is None:
+                continue
+            (place,) = [s for s in shown if (s.page, s.section, s.picture) == (declared.page, declared.section, name)]
+            ran = guide_pictures.steps_run(name, Path(work))["steps"]
+            assert ran == list(place.steps_before), f"{name}: runs steps {ran}, {place.page} shows it after {list(place.steps_before)}"
