@@ -19,7 +19,9 @@ class LLAMAWAD_OT_check_level(bpy.types.Operator):
 
     bl_idname = "llamawad.check_level"
     bl_label = "Check Level"
-    bl_options = {"REGISTER"}
+    # Undoable: besides the problem list, a problem naming a collision polygon makes the tiles'
+    # collision objects, so that selecting it selects the polygon's faces.
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -73,6 +75,7 @@ class LLAMAWAD_OT_export_changes(bpy.types.Operator):
 
     bl_idname = "llamawad.export_changes"
     bl_label = "What the Export Changed"
+    # It only shows the last export's changes: nothing to undo.
     bl_options = {"REGISTER"}
 
     # Rows the popup shows; the Level panel's list has them all.
