@@ -116,25 +116,32 @@ def _table(lines: list[str], link) -> str:
     return "\n".join(out + ["</tbody>", "</table>"])
 
 
+def _item_of(line: str, ordered: bool) -> int | None:
+    """The width of the marker when ``line`` starts an item of this list (unindented, of its
+    kind), else None."""
+    m = _ITEM.match(line)
+    if m is None or m.group(1) != "" or m.group(2)[0].isdigit() != ordered:
+        return None
+    return len(m.group(0))
+
+
 def _list(lines: list[str], start: int, link) -> tuple[str, int]:
-    """The list that starts at ``lines[start]``: its HTML and the line after it."""
+    """The list that starts at ``lines[start]``: its HTML and the line after it. An item holds
+    the lines indented past its marker (blank lines too, when the item goes on after them) and a
+    paragraph's unindented continuation; items apart (a blank line between them) or of several
+    blocks make a loose list, whose items' text is in paragraphs."""
     first = _ITEM.match(lines[start])
     assert first is not None
     ordered = first.group(2)[0].isdigit()
     items: list[list[str]] = []
     loose = False
     i = start
-    while i < len(lines):
-        m = _ITEM.match(lines[i])
-        if m is None or m.group(1) != "" or m.group(2)[0].isdigit() != ordered:
-            break
-        width = len(m.group(0))
+    while i < len(lines) and (width := _item_of(lines[i], ordered)) is not None:
         item = [lines[i][width:]]
         i += 1
         while i < len(lines):
             line = lines[i]
             if not line.strip():
-                # A blank line belongs to the item when the item goes on after it.
                 following = next((l for l in lines[i + 1 :] if l.strip()), None)
                 if following is None or _indent(following) < width:
                     break
@@ -142,18 +149,15 @@ def _list(lines: list[str], start: int, link) -> tuple[str, int]:
             elif _indent(line) >= width:
                 item.append(line[width:])
             elif item[-1].strip() and not _starts_block(line):
-                item.append(line.strip())  # a paragraph's lazy continuation
+                item.append(line.strip())
             else:
                 break
             i += 1
         items.append(item)
-        # Items apart (a blank line between them) or of several paragraphs make a loose list.
-        if i < len(lines) and not lines[i].strip():
-            following = next((k for k in range(i, len(lines)) if lines[k].strip()), None)
-            if following is not None and _ITEM.match(lines[following]) and _ITEM.match(lines[following]).group(1) == "":
-                loose = True
-                i = following
         loose = loose or "" in item
+        following = next((k for k in range(i, len(lines)) if lines[k].strip()), len(lines))
+        if following > i and following < len(lines) and _item_of(lines[following], ordered) is not None:
+            loose, i = True, following
     tag = "ol" if ordered else "ul"
     number = int(first.group(2)[:-1]) if ordered else 1
     opening = f'<{tag} start="{number}">' if ordered and number != 1 else f"<{tag}>"
