@@ -35,8 +35,8 @@ class Case:
     # Arguments of scripts/llamawad, relative to `folder` (run there); OUT is what must not appear.
     cli: list[str]
     out: str
-    # What the Python module is given: ("gltf_to_wad", data, directory), ("wad_to_glb", data),
-    # ("probe", level, points), ("floors", level, points) or ("check", level).
+    # What the Python module is given: ("gltf_to_wad", data, directory[, base]), ("wad_to_glb", data),
+    # ("probe", level, points), ("floors", level, points), ("check", level), ("strats", level), ("bake", level) or ("fit_light", level).
     python: tuple | None
     words: list[str]
     exit_status: int = 1
@@ -508,6 +508,97 @@ def limit_wad_cases(wad: bytes):
     yield "wad-grid-4-by-1000000", join_chunks(replaced(chunks, "MAP ", grid)), ["4×1000000 grid", "at most 262144 cells"]
 
 
+def with_strats(wad: bytes, pool: int, strats, waypoints: int = 0, chained: bool = True) -> bytes:
+    """The base with `pool` parameters and `waypoints` waypoints appended (one chain when
+    `chained`), and strats appended as copies of its first, each `(parameter_count, index,
+    waypoint)` (an index of None: the first new parameter; a waypoint of None: the first new
+    one), poolExtra raised to their count. Every strat's parameters and chain are ranges of the
+    pool and waypoints, so a level of a few hundred kilobytes names billions."""
+    import llamawad
+
+    chunks = split_chunks(wad)
+    wfpc = struct.unpack("<I", payload_of(chunks, "WFPC"))[0]
+    assert not wfpc & 0x200000, "no paths block after the strats"
+    payload = payload_of(chunks, "MAP ")
+    n = struct.unpack_from("<I", payload)[0]
+    at = 12 + 24 * n
+    old_pool = struct.unpack_from("<I", payload, at)[0]
+    zones = at + 4 + 4 * old_pool
+    wp_at = zones + 4 + 90 * struct.unpack_from("<I", payload, zones)[0]
+    old_waypoints = struct.unpack_from("<I", payload, wp_at)[0]
+    after_waypoints = wp_at + 4 + 34 * old_waypoints
+    count = len(llamawad.strats(wad)["strats"])
+    # Block 12 is the last but the view distance (u32, WFPC 0x10) and the final u16.
+    end = len(payload) - 2 - (4 if wfpc & 0x10 else 0)
+    block = end - 8 - 58 * count
+    assert struct.unpack_from("<I", payload, block)[0] == count
+    first = payload[block + 8 : block + 66]
+    records = []
+    for parameter_count, index, waypoint in strats:
+        r = bytearray(first)
+        index = old_pool if index is None else index
+        waypoint = old_waypoints if waypoint is None else waypoint
+        struct.pack_into("<Ii", r, 22, parameter_count, index)
+        struct.pack_into("<i", r, 46, waypoint)
+        records.append(bytes(r))
+    total = count + len(records)
+    waypoint = lambda k: struct.pack("<II3H3i2I", 1 if chained and k + 1 < waypoints else 0, 0, 0, 0, 0, 4096 * (k % 64), 0, 4096 * (k // 64 % 64), 0, 0)  # noqa: E731
+    out = b"".join(
+        [
+            payload[:at],
+            struct.pack("<I", old_pool + pool),
+            payload[at + 4 : zones],
+            struct.pack(f"<{pool}I", *range(pool)),
+            payload[zones:wp_at],
+            struct.pack("<I", old_waypoints + waypoints),
+            payload[wp_at + 4 : after_waypoints],
+            b"".join(waypoint(k) for k in range(waypoints)),
+            payload[after_waypoints:block],
+            struct.pack("<II", total, max(total, struct.unpack_from("<I", payload, block + 4)[0])),
+            payload[block + 8 : end],
+            b"".join(records),
+            payload[end:],
+        ]
+    )
+    return join_chunks(replaced(chunks, "MAP ", out))
+
+
+def strat_cases(wad: bytes):
+    """Levels whose strats name a range of the pool or a waypoint chain many times over: every
+    answer that copies each strat's is refused from the counts before it is built."""
+    many = [(50_000, None, -1)] * 5_000
+    yield "strats-5000-naming-50000-parameters", with_strats(wad, 50_000, many), ["parameters", "at most 1048576"]
+    on_chain = [(0, None, None)] * 5_000
+    yield "strats-5000-on-a-50000-waypoint-chain", with_strats(wad, 0, on_chain, waypoints=50_000), ["waypoints", "at most 1048576"]
+
+
+def light_cases(wad: bytes):
+    """Levels whose bake or fit would cast rays for minutes, or build triangles by gigabytes:
+    refused from the counts before the first ray."""
+    chunks = split_chunks(wad)
+    wfpc = struct.unpack("<I", payload_of(chunks, "WFPC"))[0]
+
+    def tiles_of(trak, model, count, colours):
+        places = [(0.5 + k % 4, 0.0, 0.5 + k // 4 % 3) for k in range(count)]
+        level = replaced(replaced(chunks, "TRAK", trak), "MAP ", with_tiles(payload_of(chunks, "MAP "), wfpc, model, places, colours))
+        return join_chunks(level)
+
+    # 16 tiles of a model of 65,535 faces over 3 vertices: once a bake past 60 s (a BVH of a
+    # million alike triangles), with 2,000 tiles a 6 GB allocation.
+    face = struct.pack("<4H2H4f", 8, 0, 1, 2, 0, 0, 0, 1, 0, 0)
+    trak, model = with_model(payload_of(chunks, "TRAK"), 3, face * 65535, 65535, b"")
+    grey = struct.pack("<3I", *[0x606060] * 3)
+    for count in (16, 2000):
+        yield f"light-{count}-tiles-of-65535-faces", tiles_of(trak, model, count, grey), ["faces drawn", "at most 1048576"], True
+    # 16 tiles of a model of 8,000 vertices (a strip of 15,998 faces): 128,232 vertices to bake,
+    # 65 rays each, once 18 s without a word.
+    vertices = 8000
+    faces = b"".join(struct.pack("<4H2H4f", 8, k, k + 1, k + 2, 0, 0, 0, 1, 0, 0) for k in range(vertices - 2))
+    trak, model = with_model(payload_of(chunks, "TRAK"), vertices, faces, vertices - 2, b"")
+    grey = struct.pack(f"<{vertices}I", *[0x606060] * vertices)
+    yield "light-16-tiles-of-8000-vertices", tiles_of(trak, model, 16, grey), ["128232 vertices × 65 rays", "at most 4194304"], False
+
+
 def check_cases(wad: bytes, full: bytes):
     """Files no game can load: `check` names the chunk missing or twice, or that there are too many.
     And a level whose collision once took `check` minutes."""
@@ -562,6 +653,24 @@ def size_cases(g: Gltf):
     yield "tile-mesh-1048576-triangles", c, ["has 1048576 triangles", "at most 65,535"], t
 
 
+def reader_cap_cases(g: Gltf):
+    """What the reader refuses before it reads it: an image the gltf crate would unwrap a
+    missing field of (found by the fuzz target: a panic inside the crate), more nodes than any
+    level's glTF has, and scene extras far larger than a level's."""
+    c = g.copy()
+    del c.json["images"][0]["mimeType"]
+    yield "image-in-view-without-mime-type", c, ["image 0 is in a buffer view but has no mimeType"]
+    c = g.copy()
+    del c.json["images"][0]["bufferView"]
+    yield "image-without-view-or-uri", c, ["image 0 has neither a buffer view nor a URI"]
+    c = g.copy()
+    c.json["nodes"] += [{}] * 1_000_000
+    yield "nodes-1000000-empty", c, [f"{len(c.json['nodes'])} nodes", "at most 262144"]
+    c = g.copy()
+    c.json["scenes"][0]["extras"]["padding"] = "x" * 2**24
+    yield "scene-extras-16-mib", c, ["scene 0's extras take", "at most 16777216"]
+
+
 def zone_mask_cases(g: Gltf):
     """Zone masks and values of the scene's extras that a u32 and an i32 cannot hold, and more
     zones than the table has: refused, where they were once clamped or ignored."""
@@ -598,6 +707,11 @@ def command_cases(root: Path, wad: bytes) -> list[Case]:
     nan = float("nan")
     case("probe-nan", ["probe", "base.wad", "NaN", "0", "0"], ("probe", wad, [(nan, nan, nan)]), ["not three finite numbers"])
     case("probe-infinite", ["probe", "base.wad", "1", "inf", "1"], ("probe", wad, [(1.0, 2.0, 3.0), (1.0, float("inf"), 1.0)]), ["(1, inf, 1)", "not three finite numbers"])
+    # A points file of one line of 40 MB: once echoed whole in the refusal.
+    case("probe-points-line-40-mb", ["probe", "base.wad", "--points", "points.txt"], None, ["points.txt line 1", "`0 0 0 0 0", "…`"], lambda p: (p / "points.txt").write_text("0 " * 20_000_000))
+    many = [(1.5, 1.0, 1.5)] * 65_537
+    case("probe-points-65537", ["probe", "base.wad", "--points", "points.txt"], ("probe", wad, many), ["65537", "at most 65536"], lambda p: (p / "points.txt").write_text("1.5 1 1.5\n" * 65_537))
+    case("polygon-outlines-65537", ["probe", "base.wad", "--points", "points.txt"], ("polygon_outlines", wad, [(0, 0)] * 65_537), ["65537", "at most 65536"], lambda p: (p / "points.txt").write_text("1.5 1 1.5\n" * 65_537))
     for count in (10**12, 2**64 - 1):
         case(
             f"floors-points-{count}",
@@ -610,6 +724,8 @@ def command_cases(root: Path, wad: bytes) -> list[Case]:
 
 def build(root: Path) -> list[Case]:
     """Writes every case into a folder of its own under `root`; the cases, in a fixed order."""
+    import llamawad
+
     wad = BASE.read_bytes()
     g = base_gltf(wad)
     cases: list[Case] = []
@@ -651,6 +767,8 @@ def build(root: Path) -> list[Case]:
         glb_case(name, edited.glb(), words, node=node, faces=faces)
     for name, edited, words, node in size_cases(g):
         glb_case(name, edited.glb(), words, node=node, refused=True)
+    for name, edited, words in reader_cap_cases(g):
+        glb_case(name, edited.glb(), words)
     for name, edited, words in zone_mask_cases(g):
         glb_case(name, edited.glb(), words, refused=True)
 
@@ -702,6 +820,53 @@ def build(root: Path) -> list[Case]:
         cases.append(
             Case(name, path, ["wad2gltf", "in.wad", "out.glb"], "out.glb", ("wad_to_glb", data), words, inputs=["in.wad"])
         )
+
+    for name, data, words in strat_cases(wad):
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "in.wad").write_bytes(data)
+        cases.append(Case(f"{name}-listed", path, ["strats", "in.wad", "--json"], None, ("strats", data), words, inputs=["in.wad"]))
+        cases.append(Case(f"{name}-tested", path, ["testlevel", "in.wad", "out.wad"], "out.wad", None, words, inputs=["in.wad"]))
+        if "parameters" in name:
+            cases.append(Case(name, path, ["wad2gltf", "in.wad", "out.glb"], "out.glb", ("wad_to_glb", data), words, inputs=["in.wad"]))
+
+    for name, data, words, fit_too in light_cases(wad):
+        path = root / name
+        path.mkdir(parents=True)
+        (path / "in.wad").write_bytes(data)
+        light = ["--sun", "0,-1,0", "--sun-colour", "1,1,1", "--sky", "0.5,0.5,0.5"]
+        cases.append(Case(f"{name}-baked", path, ["bake", "in.wad", "out.wad", *light], "out.wad", ("bake", data), words, inputs=["in.wad"]))
+        if fit_too:
+            cases.append(Case(f"{name}-fitted", path, ["fit-light", "in.wad"], None, ("fit_light", data), words, inputs=["in.wad"]))
+
+    # A base whose one new strat names a million parameters, and a glTF of 500 copies of its
+    # node (extras without the list: the copies take the base's): once a 2 GB allocation.
+    name = "strat-copies-500-of-1000000-parameters"
+    path = root / name
+    path.mkdir(parents=True)
+    big = with_strats(wad, 1_000_000, [(1_000_000, None, -1)])
+    (path / "base.wad").write_bytes(big)
+    c = base_gltf(big)
+    strat = next(i for i, n in enumerate(c.json["nodes"]) if (n.get("extras") or {}).get("strat") == len(llamawad.strats(wad)["strats"]))
+    copy_of = {k: v for k, v in c.json["nodes"][strat].items() if k != "extras"}
+    copy_of["extras"] = {k: v for k, v in c.json["nodes"][strat]["extras"].items() if k != "parameters"}
+    first = len(c.json["nodes"])
+    c.json["nodes"] += [dict(copy_of, name=f"copy {k}") for k in range(500)]
+    group = next(n for n in c.json["nodes"] if strat in n.get("children", []))
+    group["children"] += list(range(first, first + 500))
+    (path / "in.glb").write_bytes(c.glb())
+    cases.append(
+        Case(
+            name,
+            path,
+            ["gltf2wad", "--base", "base.wad", "in.glb", "out.wad"],
+            "out.wad",
+            ("gltf_to_wad", c.glb(), None, big),
+            ["append", "parameters", "at most 1048576"],
+            exception="GltfToWadRefused",
+            inputs=["base.wad", "in.glb"],
+        )
+    )
 
     import llamawad
 
@@ -825,3 +990,17 @@ if __name__ == "__main__":
     target = Path(sys.argv[1])
     for c in build(target):
         print(f"{c.name}: llamawad {' '.join(c.cli)} -> exit {c.exit_status}, {c.exception}: {c.words}")
+
+
+def with_lights(wad: bytes, count: int) -> bytes:
+    """The base with `count` lights in LGHT, suns and points by turns in colours of their own, as
+    the base's two lights are stored (a type byte, a colour, four words)."""
+    chunks = split_chunks(wad)
+    lights = []
+    for k in range(count):
+        colour = (k % 251, k // 251 % 251, 128)
+        if k % 2:
+            lights.append(struct.pack("<4B4i", 2, *colour, 4096 * (k % 4), 7168, -4096 * (k // 4 % 3), 0x50d5))
+        else:
+            lights.append(struct.pack("<4B4i", 1, *colour, -1475, 3277, -1966, 0))
+    return join_chunks(replaced(chunks, "LGHT", struct.pack("<I", count) + b"".join(lights)))

@@ -104,9 +104,27 @@ def _points(obj) -> tuple[np.ndarray, np.ndarray]:
     return space.blender_to_file(world), space.blender_to_file(turned)
 
 
+# Points lit by one call of ``llamawad.bake_points``: between two calls the add-on reports its
+# progress and hears Esc (each call casts the rays of this many points; a full level's bake is a
+# few dozen such steps).
+BAKE_STEP = 4096
+
+
 def bake(context, objects: list[bpy.types.Object], animated: bool = False) -> Baked:
     """Lights ``objects`` with the scene's light, against the scene as export writes it (its
     base level where the conversion refuses it, as the Floor probe does)."""
+    steps = baking(context, objects, animated)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def baking(context, objects: list[bpy.types.Object], animated: bool = False):
+    """``bake`` a step at a time: yields (points lit, points in all) after each step and returns
+    the Baked. Nothing in the scene changes until the last step is done, so a bake stopped
+    between steps (the generator closed) leaves the scene as it was."""
     import llamawad
 
     props = context.scene.llamawad
@@ -130,9 +148,13 @@ def bake(context, objects: list[bpy.types.Object], animated: bool = False) -> Ba
     points = [_points(o) for o in chosen]
     positions = np.ascontiguousarray(np.concatenate([p for p, _ in points]), np.float32)
     normals = np.ascontiguousarray(np.concatenate([n for _, n in points]), np.float32)
-    colours = np.frombuffer(
-        llamawad.bake_points(level.wad, positions, normals, **lighting(props), lamps=extra, rays=props.light_rays), np.uint8
-    ).reshape(-1, 3)
+    parts = []
+    for start in range(0, len(positions), BAKE_STEP):
+        part = slice(start, start + BAKE_STEP)
+        lit = llamawad.bake_points(level.wad, positions[part], normals[part], **lighting(props), lamps=extra, rays=props.light_rays)
+        parts.append(np.frombuffer(lit, np.uint8))
+        yield min(start + BAKE_STEP, len(positions)), len(positions)
+    colours = np.concatenate(parts).reshape(-1, 3)
     raw = colours[:, 0].astype(np.int32) | colours[:, 1].astype(np.int32) << 8 | colours[:, 2].astype(np.int32) << 16
     start = 0
     for obj in chosen:

@@ -64,7 +64,8 @@ def level_document_problem(scene: bpy.types.Scene) -> str | None:
     """What makes the scene's level document no level's (a damaged or hostile .blend), or None."""
     try:
         doc = json.loads(scene.llamawad.level_json or "{}")
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:
+        # RecursionError: nested deeper than Python reads (no level's document is).
         return f"it is not JSON ({e})"
     if not isinstance(doc, dict):
         return "it is not a JSON object"

@@ -8,6 +8,7 @@ not created at level start."""
 from __future__ import annotations
 
 import json
+import math
 
 import bpy
 from mathutils import Vector
@@ -127,19 +128,42 @@ def waypoint_chain(order: list, first: int) -> list[bpy.types.Object]:
     return chain
 
 
-def waypoint_paths(scene) -> list[list[Vector]]:
-    """Per strat that names a waypoint, the polyline from the strat through its chain (world
-    positions): what the viewport draws."""
+def waypoint_lines(scene) -> list[Vector]:
+    """The line segments (pairs of world positions) the viewport draws for the strats' waypoint
+    chains: each strat to its first waypoint, and each step of a chain once however many strats
+    run along it, in time proportional to the strats and waypoints (a chain is a range of
+    ``waypoint_order``, as waypoint_chain walks it; a thousand strats on one chain of two
+    thousand once took seconds a redraw)."""
     order = waypoint_order(scene)
-    paths = []
+    numbers = [level_scene.whole_number(o, "waypoint") for o in order]
+    continues: dict[int, bool] = {}
+    position: dict[int, int] = {}
+    for k, (number, o) in enumerate(zip(numbers, order)):
+        continues.setdefault(number, bool(o.get("next")))
+        position.setdefault(number, k)
+    # Where the chain through each place ends, found from the last place back.
+    end = list(range(len(order)))
+    for k in range(len(order) - 2, -1, -1):
+        if numbers[k + 1] == numbers[k] or continues[numbers[k]]:
+            end[k] = end[k + 1]
+    where = [Vector(o.matrix_world.translation) for o in order]
+    # Steps k → k + 1 that some chain takes: +1 where a chain starts, −1 where it ends.
+    steps = [0] * (len(order) + 1)
+    lines = []
     for strat in strat_objects(scene):
         first = strat.get("waypoint")
-        if not isinstance(first, int) or first < 0:
+        at = position.get(first) if isinstance(first, int) and first >= 0 else None
+        if at is None:
             continue
-        chain = waypoint_chain(order, first)
-        if chain:
-            paths.append([Vector(strat.matrix_world.translation)] + [Vector(o.matrix_world.translation) for o in chain])
-    return paths
+        lines += [Vector(strat.matrix_world.translation), where[at]]
+        steps[at] += 1
+        steps[end[at]] -= 1
+    running = 0
+    for k in range(len(order) - 1):
+        running += steps[k]
+        if running > 0:
+            lines += [where[k], where[k + 1]]
+    return lines
 
 
 def floors_below(context, objects: list) -> list[float | None]:
@@ -148,5 +172,10 @@ def floors_below(context, objects: list) -> list[float | None]:
     None where it finds none."""
     level = probe.probed_level(context)
     points = [Vector(o.matrix_world.translation) for o in objects]
-    results = probe.probe_points(level, points) if points else []
-    return [None if r.get("floor") is None else float(r["floor"]["height"]) for r in results]
+    # An object at no place (a NaN location) has no floor below it; the others are probed.
+    placed = [k for k, p in enumerate(points) if all(math.isfinite(v) for v in p)]
+    results = probe.probe_points(level, [points[k] for k in placed]) if placed else []
+    heights: list[float | None] = [None] * len(points)
+    for k, r in zip(placed, results):
+        heights[k] = None if r.get("floor") is None else float(r["floor"]["height"])
+    return heights

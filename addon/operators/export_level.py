@@ -120,6 +120,10 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         try:
             write_file(target, converted.wad)
         except llamawad.WadError as e:
+            if kept is not None:
+                # Made for this write only (a read-only base refuses it): gone with it, so that
+                # a later write keeps the original the file then has.
+                os.remove(kept)
             self.report({"ERROR"}, f"Cannot write {e}")
             return {"CANCELLED"}
         return self.finish(context, base, converted, base_path, target, kept)

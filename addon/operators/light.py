@@ -27,6 +27,9 @@ class LLAMAWAD_OT_bake_light(bpy.types.Operator):
     def poll(cls, context):
         return level_scene.has_level(context.scene)
 
+    _steps = None
+    _timer = None
+
     def execute(self, context):
         objects = light.targets(context, self.whole_level)
         if not objects:
@@ -38,6 +41,53 @@ class LLAMAWAD_OT_bake_light(bpy.types.Operator):
         except (Refusal, ValueError) as e:
             self.report({"ERROR"}, f"Not baked: {e}")
             return {"CANCELLED"}
+        return self._done(baked)
+
+    def invoke(self, context, event):
+        """From the panel: a step of the bake at each timer tick, its progress in the status bar
+        as Blender's own bakes show theirs, Esc stopping it with the scene as it was."""
+        objects = light.targets(context, self.whole_level)
+        if not objects:
+            self.report({"ERROR"}, "Nothing to bake: select tiles or new meshes, or bake the whole level")
+            return {"CANCELLED"}
+        if context.mode != "OBJECT":
+            # The meshes are read at each step: edit mode's changes must be in them.
+            bpy.ops.object.mode_set(mode="OBJECT")
+        self._steps = light.baking(context, objects, animated=context.scene.llamawad.light_animated)
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.01, window=context.window)
+        wm.progress_begin(0, 1)
+        wm.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        if event.type == "ESC":
+            self._steps.close()
+            self._end(context)
+            self.report({"WARNING"}, "Bake stopped: the colours are as they were")
+            return {"CANCELLED"}
+        if event.type != "TIMER":
+            return {"PASS_THROUGH"}
+        try:
+            done, total = next(self._steps)
+        except StopIteration as finished:
+            self._end(context)
+            return self._done(finished.value)
+        except (Refusal, ValueError) as e:
+            self._end(context)
+            self.report({"ERROR"}, f"Not baked: {e}")
+            return {"CANCELLED"}
+        context.window_manager.progress_update(done / total)
+        context.workspace.status_text_set(f"Baking lighting: {done} of {total} points (Esc to stop)")
+        return {"RUNNING_MODAL"}
+
+    def _end(self, context):
+        wm = context.window_manager
+        wm.event_timer_remove(self._timer)
+        wm.progress_end()
+        context.workspace.status_text_set(None)
+
+    def _done(self, baked):
         for note in baked.notes:
             self.report({"WARNING"}, note)
         if not baked.objects:

@@ -3,6 +3,8 @@ clicking in the viewport."""
 
 from __future__ import annotations
 
+import math
+
 import bpy
 from bpy.props import BoolProperty, FloatVectorProperty
 
@@ -35,6 +37,10 @@ class LLAMAWAD_OT_floor_probe(bpy.types.Operator):
 
     def execute(self, context):
         point = context.scene.cursor.location.copy() if self.at_cursor else self.location
+        if not all(math.isfinite(v) for v in point):
+            where = "the 3D cursor" if self.at_cursor else "Location"
+            self.report({"ERROR"}, f"{where} is at no place ({tuple(point)}): nothing to probe")
+            return {"CANCELLED"}
         try:
             level = probe.probed_level(context)
         except Refusal as e:

@@ -1,7 +1,8 @@
 """Drawn in the 3D view with the ``gpu`` module: the Floor probe (the polygon the llama stands on,
 filled, the zone the floor test's edge tolerance lets pass around it, the polygons that lost,
 and the probe point: common/probe.py ``drawing``), and each strat's waypoint chain as a line
-from the strat through its waypoints (blender/strats.py ``waypoint_paths``). Without a UI
+from the strat through its waypoints (blender/strats.py ``waypoint_lines``, worked out when the
+scene changes, not at each redraw). Without a UI
 (``bpy.app.background``) nothing is registered."""
 
 from __future__ import annotations
@@ -39,11 +40,30 @@ def _loop_lines(corners) -> list:
 WAYPOINTS = (0.3, 0.85, 1.0, 0.9)
 
 
+# The waypoint lines, worked out again only after the scene changed (a depsgraph update or a
+# file loaded), never at a redraw: (the change they were worked out after, the lines).
+_changes = 0
+_waypoint_cache: tuple[int, list] = (-1, [])
+
+
+def changed(*_args) -> None:
+    """Marks the scene changed: the next redraw works the waypoint lines out again."""
+    global _changes
+    _changes += 1
+
+
+def waypoint_lines(scene) -> list:
+    global _waypoint_cache
+    if _waypoint_cache[0] != _changes:
+        _waypoint_cache = (_changes, strats.waypoint_lines(scene))
+    return _waypoint_cache[1]
+
+
 def _draw_waypoints(scene) -> None:
     import gpu
     from gpu_extras.batch import batch_for_shader
 
-    lines = [p for path in strats.waypoint_paths(scene) for a, b in zip(path, path[1:]) for p in (a, b)]
+    lines = waypoint_lines(scene)
     if not lines:
         return
     line = gpu.shader.from_builtin("POLYLINE_UNIFORM_COLOR")
@@ -101,11 +121,16 @@ def register():
     if bpy.app.background or _handle is not None:
         return
     _handle = bpy.types.SpaceView3D.draw_handler_add(_draw, (), "WINDOW", "POST_VIEW")
+    bpy.app.handlers.depsgraph_update_post.append(changed)
+    bpy.app.handlers.load_post.append(changed)
 
 
 def unregister():
-    global _handle, _cache
+    global _handle, _cache, _waypoint_cache
     if _handle is not None:
         bpy.types.SpaceView3D.draw_handler_remove(_handle, "WINDOW")
         _handle = None
+        bpy.app.handlers.depsgraph_update_post.remove(changed)
+        bpy.app.handlers.load_post.remove(changed)
     _cache = ("", None)
+    _waypoint_cache = (-1, [])

@@ -210,3 +210,100 @@ def test_a_non_mesh_object_in_the_tiles_collection_is_named(level, capfd):
     for name, kind in (("helper empty", "an empty"), ("camera", "a camera"), ("lattice", "a lattice")):
         assert f"Warning: {name}: {kind} in the Tiles collection, not a mesh: not written" in out, out
     assert level.read_bytes() == crafted.BASE.read_bytes()
+
+
+def timed_import(path) -> float:
+    start = time.monotonic()
+    assert addon_support.import_level(path) == {"FINISHED"}
+    return time.monotonic() - start
+
+
+def test_a_level_naming_a_pool_many_times_over_is_refused_and_blender_keeps_running(tmp_path):
+    """5,013 strats each naming a pool of 50,000 parameters: once 26 s, 4.2 GB and an abort."""
+    wad = crafted.BASE.read_bytes()
+    path = tmp_path / "strats.wad"
+    path.write_bytes(crafted.with_strats(wad, 50_000, [(50_000, None, -1)] * 5_000))
+    addon_support.register_addon()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    with bounded():
+        with pytest.raises(RuntimeError, match="at most 1048576"):
+            bpy.ops.import_scene.llamawad(filepath=str(path))
+    assert len(bpy.data.objects) == 0
+    assert addon_support.import_level(crafted.BASE) == {"FINISHED"}
+
+
+def test_waypoint_lines_are_worked_out_once_a_change_not_at_each_redraw(tmp_path):
+    """1,000 strats on one chain of 2,000 waypoints: a redraw once took 6.9 s; the lines are a
+    segment a strat and one a step of the chain, and a redraw takes what it found."""
+    from addon.ui import overlay
+
+    path = tmp_path / "chain.wad"
+    path.write_bytes(crafted.with_strats(crafted.BASE.read_bytes(), 0, [(0, None, None)] * 1_000, waypoints=2_000))
+    timed_import(path)
+    scene = bpy.context.scene
+    start = time.monotonic()
+    lines = overlay.waypoint_lines(scene)
+    assert time.monotonic() - start < SECONDS
+    strats_on_chains = [o for o in scene.objects if o.get("llamawad") == "strat" and o.get("waypoint", -1) >= 0]
+    # Each strat's segment and each step of the new chain once (the base's chains besides).
+    assert 2 * (len(strats_on_chains) + 1999) <= len(lines) <= 2 * (len(strats_on_chains) + 2006), len(lines)
+    start = time.monotonic()
+    for _ in range(10):
+        assert overlay.waypoint_lines(scene) is lines
+    assert (time.monotonic() - start) / 10 < 0.005
+    overlay.changed()
+    assert overlay.waypoint_lines(scene) is not lines
+
+
+def test_lights_past_the_add_ons_limit_are_refused_and_up_to_it_import_in_time(tmp_path):
+    """20,000 lights in colours of their own: once 33 s and 910 MB; now refused by name at once,
+    and as many as the add-on makes import within the bounds."""
+    from addon.blender.wad_to_scene import level
+
+    path = tmp_path / "lights.wad"
+    path.write_bytes(crafted.with_lights(crafted.BASE.read_bytes(), 20_000))
+    addon_support.register_addon()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    with bounded():
+        with pytest.raises(RuntimeError, match=f"20000 lights; the add-on makes at most {level.MAX_LIGHTS}"):
+            bpy.ops.import_scene.llamawad(filepath=str(path))
+    assert len(bpy.data.objects) == 0
+    path.write_bytes(crafted.with_lights(crafted.BASE.read_bytes(), level.MAX_LIGHTS))
+    seconds = timed_import(path)
+    assert len([o for o in bpy.context.scene.objects if o.get("llamawad") == "light"]) == level.MAX_LIGHTS
+    assert seconds < SECONDS, f"{seconds:.1f} s"
+
+
+def test_a_level_document_nested_100000_deep_is_refused_as_none(level):
+    bpy.context.scene.llamawad.level_json = "[" * 100_000 + "]" * 100_000
+    for name, call in operators(level).items():
+        assert "level document" in refused(call), name
+    assert level.read_bytes() == b"the previous output"
+
+
+def test_a_cursor_or_strat_at_no_place_is_said_not_a_traceback(level):
+    bpy.context.scene.cursor.location = (float("nan"), 0.0, 0.0)
+    assert "3D cursor is at no place" in refused(operators(level)["floor probe"])
+    strat = next(o for o in bpy.context.scene.objects if o.get("llamawad") == "strat")
+    for o in bpy.context.view_layer.objects.selected:
+        o.select_set(False)
+    strat.select_set(True)
+    bpy.context.view_layer.objects.active = strat
+    strat.location.x = float("nan")
+    with bounded():
+        assert bpy.ops.llamawad.strat_drop_to_floor() == {"FINISHED"}
+
+
+def test_overwriting_a_read_only_base_leaves_no_original_behind(tmp_path):
+    base = tmp_path / "level.wad"
+    base.write_bytes(crafted.BASE.read_bytes())
+    assert addon_support.import_level(base) == {"FINISHED"}
+    addon_support.tile_object(3).location.x -= 1.0
+    base.chmod(0o444)
+    try:
+        message = refused(lambda: bpy.ops.export_scene.llamawad(filepath=str(base), overwrite_base=True))
+    finally:
+        base.chmod(0o644)
+    assert "Cannot write" in message, message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["level.wad"]
+    assert base.read_bytes() == crafted.BASE.read_bytes()

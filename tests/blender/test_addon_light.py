@@ -179,3 +179,44 @@ def test_a_bake_is_undone_by_undo(level):
     assert bpy.ops.ed.undo() == {"FINISHED"}
     assert np.array_equal(colours(), before)
     assert addon_support.export(level.out) == level.base
+
+
+def mesh_colours() -> dict[str, list]:
+    out = {}
+    for o in addon_support.mesh_tiles():
+        values = np.empty(len(o.data.vertices), np.int32)
+        o.data.attributes["wad_rgb_0"].data.foreach_get("value", values)
+        out[o.name] = values.tolist()
+    return out
+
+
+def test_a_bake_goes_a_step_at_a_time_and_one_stopped_leaves_the_scene_as_it_was(level, monkeypatch):
+    """The panel's bake runs step by step (progress in the status bar, Esc between steps): the
+    steps cover every point, and a bake stopped after its first leaves every colour as it was;
+    run to its end it gives what the one-call bake gives."""
+    from addon.blender import light
+
+    monkeypatch.setattr(light, "BAKE_STEP", 256)
+    before = mesh_colours()
+    objects = light.targets(bpy.context, True)
+    steps = light.baking(bpy.context, objects)
+    done, total = next(steps)
+    assert done == 256 < total
+    steps.close()
+    assert mesh_colours() == before
+    seen = []
+    steps = light.baking(bpy.context, objects)
+    while True:
+        try:
+            seen.append(next(steps))
+        except StopIteration as finished:
+            baked = finished.value
+            break
+    assert [d for d, _ in seen] == [min(k + 256, total) for k in range(0, total, 256)]
+    assert baked.vertices == total and mesh_colours() != before
+    stepped = mesh_colours()
+    monkeypatch.setattr(light, "BAKE_STEP", 1 << 20)
+    for o in addon_support.mesh_tiles():
+        o.data.attributes["wad_rgb_0"].data.foreach_set("value", np.array(before[o.name], np.int32))
+    light.bake(bpy.context, objects)
+    assert mesh_colours() == stepped

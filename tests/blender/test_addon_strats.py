@@ -246,9 +246,11 @@ def test_a_waypoint_moved_arrives_and_the_chain_is_drawn_through_it(level):
 
     camera = of_type(level, "CameraSide")[0]
     chain = camera["waypoint_chain"]
-    paths = strats.waypoint_paths(bpy.context.scene)
-    assert len(paths) == len([s for s in level.strats["strats"] if s["waypoint"] >= 0])
-    assert sorted(len(p) for p in paths) == sorted(1 + len(s["waypoint_chain"]) for s in level.strats["strats"] if s["waypoint"] >= 0)
+    lines = strats.waypoint_lines(bpy.context.scene)
+    # A segment from each strat to its first waypoint, and each step of a chain once.
+    on_chains = [s["waypoint_chain"] for s in level.strats["strats"] if s["waypoint"] >= 0]
+    steps = {step for c in on_chains for step in zip(c, c[1:])}
+    assert len(lines) == 2 * (len(on_chains) + len(steps)) and steps
     before = waypoint_positions(level.base)
     point = waypoint_object(chain[1])
     point.location.x += 0.5

@@ -14,6 +14,7 @@ import time
 
 import crafted
 import llamawad
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.generator
@@ -106,7 +107,7 @@ def call_python(case, base):
     kind, data, *rest = case.python
     match kind:
         case "gltf_to_wad":
-            return llamawad.gltf_to_wad(base, data, directory=rest[0])
+            return llamawad.gltf_to_wad(rest[1] if len(rest) > 1 else base, data, directory=rest[0])
         case "wad_to_glb":
             return llamawad.wad_to_glb(data)
         case "probe":
@@ -115,6 +116,14 @@ def call_python(case, base):
             return llamawad.floors(data, data, points=rest[0])
         case "check":
             return llamawad.check(data)
+        case "polygon_outlines":
+            return llamawad.polygon_outlines(data, rest[0])
+        case "strats":
+            return llamawad.strats(data)
+        case "bake":
+            return llamawad.bake(data, (0, -1, 0), (1, 1, 1), (0.5, 0.5, 0.5))
+        case "fit_light":
+            return llamawad.fit_light(data)
     raise AssertionError(kind)
 
 
@@ -254,3 +263,19 @@ def test_a_device_or_pipe_named_as_a_level_is_refused_unread(run_cli, tmp_path):
         assert result.returncode == 1 and "not a regular file" in result.stderr, result.stderr
         with pytest.raises(llamawad.WadError, match="not a regular file"):
             llamawad.info_file(tmp_path / name)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda p: llamawad.bake_points(crafted.BASE.read_bytes(), p, p, (0, -1, 0), (1, 1, 1), (1, 1, 1), lamps=[{"kind": "x"}]),
+        lambda p: llamawad.bake_points(crafted.BASE.read_bytes(), p, p, (0, -1, 0), (1, 1, 1), (1, 1, 1), lamps=["a sun"]),
+        lambda p: llamawad.face_uvs([{"u0": "a"}], [0], [0]),
+        lambda p: llamawad.face_uvs([{"flags": 0, "u0": 0, "u1": 0, "v0": 0, "v1": 300}], [0], [0]),
+    ],
+    ids=["lamp-without-colour", "lamp-not-a-dict", "entry-not-a-number", "entry-past-a-byte"],
+)
+def test_a_badly_formed_item_of_a_binding_is_a_wad_error_naming_it(call):
+    """Once a bare KeyError or TypeError, where the stubs promise WadError."""
+    with pytest.raises(llamawad.WadError, match=r"^(lamps|entries)\[0\]: "):
+        call(np.zeros(3, np.float32))

@@ -274,6 +274,11 @@ def _build(batches: dict, role: str, build) -> dict:
     return {} if batch is None else dict(zip(batch.meshes, build(batch)))
 
 
+# At most this many lights are made objects: Blender makes a light and its object at about 5 ms
+# each (20,000 once took 33 s), and the game's levels have a handful. A level of more is refused
+# by name before anything is made.
+MAX_LIGHTS = 2048
+
 # What each LGHT type is taken to be (the core's game::lights): Blender's light of that kind.
 _LIGHT_TYPES = {1: "SUN", 2: "POINT"}
 
@@ -324,6 +329,9 @@ def import_level(
     info, arrays, transforms, pngs, warnings = llamawad.wad_to_scene(data)
     extras = (info["scene_extras"][0] or {}).get("llamawad", {}) if info["scene_extras"] else {}
     summary = ImportSummary(level_name=extras.get("level_name") or "", warnings=list(warnings))
+    lights = sum(role == "light" for role in info["nodes"]["role"]) if not partial else 0
+    if lights > MAX_LIGHTS:
+        raise llamawad.WadError(f"the level has {lights} lights; the add-on makes at most {MAX_LIGHTS} (the game's levels have a handful)")
     batches = {role: read_batch(batch, arrays) for role, batch in info["batches"].items()}
     report(0.05)
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use llamawad::game::light::{self, BakeOptions, FitOptions, Lighting};
-use llamawad::{read_bytes, write_atomically, WadError};
+use llamawad::{read_level_bytes, write_atomically, WadError};
 
 use crate::{parse, refuse_overwriting, Result};
 
@@ -38,7 +38,7 @@ pub fn bake(
     out: &mut impl Write,
 ) -> Result<ExitCode> {
     refuse_overwriting(output, &[(level, "the input level")])?;
-    let bytes = read_bytes(level)?;
+    let bytes = read_level_bytes(level)?;
     let mut parsed = parse(level, &bytes)?;
     let lighting = match light {
         Light::Given(lighting) => lighting,
@@ -86,7 +86,7 @@ pub fn bake(
 
 /// `fit-light`: the light that explains the level's colours best, and how well.
 pub fn fit_light(level: &Path, rays: u32, json: bool, out: &mut impl Write) -> Result<ExitCode> {
-    let bytes = read_bytes(level)?;
+    let bytes = read_level_bytes(level)?;
     let parsed = parse(level, &bytes)?;
     let fitted = light::fit(&parsed, &FitOptions { rays })
         .map_err(|e| format!("{}: {e}", level.display()))?;

@@ -6,6 +6,7 @@
 //! exit code 101. A round trip that changes the bytes exits with 3. No output is ever an input.
 
 mod light;
+mod models;
 mod pages;
 mod rules;
 mod strats;
@@ -21,7 +22,8 @@ use clap::{Parser, Subcommand};
 use llamawad::game::light::{BakeOptions, Lighting, Which, DEFAULT_RAYS};
 use llamawad::generate::{self, Size};
 use llamawad::info::Info;
-use llamawad::{read_bytes, Level, WadError};
+use llamawad::limits::MAX_GLTF_BYTES;
+use llamawad::{read_bytes, read_level_bytes, Level, WadError};
 
 pub(crate) type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -188,6 +190,20 @@ enum Command {
         /// List every type too.
         #[arg(long)]
         all: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a level's object models (STPC): rigid or skinned, counts, pages, animation sets
+    ///
+    /// Every object model of STPC's list: its index, rigid or skinned with its bones, its
+    /// vertices, faces and collision polygons, the texture pages its faces show, and (for a
+    /// skinned model) the animation sets with as many bones. An object model can be reshaped and
+    /// retextured in Blender; its counts stay.
+    Models {
+        /// The level WAD to read.
+        #[arg(value_name = "LEVEL.wad")]
+        level: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -399,7 +415,7 @@ impl Command {
             Command::Check { level, base, .. } => std::iter::once(level.as_path())
                 .chain(base.as_deref())
                 .collect(),
-            Command::Strats { level, .. } => vec![level],
+            Command::Strats { level, .. } | Command::Models { level, .. } => vec![level],
             Command::StratTable { dir, .. } => vec![dir],
             Command::Testlevel { source, .. } => vec![source],
             Command::Pages { level, .. } => vec![level],
@@ -461,6 +477,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
         }
         Command::Strats { level, all, json } => strats::strats(&level, all, json, out),
         Command::StratTable { dir, json } => strats::strat_table(&dir, json, out),
+        Command::Models { level, json } => models::models(&level, json, out),
         Command::Testlevel {
             source,
             output,
@@ -538,7 +555,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
 }
 
 fn info(path: &Path, json: bool, out: &mut impl Write) -> Result<ExitCode> {
-    let bytes = read_bytes(path)?;
+    let bytes = read_level_bytes(path)?;
     let info = Info::of(&parse(path, &bytes)?, bytes.len());
     if json {
         // Serialised first and written as text, so that a write error stays an io::Error.
@@ -573,7 +590,7 @@ fn wad2gltf(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCod
     for path in written {
         refuse_overwriting(path, &[(input, "the input level")])?;
     }
-    let bytes = read_bytes(input)?;
+    let bytes = read_level_bytes(input)?;
     let level = parse(input, &bytes)?;
     let gltf = llamawad::gltf::wad_to_gltf(&level, llamawad::gltf::Source::of(&bytes))?;
     if is_glb {
@@ -613,9 +630,9 @@ fn gltf2wad(
         output,
         &[(base, "the base level"), (input, "the input glTF")],
     )?;
-    let base_bytes = read_bytes(base)?;
+    let base_bytes = read_level_bytes(base)?;
     let level = parse(base, &base_bytes)?;
-    let gltf_bytes = read_bytes(input)?;
+    let gltf_bytes = read_bytes(input, MAX_GLTF_BYTES)?;
     let doc = llamawad::gltf::Document::from_slice(&gltf_bytes, input.parent())
         .map_err(|e| format!("{}: {e}", input.display()))?;
     for file in &doc.files {
@@ -641,7 +658,7 @@ fn gltf2wad(
 
 fn roundtrip(input: &Path, output: &Path, out: &mut impl Write) -> Result<ExitCode> {
     refuse_overwriting(output, &[(input, "the input file")])?;
-    let original = read_bytes(input)?;
+    let original = read_level_bytes(input)?;
     let written = parse(input, &original)?
         .to_bytes()
         .map_err(WadError::from)?;

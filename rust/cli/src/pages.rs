@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use llamawad::level::pages::{self, Bit15, PageError, PageUpdate, Shown};
 use llamawad::level::text::PageKind;
 use llamawad::level::Text;
-use llamawad::{read_bytes, write_atomically, Level, WadError};
+use llamawad::{read_bytes, read_level_bytes, write_atomically, Level, WadError};
 
 use crate::{parse, refuse_overwriting, Result};
 
@@ -30,7 +30,7 @@ fn text_of<'a>(path: &Path, level: &'a mut Level) -> Result<&'a mut Text> {
 
 /// `pages`: every page of `level` as `dir/page-NNN.png`, each said on a line of its own.
 pub fn pages(level: &Path, dir: &Path, out: &mut impl Write) -> Result<ExitCode> {
-    let bytes = read_bytes(level)?;
+    let bytes = read_level_bytes(level)?;
     let mut parsed = parse(level, &bytes)?;
     let text = text_of(level, &mut parsed)?;
     std::fs::create_dir_all(dir).map_err(|source| WadError::Io {
@@ -99,7 +99,7 @@ pub fn set_page(
         output,
         &[(level, "the input level"), (image_path, "the image")],
     )?;
-    let bytes = read_bytes(level)?;
+    let bytes = read_level_bytes(level)?;
     let mut parsed = parse(level, &bytes)?;
     let text = text_of(level, &mut parsed)?;
     let refused = |e: PageError| format!("{}: {e}", level.display());
@@ -109,7 +109,7 @@ pub fn set_page(
             pages: text.pages.len(),
         })
     })?;
-    let mut image = pages::decode_png(&read_bytes(image_path)?)
+    let mut image = pages::decode_png(&read_bytes(image_path, llamawad::limits::MAX_GLTF_BYTES)?)
         .map_err(|e| format!("{}: {e}", image_path.display()))?;
     let (width, height) = pages::decode_page(page, &text.palettes, index)
         .image

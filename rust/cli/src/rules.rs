@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use llamawad::game::floor::{Probe, World};
 use llamawad::game::floors::{compare_levels, FloorsError};
 use llamawad::game::{check_bytes, Report, Severity};
+use llamawad::limits::{excerpt, MAX_PROBE_POINTS};
 use llamawad::Level;
 
 use crate::{parse, Result};
@@ -22,14 +23,18 @@ fn world<'a>(level: &'a Level, path: &Path) -> Result<World<'a>> {
     })
 }
 
+/// A points file larger than this is refused unread: a million points (the cap of `floors`) of
+/// three numbers take about 30 MB.
+const MAX_POINTS_FILE_BYTES: u64 = 1 << 26;
+
 fn read_level(path: &Path) -> Result<Level> {
-    parse(path, &llamawad::read_bytes(path)?)
+    parse(path, &llamawad::read_level_bytes(path)?)
 }
 
 /// Points from a file: one `x y z` per line (blank lines and `#` comments skipped).
 fn read_points(path: &Path) -> Result<Vec<[f64; 3]>> {
     // A regular file only: /dev/zero never ends, and opening a pipe waits for a writer.
-    let text = String::from_utf8(llamawad::read_bytes(path)?)
+    let text = String::from_utf8(llamawad::read_bytes(path, MAX_POINTS_FILE_BYTES)?)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut points = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -37,19 +42,36 @@ fn read_points(path: &Path) -> Result<Vec<[f64; 3]>> {
         if line.is_empty() {
             continue;
         }
+        if points.len() == MAX_PROBE_POINTS {
+            return Err(format!(
+                "{} line {}: more than {MAX_PROBE_POINTS} points; at most {MAX_PROBE_POINTS} are \
+                 probed at a time",
+                path.display(),
+                n + 1
+            )
+            .into());
+        }
         let values: Vec<f64> = line
             .split(|c: char| c.is_whitespace() || c == ',')
             .filter(|s| !s.is_empty())
             .map(str::parse)
             .collect::<std::result::Result<_, _>>()
-            .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))?;
+            .map_err(|e| {
+                format!(
+                    "{} line {}: {e} in `{}`",
+                    path.display(),
+                    n + 1,
+                    excerpt(line)
+                )
+            })?;
         match values[..] {
             [x, y, z] if values.iter().all(|v| v.is_finite()) => points.push([x, y, z]),
             _ => {
                 return Err(format!(
-                    "{} line {}: expected three numbers `x y z`, found `{line}`",
+                    "{} line {}: expected three numbers `x y z`, found `{}`",
                     path.display(),
-                    n + 1
+                    n + 1,
+                    excerpt(line)
                 )
                 .into())
             }
@@ -72,6 +94,7 @@ pub fn probe(
         (None, Some(file)) => read_points(file)?,
         _ => return Err("give either X Y Z or --points FILE".into()),
     };
+
     for point in points {
         let probe = world.probe_point(point)?;
         if json {
@@ -175,7 +198,7 @@ pub fn check_command(
     json: bool,
     out: &mut impl Write,
 ) -> Result<ExitCode> {
-    let bytes = llamawad::read_bytes(level_path)?;
+    let bytes = llamawad::read_level_bytes(level_path)?;
     let base = base_path.map(read_level).transpose()?;
     let report =
         check_bytes(&bytes, base.as_ref()).map_err(|e| format!("{}: {e}", level_path.display()))?;

@@ -12,7 +12,7 @@ use llamawad::WadError;
 use crate::{parse, Result};
 
 pub fn strats(path: &Path, all: bool, json: bool, out: &mut impl Write) -> Result<ExitCode> {
-    let level = parse(path, &llamawad::read_bytes(path)?)?;
+    let level = parse(path, &llamawad::read_level_bytes(path)?)?;
     let strats = Strats::of(&level, all).map_err(|e| format!("{}: {e}", path.display()))?;
     if json {
         // Serialised first and written as text, so that a write error stays an io::Error.
@@ -202,7 +202,7 @@ pub fn testlevel(
     json: bool,
     out: &mut impl Write,
 ) -> Result<ExitCode> {
-    let level = parse(source, &llamawad::read_bytes(source)?)?;
+    let level = parse(source, &llamawad::read_level_bytes(source)?)?;
     let (made, report) =
         test_level(&level, options).map_err(|e| format!("{}: {e}", source.display()))?;
     let bytes = made.to_bytes().map_err(WadError::from)?;
@@ -275,7 +275,11 @@ fn counted(n: usize, what: &str) -> String {
 
 /// Rows of cells in columns as wide as their widest cell, two spaces apart, each column aligned
 /// `l`eft or `r`ight as `align` says; the last column is not padded.
-fn write_table(out: &mut impl Write, rows: &[Vec<String>], align: &str) -> std::io::Result<()> {
+pub(crate) fn write_table(
+    out: &mut impl Write,
+    rows: &[Vec<String>],
+    align: &str,
+) -> std::io::Result<()> {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {

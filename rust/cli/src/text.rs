@@ -58,7 +58,17 @@ pub fn write_info(out: &mut impl Write, file: &str, info: &Info) -> io::Result<(
             format!("{} ({} bytes)", info.pages, info.page_bytes),
         ),
         ("texture entries", info.texture_entries.to_string()),
-        ("object models", info.object_models.to_string()),
+        (
+            "object models",
+            format!(
+                "{} ({} skinned; `models` lists them)",
+                info.object_models,
+                info.object_model_list
+                    .iter()
+                    .filter(|m| m.bones > 0)
+                    .count()
+            ),
+        ),
         ("animation sets", info.animation_sets.to_string()),
         ("WFPC 0x100 block", extra_block.to_string()),
         ("lights", lights),

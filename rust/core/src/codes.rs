@@ -177,6 +177,10 @@ codes! {
         => "Choose the level's own WAD as the base; this one lacks a chunk (damaged, or not a level).",
     GameRules = "game-rules": "the converted level would break the game's rules (its problems say which)"
         => "Read the problems listed in the Level panel: each has its own section on this page. Click one to select its culprit.",
+    ObjectModelCounts = "object-model-counts": "an object model's vertices, faces or bones changed in number: the strat code refers into STPC by byte offsets, so object models keep their counts"
+        => "Undo the edit that added or deleted vertices or faces (or moved a vertex to another bone's group); move, paint and retexture the model's own vertices and faces instead.",
+    UnknownObjectModel = "unknown-object-model": "a node names an object model the base level does not have, or one another node names"
+        => "Object models cannot be added or copied: delete the copy, or keep its mesh as new geometry by clearing its custom properties.",
     Refused = "refused": "the scene cannot become a level (the message says why)"
         => "Read the message: it names the object and what to do. Fix it and export again.",
 }

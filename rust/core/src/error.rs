@@ -115,6 +115,8 @@ pub enum WadError {
     Parse(#[from] ParseError),
     #[error(transparent)]
     Build(#[from] BuildError),
+    #[error(transparent)]
+    Limit(#[from] crate::limits::LimitError),
     #[error("{path}: {source}")]
     Io {
         path: String,

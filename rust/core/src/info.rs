@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::container::{Convention, Tag};
 use crate::game::lights::{light_z, LightZChoice};
+use crate::game::object_models::{object_models, ObjectModelInfo};
 use crate::game::plane_scale::LevelScale;
 use crate::level::{ChunkBody, Level, LightReading, Lights};
 use crate::raw::stream::read_chunk;
@@ -42,6 +43,8 @@ pub struct Info {
     pub page_bytes: usize,
     pub texture_entries: usize,
     pub object_models: usize,
+    /// Each object model: rigid or skinned, counts, pages (`llamawad models`).
+    pub object_model_list: Vec<ObjectModelInfo>,
     pub animation_sets: usize,
     /// `with_models` when STPC's WFPC 0x100 block was read (heads, items and a model per item,
     /// the one layout the notes give); None when there is no such block, or when it did not
@@ -110,6 +113,7 @@ impl Info {
             page_bytes: text.map_or(0, |t| t.pages.iter().map(|p| p.stored_size()).sum()),
             texture_entries: text.map_or(0, |t| t.entries.len()),
             object_models: stpc.map_or(0, |s| s.models.len()),
+            object_model_list: object_models(level),
             animation_sets: stpc.map_or(0, |s| s.animations.len()),
             stpc_extra_block: stpc
                 .and_then(|s| s.extra_block.as_ref())

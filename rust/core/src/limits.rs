@@ -46,9 +46,52 @@ pub const MAX_GRID_CELLS: u64 = 1 << 18;
 /// to glTF: the originals draw a few tens of thousands (the generated full-size level 26,004),
 /// and a glTF's mesh is read back with at most as many triangles.
 pub const MAX_DRAWN_FACES: u64 = 1 << 20;
+/// At most this many rays a bake or fit casts, reckoned before the first as its vertices times
+/// the rays each casts (the sky's, the sun's and one a lamp; a fit's vertices times the sky's
+/// and every sun direction it tries): a bake of the generated full-size level at 64 rays casts
+/// 1.4 million, about a second on this project's machines; a dense level can cost ten times as
+/// much a ray.
+pub const MAX_RAYS_CAST: u64 = 1 << 22;
+/// At most this many points a probe answers at a time (the command line's points file, Python's
+/// `probe` and `polygon_outlines`): each answer lists the polygons tried, so a million took 17 s
+/// and 3 GB; the add-on probes a point or the objects selected.
+pub const MAX_PROBE_POINTS: usize = 1 << 16;
+/// At most this many nodes in a glTF read or written: one a tile, strat, waypoint, light and
+/// object model, and the groups, of a level within the caps above (65,536 tiles, strats and
+/// waypoints each) fit.
+pub const MAX_GLTF_NODES: usize = 1 << 18;
+/// A glTF scene's extras (the level's texture entries, zones and lights) may take at most this
+/// many bytes of JSON, written or read: 65,536 texture entries take about 8 MB.
+pub const MAX_SCENE_EXTRAS_BYTES: usize = 1 << 24;
 /// A level's glTF (JSON and buffer) may take at most this many bytes, written or read: the
 /// generated full-size level's takes 9 MB.
 pub const MAX_GLTF_BYTES: u64 = 1 << 28;
+
+/// A level file larger than this is refused from its size before it is read: the game's levels
+/// take a few megabytes, the generated full-size level 2 MB (the container's length is a u32,
+/// so a file of up to 4 GiB could otherwise be read whole before its first four bytes count).
+pub const MAX_WAD_BYTES: u64 = 1 << 28;
+/// At most this many parameters and waypoints named over all strats, each counted once for every
+/// strat naming it: what a list of the strats or a glTF of the level holds per strat. A strat's
+/// parameters and waypoint chain are ranges of the level's pool and waypoints, which many strats
+/// may share, so a level of a few megabytes can name billions; the originals name a few
+/// thousand.
+pub const MAX_STRAT_REFERENCES: u64 = 1 << 20;
+
+/// What a message quotes of a value it refuses: its first 80 characters, then "…" when there is
+/// more (a refused line of 40 MB is not echoed whole).
+pub fn excerpt(text: &str) -> String {
+    const CHARACTERS: usize = 80;
+    match text.char_indices().nth(CHARACTERS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// An input past one of the caps above, refused by name before the work it would cost.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct LimitError(pub String);
 
 /// The render state a face switches to: its page and the entry's blend and mode bits, and the
 /// face's special modes. Faces of one batch share it.

@@ -13,7 +13,18 @@ use llamawad::{Level, WadError as CoreError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::{bytes_input, detach, to_python, wad_error, WadError};
+use crate::{bytes_input, detach, items, to_python, wad_error, WadError};
+use llamawad::limits::MAX_PROBE_POINTS;
+
+/// Refuses more points (or polygons) than a probe takes, before any is probed.
+fn probe_count(what: &str, count: usize) -> PyResult<()> {
+    if count > MAX_PROBE_POINTS {
+        return Err(WadError::new_err(format!(
+            "{count} {what}; at most {MAX_PROBE_POINTS} are probed at a time"
+        )));
+    }
+    Ok(())
+}
 
 /// A texture entry as the level document lists it (`texture_entries` of the glTF scene extras);
 /// the rectangle and the flags are all the texture rule reads.
@@ -45,14 +56,15 @@ impl EntryItem {
 /// The game's floor test (FUN_004036d0) at each point (game units: x east, y up, z the grid
 /// row): per point a dict like one line of `llamawad probe --json` (`floor` None or
 /// {height, tile, polygon, material}, `no_floor`, `surface_above`, `candidates`). Raises
-/// WadError if the level cannot be read or has no MAP or TRAK chunk, or for a point that is
-/// not three finite numbers.
+/// WadError if the level cannot be read or has no MAP or TRAK chunk, for a point that is
+/// not three finite numbers, or for more than 65,536 points.
 #[pyfunction]
 pub fn probe<'py>(
     py: Python<'py>,
     level: Cow<'_, [u8]>,
     points: Vec<(f64, f64, f64)>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    probe_count("points", points.len())?;
     let probes = detach(
         py,
         || bytes_input("a level", &level),
@@ -141,7 +153,8 @@ pub fn check<'py>(
 ///
 /// The level's placed strats and every strat type its code names, with whether a new strat
 /// of it can be placed and why not (what `llamawad strats --all --json` prints). Raises
-/// WadError if the level cannot be read or has no MAP chunk.
+/// WadError if the level cannot be read or has no MAP chunk, or when its strats name more than
+/// 1,048,576 parameters and waypoints, each counted for every strat naming it.
 #[pyfunction]
 pub fn strats<'py>(py: Python<'py>, level: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyAny>> {
     let strats = detach(
@@ -149,7 +162,7 @@ pub fn strats<'py>(py: Python<'py>, level: Cow<'_, [u8]>) -> PyResult<Bound<'py,
         || bytes_input("a level", &level),
         || {
             let level = Level::parse(&level)?;
-            Ok::<_, CoreError>(llamawad::game::strats::Strats::of(&level, true)?)
+            llamawad::game::strats::Strats::of(&level, true)
         },
     )?
     .map_err(wad_error)?;
@@ -161,13 +174,14 @@ pub fn strats<'py>(py: Python<'py>, level: Cow<'_, [u8]>) -> PyResult<Bound<'py,
 /// Per (tile, polygon) as `probe` names them: the collision polygon's `corners` in world game
 /// space, its `zone` (the outline the floor test's edge tolerance lets pass) and that
 /// `tolerance` in units; None where the level has no such tile or polygon. Raises WadError
-/// if the level cannot be read.
+/// if the level cannot be read, or for more than 65,536 polygons.
 #[pyfunction]
 pub fn polygon_outlines<'py>(
     py: Python<'py>,
     level: Cow<'_, [u8]>,
     polygons: Vec<(usize, usize)>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    probe_count("polygons", polygons.len())?;
     let outlines = detach(
         py,
         || bytes_input("a level", &level),
@@ -193,11 +207,12 @@ pub fn polygon_outlines<'py>(
 /// the order the glTF lists them (origin top-left, what TEXCOORD_0 holds), and whether the
 /// face shows a texture rectangle at all (not for a flat colour or a missing entry, whose
 /// numbers are 0). `entries` as the level document lists them ({flags, u0, u1, v0, v1, …}).
-/// Raises WadError when `textures` and `flags` differ in length.
+/// Raises WadError when `textures` and `flags` differ in length, or for an entry that is no
+/// such dict (naming it: `entries[k]`).
 #[pyfunction]
 pub fn face_uvs(
     py: Python<'_>,
-    entries: Vec<EntryItem>,
+    entries: Vec<Bound<'_, PyAny>>,
     textures: Vec<i64>,
     flags: Vec<u16>,
 ) -> PyResult<(Vec<f32>, Vec<bool>)> {
@@ -208,7 +223,10 @@ pub fn face_uvs(
             flags.len()
         )));
     }
-    let entries: Vec<TextureEntry> = entries.iter().map(EntryItem::entry).collect();
+    let entries: Vec<TextureEntry> = items::<EntryItem>("entries", &entries)?
+        .iter()
+        .map(EntryItem::entry)
+        .collect();
     detach(
         py,
         || format!("{} faces", textures.len()),

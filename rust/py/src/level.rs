@@ -36,7 +36,7 @@ pub fn info_file(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>> {
         py,
         || path.display().to_string(),
         || {
-            let data = llamawad::read_bytes(&path)?;
+            let data = llamawad::read_level_bytes(&path)?;
             let level = Level::parse(&data)?;
             Ok::<_, CoreError>(Info::of(&level, data.len()))
         },
@@ -54,7 +54,7 @@ pub fn read_file<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyB
     let data = detach(
         py,
         || path.display().to_string(),
-        || llamawad::read_bytes(&path),
+        || llamawad::read_bytes(&path, llamawad::limits::MAX_GLTF_BYTES),
     )?
     .map_err(wad_error)?;
     Ok(PyBytes::new(py, &data))

@@ -76,6 +76,21 @@ fn bytes_input(what: &str, data: &[u8]) -> String {
     )
 }
 
+/// Each of `list` as a `T` (a dict of named items): one that is none raises WadError naming it
+/// (`what[k]`) with pyo3's reason, as the stubs promise, not a bare KeyError or TypeError.
+fn items<'py, T>(what: &str, list: &[Bound<'py, PyAny>]) -> PyResult<Vec<T>>
+where
+    T: for<'a> FromPyObject<'a, 'py>,
+{
+    list.iter()
+        .enumerate()
+        .map(|(k, item)| {
+            item.extract::<T>()
+                .map_err(|e| WadError::new_err(format!("{what}[{k}]: {}", e.into())))
+        })
+        .collect()
+}
+
 fn wad_error(e: impl Into<CoreError>) -> PyErr {
     WadError::new_err(e.into().to_string())
 }

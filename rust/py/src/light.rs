@@ -9,7 +9,7 @@ use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::{bytes_input, detach, to_python, WadError};
+use crate::{bytes_input, detach, items, to_python, WadError};
 
 // The signatures spell the default out, so that Python's help and the stubs show the number.
 const _: () = assert!(light::DEFAULT_RAYS == 64);
@@ -20,7 +20,8 @@ const _: () = assert!(light::DEFAULT_RAYS == 64);
 /// `tiles` listed, or with `unlit` those of one colour), against the faces of every tile; game
 /// space, the sun's direction the way its light travels, colours 1.0 = raw 0x80 (what `llamawad
 /// bake` does). Returns the level's bytes and the report (`baked`, `animated_kept`, `vertices`).
-/// Raises WadError for a level that cannot be read and for light or tiles it cannot bake.
+/// Raises WadError for a level that cannot be read and for light or tiles it cannot bake, more
+/// than 1,048,576 faces to cast against, and more than 4,194,304 rays (vertices × (rays + 1)).
 #[pyfunction]
 #[pyo3(signature = (level, sun_direction, sun_colour, sky_colour, occlusion = 1.0, tiles = None, unlit = false, rays = 64, animated = false))]
 #[allow(clippy::too_many_arguments)]
@@ -107,7 +108,9 @@ impl LampItem {
 /// "colour", "cutoff"}` (colour · max(0, n · l) / d², none past cutoff), colours scaled by their
 /// strength, shown scale, unlit where the level's faces hide them. For geometry the level does
 /// not hold yet (the add-on's Bake lighting). Raises WadError for a level that cannot be read,
-/// buffers of other lengths, values that are not numbers, and light it cannot bake.
+/// buffers of other lengths, values that are not numbers, a lamp that is no such dict (naming
+/// it: `lamps[k]`), light it cannot bake, more than 1,048,576 faces to cast against, and more
+/// than 4,194,304 rays (points × (rays + 1 + lamps)).
 #[pyfunction]
 #[pyo3(signature = (level, positions, normals, sun_direction, sun_colour, sky_colour, occlusion = 1.0, lamps = None, rays = 64))]
 #[allow(clippy::too_many_arguments)]
@@ -120,11 +123,10 @@ pub fn bake_points<'py>(
     sun_colour: [f32; 3],
     sky_colour: [f32; 3],
     occlusion: f32,
-    lamps: Option<Vec<LampItem>>,
+    lamps: Option<Vec<Bound<'py, PyAny>>>,
     rays: u32,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let lamps = lamps
-        .unwrap_or_default()
+    let lamps = items::<LampItem>("lamps", &lamps.unwrap_or_default())?
         .iter()
         .enumerate()
         .map(|(k, l)| l.lamp(k))

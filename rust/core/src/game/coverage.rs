@@ -120,7 +120,7 @@ pub fn covers(polygon: &[DVec3], cell: Cell, sliver: f64) -> bool {
 
 /// The cells of the grid whose square a world polygon's outline overlaps, in row-major order.
 /// Parts outside the grid overlap nothing: the collision tests never run there.
-fn cells_under(polygon: &[DVec3], width: u32, height: u32) -> Vec<Cell> {
+pub fn cells_under(polygon: &[DVec3], width: u32, height: u32) -> Vec<Cell> {
     if polygon.is_empty() || width == 0 || height == 0 {
         return Vec::new();
     }

@@ -5,7 +5,8 @@
 //! [`cells`] the cell lists the MAP loader builds; [`floor`] the floor test (`FUN_004036d0`) in
 //! the engine's integers, [`floors`] two levels' floors compared; [`coverage`] which cells a
 //! collision polygon must be entered into, and the collision-only tiles that enter it there;
-//! [`plane_scale`] which scale a level's collision planes were written at;
+//! [`plane_scale`] which scale a level's collision planes were written at; [`object_models`]
+//! what the level's object models are;
 //! [`strats`] the placed strats and the types the code names, in units and degrees;
 //! [`testlevel`] note 003's test level of every placeable type; [`light`] sun, sky and ambient
 //! occlusion baked into the tiles' vertex colours, and fitted to a level's; [`lights`] what the
@@ -19,6 +20,7 @@ pub mod floor;
 pub mod floors;
 pub mod light;
 pub mod lights;
+pub mod object_models;
 pub mod plane_scale;
 pub mod space;
 pub mod strats;

@@ -14,6 +14,7 @@ use crate::error::{catch_panic, ParseError, WadError};
 use crate::game::space::{degrees, from_fixed};
 use crate::level::stpc::{StratCode, NAME_OPCODE, SPAWN_OPCODE};
 use crate::level::{Level, Map};
+use crate::limits::{LimitError, MAX_STRAT_REFERENCES};
 use crate::raw::StratRecord;
 
 /// The strats that are the player at the level's start (FORMAT.md §6).
@@ -29,8 +30,6 @@ pub const UNNAMED: &str = "?";
 /// (~300 placed types and ~200 spawned internally, note 003), so a code of more holds no names
 /// the game uses but crafted repeats, each of which costs a string.
 pub const MAX_NAMED_STRATS: usize = 1 << 14;
-/// A file larger than this is no WAD (the container's total length is a u32) and is not read.
-const MAX_WAD_BYTES: u64 = u32::MAX as u64;
 
 /// The fields the strat compiler sets, the same for every strat of a type (note 003 rule 4:
 /// copied from the type for a new strat).
@@ -177,18 +176,22 @@ pub struct Strats {
 }
 
 impl Strats {
-    /// The level's strats, and with `all` its types. A level without MAP has none to list.
-    pub fn of(level: &Level, all: bool) -> Result<Strats, ParseError> {
+    /// The level's strats, and with `all` its types. A level without MAP has none to list; one
+    /// whose strats name more than [`MAX_STRAT_REFERENCES`] parameters and waypoints is refused
+    /// from the counts, before the list is built.
+    pub fn of(level: &Level, all: bool) -> Result<Strats, WadError> {
         let map = level.map().ok_or_else(|| ParseError::MissingChunk {
             chunk: "MAP".into(),
             needed_by: "the strats (MAP block 12)".into(),
         })?;
+        let ends = chain_ends(map);
+        check_references(map, &ends, true)?;
         let code = level.stpc().map(|s| s.strat_code());
         let strats = map
             .strats
             .iter()
             .enumerate()
-            .map(|(i, s)| placed(i, s, map, code.as_ref()))
+            .map(|(i, s)| placed(i, s, map, &ends, code.as_ref()))
             .collect();
         let mut notes = Vec::new();
         let types = all.then(|| types(map, code.as_ref(), &mut notes));
@@ -203,7 +206,13 @@ impl Strats {
     }
 }
 
-fn placed(index: usize, s: &StratRecord, map: &Map, code: Option<&StratCode>) -> PlacedStrat {
+fn placed(
+    index: usize,
+    s: &StratRecord,
+    map: &Map,
+    ends: &[usize],
+    code: Option<&StratCode>,
+) -> PlacedStrat {
     PlacedStrat {
         index,
         type_name: code.and_then(|c| c.strat_name(s.code_offset)),
@@ -218,24 +227,61 @@ fn placed(index: usize, s: &StratRecord, map: &Map, code: Option<&StratCode>) ->
         parameter_index: s.parameter_index,
         parameter_count: s.parameter_count,
         waypoint: s.waypoint,
-        waypoint_chain: waypoint_chain(map, s.waypoint),
+        waypoint_chain: chain(ends, s.waypoint).collect(),
         type_fields: TypeFields::of(s),
     }
 }
 
-/// The chain from waypoint `first`: entries up to the first whose `next` is 0 (note 003 block 5).
-fn waypoint_chain(map: &Map, first: i32) -> Vec<usize> {
-    let Ok(first) = usize::try_from(first) else {
-        return Vec::new();
-    };
-    let mut chain = Vec::new();
-    for (k, w) in map.waypoints.iter().enumerate().skip(first) {
-        chain.push(k);
+/// Where the chain through each waypoint ends: the first entry from it on whose `next` is 0, or
+/// the last entry (note 003 block 5). Found once for the level, so that a chain is a range of
+/// the waypoints however many strats run along it.
+pub fn chain_ends(map: &Map) -> Vec<usize> {
+    let mut ends = vec![0; map.waypoints.len()];
+    let mut end = map.waypoints.len().saturating_sub(1);
+    for (k, w) in map.waypoints.iter().enumerate().rev() {
         if w.next == 0 {
-            break;
+            end = k;
+        }
+        ends[k] = end;
+    }
+    ends
+}
+
+/// The chain from waypoint `first` (`ends` from [`chain_ends`]): empty when it is −1 or outside
+/// the waypoints.
+pub fn chain(ends: &[usize], first: i32) -> std::ops::Range<usize> {
+    match usize::try_from(first)
+        .ok()
+        .and_then(|f| Some(f..ends.get(f)? + 1))
+    {
+        Some(range) => range,
+        None => 0..0,
+    }
+}
+
+/// Refuses a level whose strats name more than [`MAX_STRAT_REFERENCES`] parameters (and with
+/// `chains` waypoints of their chains), each counted once for every strat naming it: a list or
+/// glTF of them copies each strat's, so its size is reckoned here from the records' counts.
+pub fn check_references(map: &Map, ends: &[usize], chains: bool) -> Result<(), LimitError> {
+    let (mut parameters, mut waypoints) = (0u64, 0u64);
+    for s in &map.strats {
+        parameters += s.parameters(&map.parameters).map_or(0, |p| p.len() as u64);
+        if chains {
+            waypoints += chain(ends, s.waypoint).len() as u64;
         }
     }
-    chain
+    if parameters + waypoints <= MAX_STRAT_REFERENCES {
+        return Ok(());
+    }
+    let named = match chains {
+        true => format!("{parameters} parameters and {waypoints} waypoints"),
+        false => format!("{parameters} parameters"),
+    };
+    Err(LimitError(format!(
+        "the level's {} strats name {named} in all, each counted for every strat naming it; \
+         at most {MAX_STRAT_REFERENCES} are listed or converted (the game's levels name a few thousand)",
+        map.strats.len()
+    )))
 }
 
 /// Every code offset placed strats point at, and every strat the code names that none points at
@@ -463,13 +509,7 @@ impl StratTable {
 
 /// One level's counts by name, or why it has none.
 fn read_counts(path: &Path) -> Result<BTreeMap<String, usize>, String> {
-    let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
-    if size > MAX_WAD_BYTES {
-        return Err(format!(
-            "{size} bytes, more than a WAD can hold (its length is a u32)"
-        ));
-    }
-    let bytes = crate::read_bytes(path).map_err(|e| match e {
+    let bytes = crate::read_level_bytes(path).map_err(|e| match e {
         // The error names the file, which the table names already.
         WadError::Io { source, .. } => source.to_string(),
         e => e.to_string(),

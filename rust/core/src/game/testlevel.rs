@@ -16,7 +16,6 @@
 
 use serde::Serialize;
 
-use crate::error::ParseError;
 use crate::game::cells::Cell;
 use crate::game::check::{check_against, Severity};
 use crate::game::coverage::{copies, reaches, CoverageError, Reach, SharedModels};
@@ -109,7 +108,7 @@ pub enum TestLevelError {
     #[error("spacing {spacing}: give 1 to {MAX_SPACING} cells")]
     Spacing { spacing: u32 },
     #[error("{0}")]
-    Strats(#[from] ParseError),
+    Strats(String),
     #[error("the level needs TRAK, STPC and MAP chunks")]
     MissingChunks,
     #[error("no strat is the player ({}): nothing to start the test level from", PLAYER_STRATS.join(", "))]
@@ -152,7 +151,7 @@ pub fn test_level(
     if !(1..=MAX_SPACING).contains(&spacing) {
         return Err(TestLevelError::Spacing { spacing });
     }
-    let strats = Strats::of(source, true)?;
+    let strats = Strats::of(source, true).map_err(|e| TestLevelError::Strats(e.to_string()))?;
     let (Some(map), Some(trak), Some(_)) = (source.map(), source.trak(), source.stpc()) else {
         return Err(TestLevelError::MissingChunks);
     };

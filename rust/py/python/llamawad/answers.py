@@ -59,6 +59,17 @@ class LightChunkInfo(TypedDict):
     z_read_as: str | None
     kept_as_bytes: str | None
 
+class ObjectModelInfo(TypedDict):
+    index: int
+    bones: int
+    bone_vertex_counts: list[int]
+    vertices: int
+    faces: int
+    collision_polygons: int
+    pages: list[int]
+    # The animation sets with as many bones: which model an animation set moves the notes do not say.
+    animation_sets_with_its_bones: list[int]
+
 class Info(TypedDict):
     file_size: int
     convention: Convention
@@ -78,6 +89,7 @@ class Info(TypedDict):
     page_bytes: int
     texture_entries: int
     object_models: int
+    object_model_list: list[ObjectModelInfo]
     animation_sets: int
     stpc_extra_block: str | None
     lights: int | None
@@ -343,6 +355,7 @@ class ChangeReport(TypedDict):
     strats_renumbered: list[int]
     waypoint_sources: list[tuple[int, str]]
     lights_changed: list[int]
+    object_models_changed: list[int]
     warnings: list[str]
 
 # --- the hand-over to the add-on (MAPPING.md, "The hand-over to the Blender add-on") -------------

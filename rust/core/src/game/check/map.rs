@@ -8,7 +8,7 @@ use glam::DVec3;
 
 use super::Problem;
 use crate::game::cells::{tile_cell, Cell, CellLists};
-use crate::game::coverage::{need, reaches, Held, Need, Outlines, SLIVER};
+use crate::game::coverage::{cells_under, need, reaches, Held, Need, Outlines, SLIVER};
 use crate::game::floor::{test_polygon, World, MATERIAL_IGNORED};
 use crate::game::space::{to_fixed, ONE, TURN};
 use crate::level::map::{fixed_from_float, REGION_COUNT};
@@ -213,8 +213,12 @@ fn zones_used(map: &Map) -> [bool; REGION_COUNT] {
 pub(super) fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
     let lists = CellLists::of(map);
     let world = World::new(map, models);
-    let mut held: HashMap<Cell, Held> = HashMap::new();
-    let mut everywhere: Option<Held> = None;
+    let mut held = HeldByCell {
+        map,
+        models,
+        lists: &lists,
+        cells: HashMap::new(),
+    };
     for (i, tile) in map.tiles.iter().enumerate() {
         let Some(model) = models.get(tile.model_index as usize) else {
             continue;
@@ -227,14 +231,7 @@ pub(super) fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
             let poly = all[reach.polygon];
             let outlines = Outlines::of(tile, poly);
             let entered = held
-                .entry(reach.cell)
-                .or_insert_with(|| {
-                    Held::of(
-                        map,
-                        models,
-                        lists.tiles(reach.cell).iter().map(|&t| t as usize),
-                    )
-                })
+                .in_cell(reach.cell)
                 .holding(&outlines, poly.material)
                 .next()
                 .is_some();
@@ -242,24 +239,31 @@ pub(super) fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
             if entered || found(reach.need) {
                 continue;
             }
-            let lenient = everywhere
-                .get_or_insert_with(|| Held::of(map, models, 0..map.tiles.len()))
-                .holding(&outlines, poly.material)
-                .filter(|h| h.tile != i)
-                .any(|h| {
-                    let theirs = &map.tiles[h.tile];
-                    let Some(q) = models
-                        .get(theirs.model_index as usize)
-                        .and_then(|m| m.collision_polygons().nth(h.polygon))
-                    else {
-                        return false;
-                    };
-                    let depth = Outlines::of(theirs, q).depth(reach.cell);
-                    match depth.and_then(|d| need(q, d)) {
-                        None => true,
-                        Some(need) => need < reach.need && found(need),
-                    }
-                });
+            // Its other holders are listed in the cells it lies over: its owner's and copies'.
+            let holders: Vec<(usize, usize)> = cells_under(&outlines.engine, map.width, map.height)
+                .into_iter()
+                .flat_map(|cell| {
+                    held.in_cell(cell)
+                        .holding(&outlines, poly.material)
+                        .filter(|h| h.tile != i)
+                        .map(|h| (h.tile, h.polygon))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let lenient = holders.iter().any(|&(t, p)| {
+                let theirs = &map.tiles[t];
+                let Some(q) = models
+                    .get(theirs.model_index as usize)
+                    .and_then(|m| m.collision_polygons().nth(p))
+                else {
+                    return false;
+                };
+                let depth = Outlines::of(theirs, q).depth(reach.cell);
+                match depth.and_then(|d| need(q, d)) {
+                    None => true,
+                    Some(need) => need < reach.need && found(need),
+                }
+            });
             if lenient {
                 continue;
             }
@@ -281,6 +285,23 @@ pub(super) fn coverage(map: &Map, models: &[Model], out: &mut Vec<Problem>) {
                 .cell(reach.cell.col, reach.cell.row),
             );
         }
+    }
+}
+
+/// The polygons each cell's tiles hold, found when first asked for.
+struct HeldByCell<'a> {
+    map: &'a Map,
+    models: &'a [Model],
+    lists: &'a CellLists,
+    cells: HashMap<Cell, Held>,
+}
+
+impl HeldByCell<'_> {
+    fn in_cell(&mut self, cell: Cell) -> &Held {
+        let (map, models, lists) = (self.map, self.models, self.lists);
+        self.cells
+            .entry(cell)
+            .or_insert_with(|| Held::of(map, models, lists.tiles(cell).iter().map(|&t| t as usize)))
     }
 }
 

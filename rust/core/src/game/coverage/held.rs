@@ -1,7 +1,7 @@
 //! Which polygons a set of tiles holds, found by their corners: whether a polygon is entered
 //! into a cell (the check's question, and the writer's before it enters a copy).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use glam::DVec3;
 
@@ -28,14 +28,14 @@ pub struct Placed {
 pub struct Held {
     placed: Vec<Placed>,
     /// Polygons by the [`SAME_CORNER`]-sized box each corner of either outline lies in.
-    by_corner: HashMap<[i64; 3], Vec<usize>>,
+    by_corner: FxHashMap<[i64; 3], Vec<usize>>,
 }
 
 impl Held {
     pub fn of(map: &Map, models: &[Model], tiles: impl Iterator<Item = usize>) -> Held {
         let mut held = Held {
             placed: Vec::new(),
-            by_corner: HashMap::new(),
+            by_corner: FxHashMap::default(),
         };
         for t in tiles {
             let tile = &map.tiles[t];

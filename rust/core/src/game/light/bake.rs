@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::rays::{tile_vertices, Occluders, SkySamples, WorldVertex};
-use super::{Lamp, LightError, Lighting, DEFAULT_RAYS, MAX_RAYS};
+use super::{rays_cast, Lamp, LightError, Lighting, DEFAULT_RAYS, MAX_RAYS};
 use crate::level::map::Rgba;
 use crate::Level;
 
@@ -80,7 +80,7 @@ pub fn bake(
     if !(1..=MAX_RAYS).contains(&options.rays) {
         return Err(LightError::Rays { rays: options.rays });
     }
-    let occluders = Occluders::of(level);
+    let occluders = Occluders::of(level)?;
     let (Some(map), Some(trak)) = (level.map(), level.trak()) else {
         return Err(LightError::NoTiles);
     };
@@ -103,8 +103,8 @@ pub fn bake(
             .collect(),
     };
     let mut report = BakeReport::default();
-    // (tile, its vertices) for every chosen tile with colours to bake.
-    let mut jobs: Vec<(usize, Vec<WorldVertex>)> = Vec::new();
+    // Every chosen tile with colours to bake, with its model.
+    let mut jobs = Vec::new();
     for t in chosen {
         let tile = &map.tiles[t];
         let Some(model) = trak.models.get(tile.model_index as usize) else {
@@ -118,8 +118,14 @@ pub fn bake(
             report.animated_kept.push(t);
             continue;
         }
-        jobs.push((t, tile_vertices(tile, model)));
+        jobs.push((t, tile, model));
     }
+    let total: usize = jobs.iter().map(|(_, _, model)| model.vertices.len()).sum();
+    rays_cast(total, rays_a_vertex(options.rays, 0))?;
+    let jobs: Vec<(usize, Vec<WorldVertex>)> = jobs
+        .into_iter()
+        .map(|(t, tile, model)| (t, tile_vertices(tile, model)))
+        .collect();
     let vertices: Vec<WorldVertex> = jobs.iter().flat_map(|(_, v)| v).copied().collect();
     let total = vertices.len();
     let colours = shade_all(
@@ -167,6 +173,7 @@ pub fn bake_points(
     if points.len() > MAX_POINTS {
         return Err(LightError::TooManyPoints(points.len()));
     }
+    rays_cast(points.len(), rays_a_vertex(rays, lamps.len()))?;
     if let Some(k) = points
         .iter()
         .position(|(p, n)| p.iter().chain(n).any(|v| !v.is_finite()))
@@ -180,10 +187,16 @@ pub fn bake_points(
             normal: Vec3A::from(normal).try_normalize().unwrap_or(Vec3A::Y),
         })
         .collect();
-    let occluders = Occluders::of(level);
+    let occluders = Occluders::of(level)?;
     Ok(shade_all(
         &occluders, &vertices, lighting, lamps, sun, rays, progress,
     ))
+}
+
+/// The rays a bake casts from each vertex: the sky's (`rays` of a hemisphere, about as many
+/// again below the horizon are not cast), the sun's and one a lamp.
+fn rays_a_vertex(rays: u32, lamps: usize) -> u64 {
+    rays as u64 + 1 + lamps as u64
 }
 
 /// At most this many points a bake: a hundred times a full level's vertices.

@@ -12,12 +12,15 @@ use serde::Serialize;
 
 use super::bake::sunlight;
 use super::rays::{tile_vertices, Occluders, SkySamples, WorldVertex};
-use super::{LightError, Lighting, DEFAULT_RAYS, MAX_RAYS};
+use super::{rays_cast, LightError, Lighting, DEFAULT_RAYS, MAX_RAYS};
 use crate::Level;
 
 /// At most this many vertices are fitted to (evenly spread over the level's): the fit's error
 /// settles long before, and each sun direction tried casts a ray from each.
 const MAX_FIT_VERTICES: usize = 8192;
+/// Sun directions a fit tries, a ray from each vertex each: 9 × 24 coarse, 4 × 25 finer, the
+/// last once more.
+const SUN_DIRECTIONS: u64 = 9 * 24 + 4 * 25 + 1;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitOptions {
@@ -79,7 +82,9 @@ pub fn fit(level: &Level, options: &FitOptions) -> Result<Fit, LightError> {
         return Err(LightError::NothingToFit);
     }
     let stride = picked.len().div_ceil(MAX_FIT_VERTICES);
-    let occluders = Occluders::of(level);
+    let fitted = picked.len().div_ceil(stride);
+    rays_cast(fitted, options.rays as u64 + SUN_DIRECTIONS)?;
+    let occluders = Occluders::of(level)?;
     let sky = SkySamples::new(options.rays);
     let samples: Vec<Sample> = picked
         .into_par_iter()

@@ -22,6 +22,8 @@ mod rays;
 
 use serde::Serialize;
 
+use crate::limits::{MAX_DRAWN_FACES, MAX_RAYS_CAST};
+
 pub use bake::{bake, bake_points, BakeOptions, BakeReport, Which, MAX_POINTS};
 pub use fit::{fit, Fit, FitOptions};
 
@@ -146,4 +148,29 @@ pub enum LightError {
     PointNotANumber(usize),
     #[error("no tile of one colour set has vertices whose colours are not saturated: nothing to fit the light to")]
     NothingToFit,
+    #[error(
+        "{drawn} faces drawn over the level's tiles (each tile draws its model's faces); light is \
+         cast against at most {MAX_DRAWN_FACES}, as many as a glTF of the level holds (the \
+         game's levels draw a few tens of thousands)"
+    )]
+    FacesDrawn { drawn: u64 },
+    #[error(
+        "{vertices} vertices × {rays} rays each: {cast} rays to cast; at most {MAX_RAYS_CAST} \
+         (fewer rays a vertex, or fewer tiles or points at a time)"
+    )]
+    RaysCast { vertices: u64, rays: u64, cast: u64 },
+}
+
+/// Refuses casting `rays` rays from each of `vertices` vertices past [`MAX_RAYS_CAST`].
+fn rays_cast(vertices: usize, rays: u64) -> Result<(), LightError> {
+    let vertices = vertices as u64;
+    let cast = vertices.saturating_mul(rays);
+    if cast > MAX_RAYS_CAST {
+        return Err(LightError::RaysCast {
+            vertices,
+            rays,
+            cast,
+        });
+    }
+    Ok(())
 }

@@ -13,9 +13,11 @@ use obvhs::ray::Ray;
 use obvhs::triangle::Triangle;
 use obvhs::BvhBuildParams;
 
+use super::LightError;
 use crate::game::space::to_world;
 use crate::level::map::Tile;
 use crate::level::model::Model;
+use crate::limits::MAX_DRAWN_FACES;
 use crate::Level;
 
 /// How far above its surface a ray starts, and the nearest hit it counts (units; a cell is one):
@@ -59,11 +61,23 @@ pub(super) struct Occluders {
 }
 
 impl Occluders {
-    pub fn of(level: &Level) -> Occluders {
+    /// The faces of every tile; refused past [`MAX_DRAWN_FACES`], counted before any is built
+    /// (a model of many faces on many tiles is a few megabytes of level and gigabytes of
+    /// triangles, and a BVH of many alike takes minutes to build).
+    pub fn of(level: &Level) -> Result<Occluders, LightError> {
         let (Some(map), Some(trak)) = (level.map(), level.trak()) else {
-            return Occluders::new(Vec::new());
+            return Ok(Occluders::new(Vec::new()));
         };
-        let mut triangles = Vec::new();
+        let faces = |tile: &Tile| {
+            trak.models
+                .get(tile.model_index as usize)
+                .map_or(0, |m| m.faces.len() as u64)
+        };
+        let drawn: u64 = map.tiles.iter().map(faces).sum();
+        if drawn > MAX_DRAWN_FACES {
+            return Err(LightError::FacesDrawn { drawn });
+        }
+        let mut triangles = Vec::with_capacity(drawn as usize);
         for tile in &map.tiles {
             let Some(model) = trak.models.get(tile.model_index as usize) else {
                 continue;
@@ -79,7 +93,7 @@ impl Occluders {
                 }
             }
         }
-        Occluders::new(triangles)
+        Ok(Occluders::new(triangles))
     }
 
     fn new(triangles: Vec<Triangle>) -> Occluders {

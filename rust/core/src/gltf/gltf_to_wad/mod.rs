@@ -19,6 +19,7 @@ mod model;
 mod motion;
 mod new_geometry;
 mod nodes;
+mod object_models;
 mod parts;
 mod recut;
 mod report;
@@ -49,6 +50,7 @@ use images::{add_new_images, write_page_images};
 use lights::apply_lights;
 use new_geometry::add_new_geometry;
 use nodes::sort_nodes;
+use object_models::apply_object_models;
 use parts::claim_parts;
 use scene::Scene;
 use source::check_source;
@@ -177,6 +179,14 @@ fn convert_scene(
     apply_strats(scene, base, &mut c.level, &mut c.report, &mut refused)?;
     apply_waypoints(scene, base, &mut c.level, &mut c.report, &mut refused)?;
     apply_lights(scene, base, &mut c.level, &mut c.report, &mut refused);
+    apply_object_models(
+        scene,
+        base,
+        &mut c.level,
+        &mut c.fitter,
+        &mut c.report,
+        &mut refused,
+    );
     if let Some(e) = GltfToWadError::all(refused) {
         return Err(e);
     }

@@ -110,7 +110,9 @@ fn copies(tris: &Triangles, model: &Model, pairs: &[(DVec3, DVec3)]) -> Option<V
     for t in 0..tris.count() {
         let f = integer(face[3 * t]).and_then(|f| usize::try_from(f).ok())?;
         let k = *seen.get(f)?;
-        copy_pairs.get_mut(k)?.extend_from_slice(&pairs[3 * t..3 * t + 3]);
+        copy_pairs
+            .get_mut(k)?
+            .extend_from_slice(&pairs[3 * t..3 * t + 3]);
         seen[f] += 1;
     }
     copy_pairs.iter().map(|pairs| whole(pairs)).collect()

@@ -143,6 +143,8 @@ pub struct ChangeReport {
     pub waypoint_sources: Vec<(usize, String)>,
     /// Level lights (LGHT) whose colour, place or words changed.
     pub lights_changed: Vec<usize>,
+    /// Object models (STPC) written in place: vertices moved, faces retextured.
+    pub object_models_changed: Vec<usize>,
     /// (tile, glTF node name) for every tile this conversion placed, changed or added, and for
     /// each coverage tile the node of the tile it serves: where a problem of a tile comes from.
     pub sources: Vec<(usize, String)>,
@@ -171,5 +173,6 @@ impl ChangeReport {
             && self.strats_restored.is_empty()
             && self.waypoint_sources.is_empty()
             && self.lights_changed.is_empty()
+            && self.object_models_changed.is_empty()
     }
 }

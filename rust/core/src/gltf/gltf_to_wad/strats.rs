@@ -19,7 +19,7 @@ use crate::game::strats::{append_strat, TypeFields};
 use crate::gltf::read::number;
 use crate::gltf::wad_to_gltf::strat_node_name;
 use crate::level::{Level, Map};
-use crate::limits::MAX_STRATS;
+use crate::limits::{excerpt, MAX_STRATS, MAX_STRAT_REFERENCES};
 use crate::raw::{StratRecord, STRAT_NOT_CREATED_AT_START};
 
 /// The ranges of a record's fields.
@@ -129,11 +129,27 @@ pub(super) fn apply_strats(
     added.sort_by_key(|&(order, _, _)| order);
     for (_, node, i) in added {
         match read_node(node, i, &base_map.strats[i], report) {
-            Ok(given) => copy(map, base_map, given, report),
+            Ok(given) => copy(map, base_map, given, report)?,
             Err(e) => refused.extend(e),
         }
     }
     Ok(())
+}
+
+/// Refuses appending `n` more parameters to the pool past [`MAX_STRAT_REFERENCES`] appended by
+/// the scene in all: each copy of a strat gets pool entries of its own, so a few copies of a
+/// strat of many parameters would make a pool of gigabytes.
+fn appending(report: &ChangeReport, n: usize) -> Result<(), GltfToWadError> {
+    let appended = (report.parameters_appended + n) as u64;
+    if appended <= MAX_STRAT_REFERENCES {
+        return Ok(());
+    }
+    Err(GltfToWadError::level(format!(
+        "the scene's strats append {appended} or more parameters to the pool (each new strat's \
+         and each changed shared one's are entries of its own); at most {MAX_STRAT_REFERENCES} \
+         are appended"
+    ))
+    .code(Code::LevelSize))
 }
 
 /// The base's strat `i` as its node gives it.
@@ -184,7 +200,12 @@ fn edit(map: &mut Map, base_map: &Map, i: usize, given: Given, report: &mut Chan
 /// A new strat from a second node of a strat: where its node stands, turned as it is, of the
 /// type its extras name with the type's fields, its parameters in new pool entries of its own,
 /// its waypoint and flags as given.
-fn copy(map: &mut Map, base_map: &Map, given: Given, report: &mut ChangeReport) {
+fn copy(
+    map: &mut Map,
+    base_map: &Map,
+    given: Given,
+    report: &mut ChangeReport,
+) -> Result<(), GltfToWadError> {
     let mut r = given.record;
     r.position = given.position;
     r.rotation[1] = given.turn;
@@ -193,11 +214,13 @@ fn copy(map: &mut Map, base_map: &Map, given: Given, report: &mut ChangeReport) 
     }
     let values = given
         .parameters
-        .or_else(|| r.parameters(&base_map.parameters).map(<[u32]>::to_vec));
+        .as_deref()
+        .or_else(|| r.parameters(&base_map.parameters));
     let index = match values {
         Some(values) => {
+            appending(report, values.len())?;
             report.parameters_appended += values.len();
-            append_strat(map, r, &values)
+            append_strat(map, r, values)
         }
         // Parameters outside the pool: named as given (the check says so).
         None => {
@@ -209,6 +232,7 @@ fn copy(map: &mut Map, base_map: &Map, given: Given, report: &mut ChangeReport) 
     };
     report.strats_added.push(index);
     report.strat_sources.push((index, given.node.raw_name()));
+    Ok(())
 }
 
 /// Gives strat `i` (its record `r`, as given) these parameters: unchanged when the pool holds
@@ -378,6 +402,22 @@ pub(super) fn placement(
     }
 }
 
+/// A value as a refusal quotes it: a list by its first values and its length, anything else by
+/// its first characters (a list of millions of parameters is not echoed whole).
+fn quoted(value: &Value) -> String {
+    const FIRST: usize = 4;
+    match value.as_array() {
+        Some(items) if items.len() > FIRST => {
+            let first: Vec<String> = items[..FIRST]
+                .iter()
+                .map(|v| excerpt(&v.to_string()))
+                .collect();
+            format!("[{}, … ({} values)]", first.join(", "), items.len())
+        }
+        _ => excerpt(&value.to_string()),
+    }
+}
+
 /// The extras of a strat's or waypoint's node (`what`: "strat 5"), read field by field; what
 /// does not fit its field is refused.
 pub(super) struct Fields<'a> {
@@ -413,8 +453,9 @@ impl<'a> Fields<'a> {
             GltfToWadError::node(
                 self.culprit,
                 format!(
-                    "{}: `{key}` is {value}, which does not fit the record: {what}",
-                    self.what
+                    "{}: `{key}` is {}, which does not fit the record: {what}",
+                    self.what,
+                    quoted(value)
                 ),
             )
             .code(Code::StratField),

@@ -204,7 +204,8 @@ impl Conversion<'_> {
                         group.extend(polygons);
                     }
                 }
-                self.report.collision_polygons_changed += groups.iter().map(Vec::len).sum::<usize>();
+                self.report.collision_polygons_changed +=
+                    groups.iter().map(Vec::len).sum::<usize>();
                 Some(groups)
             }
             (Given::Unchanged, Motion::Reshaped) => {

@@ -1,6 +1,7 @@
 //! The GLB container and the JSON document, checked before the gltf crate follows an index.
 
 use super::ReadError;
+use crate::limits::{MAX_GLTF_NODES, MAX_SCENE_EXTRAS_BYTES};
 
 /// The JSON and BIN chunks of a GLB, its header's length and every chunk's checked against the
 /// file.
@@ -55,6 +56,7 @@ pub(super) fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), ReadErro
 }
 
 pub(super) fn parse_json(json: &[u8]) -> Result<gltf::json::Root, ReadError> {
+    check_node_count(json)?;
     serde_json::from_slice(json).or_else(|e| {
         tolerant(json).ok_or_else(|| ReadError::new(format!("not a valid glTF 2.0 file: {e}")))
     })
@@ -72,6 +74,81 @@ pub(super) fn tolerant(json: &[u8]) -> Option<gltf::json::Root> {
             .or_insert_with(|| serde_json::Value::Array(Vec::new()));
     }
     serde_json::from_value(value).ok()
+}
+
+/// Refuses a document of more than [`MAX_GLTF_NODES`] nodes, counted before the document is
+/// read: a node takes a few bytes of JSON and hundreds read (a million empty ones, 12 MB of JSON,
+/// once took 640 MB). JSON that is no object is left to the reading to refuse.
+fn check_node_count(json: &[u8]) -> Result<(), ReadError> {
+    use serde::de::{IgnoredAny, SeqAccess, Visitor};
+
+    /// The length of a list, its elements skipped.
+    #[derive(Default)]
+    struct Count(usize);
+    impl<'de> serde::Deserialize<'de> for Count {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Count, D::Error> {
+            struct Counting;
+            impl<'de> Visitor<'de> for Counting {
+                type Value = Count;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a list")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
+                    let mut n = 0;
+                    while seq.next_element::<IgnoredAny>()?.is_some() {
+                        n += 1;
+                    }
+                    Ok(Count(n))
+                }
+            }
+            d.deserialize_seq(Counting)
+        }
+    }
+    #[derive(serde::Deserialize)]
+    struct Nodes {
+        #[serde(default)]
+        nodes: Count,
+    }
+    let Ok(Nodes {
+        nodes: Count(count),
+    }) = serde_json::from_slice::<Nodes>(json)
+    else {
+        return Ok(());
+    };
+    if count > MAX_GLTF_NODES {
+        return Err(ReadError::new(format!(
+            "{count} nodes; at most {MAX_GLTF_NODES} are read (a level's glTF has one a tile, \
+             strat, waypoint and light)"
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses what the `gltf` crate would unwrap: an image in a buffer view without a `mimeType`,
+/// or with neither a buffer view nor a URI (glTF 2.0 requires them; the crate's validation
+/// lets them pass). And scene extras past [`MAX_SCENE_EXTRAS_BYTES`], before they are read:
+/// read, JSON takes about 24 times its text.
+pub(super) fn check_images_and_extras(root: &gltf::json::Root) -> Result<(), ReadError> {
+    for (k, image) in root.images.iter().enumerate() {
+        let why = match (&image.buffer_view, &image.uri, &image.mime_type) {
+            (Some(_), _, None) => "is in a buffer view but has no mimeType",
+            (None, None, _) => "has neither a buffer view nor a URI",
+            _ => continue,
+        };
+        return Err(ReadError::new(format!(
+            "not a valid glTF 2.0 file: image {k} {why}"
+        )));
+    }
+    for (k, scene) in root.scenes.iter().enumerate() {
+        let bytes = scene.extras.as_ref().map_or(0, |e| e.get().len());
+        if bytes > MAX_SCENE_EXTRAS_BYTES {
+            return Err(ReadError::new(format!(
+                "scene {k}'s extras take {bytes} bytes; at most {MAX_SCENE_EXTRAS_BYTES} are read \
+                 (a level's texture entries, zones and lights take a few megabytes at most)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The accessor indices of primitive attributes, checked before the `gltf` crate's validation,

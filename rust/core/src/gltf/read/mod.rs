@@ -23,7 +23,7 @@ mod nodes;
 
 use attributes::{component, expect_type, Elements};
 use buffers::load_buffer;
-use container::{check_attribute_indices, parse_json, split_glb};
+use container::{check_attribute_indices, check_images_and_extras, parse_json, split_glb};
 use nodes::node_forest;
 
 pub use attributes::{is_mapping_attribute, Triangles};
@@ -92,6 +92,7 @@ impl Document {
         };
         let root = parse_json(json)?;
         check_attribute_indices(&root)?;
+        check_images_and_extras(&root)?;
         let document = gltf::Document::from_json(root)
             .map_err(|e| ReadError::new(format!("not a valid glTF 2.0 file: {e}")))?;
         let world = node_forest(&document)?;

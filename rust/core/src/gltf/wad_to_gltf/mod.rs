@@ -15,6 +15,7 @@ use gltf::json::{
 };
 use serde_json::json;
 
+use crate::game::strats::check_references;
 use crate::geometry::decode_collision_polygon;
 use crate::gltf::buffer::Buffer;
 use crate::gltf::texture::decode_page;
@@ -22,7 +23,10 @@ use crate::gltf::uv::{shown_uvs, GLTF_CORNERS};
 use crate::level::pages::encode_png;
 use crate::level::text::PageKind;
 use crate::level::{Level, Map, Model, Trak};
-use crate::limits::{MAX_DRAWN_FACES, MAX_GLTF_BYTES, MAX_GRID_CELLS};
+use crate::limits::{
+    LimitError, MAX_DRAWN_FACES, MAX_GLTF_BYTES, MAX_GLTF_NODES, MAX_GRID_CELLS,
+    MAX_SCENE_EXTRAS_BYTES,
+};
 use crate::raw::{face_flags, Face, TextureEntry};
 use image::RgbaImage;
 use std::sync::mpsc;
@@ -59,6 +63,8 @@ pub enum WadToGltfError {
         "the level's glTF would take about {bytes} bytes, reckoned from its counts; at most {MAX_GLTF_BYTES} are written"
     )]
     Output { bytes: u64 },
+    #[error(transparent)]
+    Limit(#[from] LimitError),
 }
 
 /// A glTF document and its one binary buffer.
@@ -293,9 +299,20 @@ fn build(
     let strats = ex.strats(map);
     let waypoints = ex.waypoints(map);
     let lights = ex.lights(map);
+    // Known only once written (the texture entries and zones as text): refused as the reader
+    // would refuse it.
+    let scene_extras = extras(ex.scene_extras(map, source));
+    let bytes = scene_extras.as_ref().map_or(0, |e| e.get().len());
+    if bytes > MAX_SCENE_EXTRAS_BYTES {
+        return Err(LimitError(format!(
+            "the level's scene extras (texture entries, zones, lights) would take {bytes} bytes; \
+             at most {MAX_SCENE_EXTRAS_BYTES} are written and read"
+        ))
+        .into());
+    }
     let level_scene = ex.root.push(json::Scene {
         extensions: None,
-        extras: extras(ex.scene_extras(map, source)),
+        extras: scene_extras,
         name: Some("Level".to_string()),
         nodes: vec![tiles, zones, strats, waypoints, lights],
     });
@@ -342,6 +359,8 @@ const COLOUR_SET_CORNER: u64 = 4 * 2;
 const COLLISION_POLYGON: u64 = 2 * 3 * 4 * (3 + 4 + 4);
 const ZONE_CELL: u64 = 6 * 4 * (3 + 4 + 2);
 const NODE: u64 = 2048;
+/// The group nodes besides: tiles, zones, strats, waypoints, lights, object models.
+const GROUP_NODES: usize = 6;
 const ACCESSOR: u64 = 512;
 
 impl Exporter<'_> {
@@ -357,6 +376,21 @@ impl Exporter<'_> {
                 height: map.height,
                 cells,
             });
+        }
+        // Each strat's node lists its parameters: many strats may name one long range.
+        check_references(map, &[], false)?;
+        // A node a tile, strat, waypoint, light and object model, and the groups: no more than
+        // the reader reads back.
+        let lights = self.level.lights().map_or(0, |l| l.lights.len());
+        let objects = self.level.stpc().map_or(0, |s| s.models.len());
+        let nodes = map.tiles.len() + map.strats.len() + map.waypoints.len() + lights + objects;
+        if nodes + GROUP_NODES > MAX_GLTF_NODES {
+            return Err(LimitError(format!(
+                "the level's glTF would have {} nodes (one a tile, strat, waypoint, light and \
+                 object model); at most {MAX_GLTF_NODES} are written and read",
+                nodes + GROUP_NODES
+            ))
+            .into());
         }
         let mut primitives: HashMap<u32, u64> = HashMap::new();
         let (mut drawn, mut bytes) = (0u64, cells * ZONE_CELL + NODE * 3);
@@ -395,7 +429,7 @@ impl Exporter<'_> {
         for object in objects {
             bytes += NODE + shared(&object.model, self.primitive_count(&object.model));
         }
-        bytes += map.strats.len() as u64 * NODE;
+        bytes += (map.strats.len() + map.waypoints.len()) as u64 * NODE;
         for page in self.level.text().map_or(&[][..], |t| t.pages.as_slice()) {
             let (w, h) = match page.kind() {
                 PageKind::Rle16 => (256, 256),
