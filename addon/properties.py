@@ -108,6 +108,12 @@ class LLAMAWAD_PG_scene(bpy.types.PropertyGroup):
         "placed and why not, as JSON: what Add strat offers",
         options={"HIDDEN"},
     )
+    pages_json: StringProperty(
+        name="Pages",
+        description="The level's texture pages (llamawad.pages: size, flags, how the image shows each), as JSON: "
+        "what the Pages panel lists",
+        options={"HIDDEN"},
+    )
     last_export: StringProperty(name="Last export", description="What the last export changed")
     changes: CollectionProperty(type=LLAMAWAD_PG_change)
     change_index: IntProperty(name="Change", default=-1, update=_select_change)

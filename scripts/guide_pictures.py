@@ -2,24 +2,30 @@
 add-on on the sample level scripts/setup makes (`llamawad generate --seed 1 --size full`), so
 that re-running it reproduces them. Run by scripts/guide-pictures:
 
-  guide_pictures.py [--out DIR] [--size 800x450] [--only NAME ...] [--list]
+  guide_pictures.py [--out DIR] [--size 800x450] [--only NAME ...] [--list] [--steps]
 
-Each picture starts from a fresh import, makes the edit its guide page teaches through the
-add-on's operators (or as the artist's own tool would, where that tool is Blender's: G, R,
-Shift D, painting), and renders the level (Cycles, as the game shows it), its collision
-coloured by material or its zones (Workbench). Empties (strats) and the Floor probe's lines do
-not render, so markers in their place are added as meshes. The caption that says what the
-panels show is the guide page's.
+Each picture starts from a fresh import, makes the edit its guide page teaches by the page's own
+numbered steps, through the add-on's operators (or as the artist's own tool would, where that
+tool is Blender's: G, R, Shift D, painting, Unwrap), and renders the level (Cycles, as the game
+shows it), its collision coloured by material or its zones (Workbench). A picture that shows a
+section's steps names the page and section and runs each step inside `step(N)`; `--steps`
+runs the pictures without rendering and prints, as JSON, the steps each ran, which
+tests/blender/test_addon_guide.py compares with the page's numbered steps. Empties (strats) and
+the Floor probe's lines do not render, so markers in their place are added as meshes. The
+caption that says what the panels show is the guide page's.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import shutil
-import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import blender_job  # noqa: E402  (imports bpy and the add-on from the source tree)
@@ -158,43 +164,90 @@ def on_every_face(obj, operator) -> None:
 
 # --- the pictures: name -> what it shows (each from a fresh import)
 
-PICTURES = {}
+
+@dataclass
+class Steps:
+    """The numbered steps of a guide page's section a picture's script ran, in order."""
+
+    ran: list[int] = field(default_factory=list)
+
+    @contextmanager
+    def __call__(self, number: int):
+        self.ran.append(number)
+        yield
 
 
-def picture(fn):
-    PICTURES[fn.__name__.replace("_", "-")] = fn
-    return fn
+@dataclass
+class Picture:
+    make: Callable[[Steps, Path], str]
+    # The page and section (its heading) whose numbered steps the picture shows the result of.
+    page: str | None = None
+    section: str | None = None
 
 
-@picture
-def level():
+PICTURES: dict[str, Picture] = {}
+
+
+def picture(page: str | None = None, section: str | None = None):
+    def register(fn):
+        PICTURES[fn.__name__.replace("_", "-")] = Picture(fn, page, section)
+        return fn
+
+    return register
+
+
+def sample(work: Path) -> Path:
+    """The sample level, imported into an empty file (File › Import: what every picture starts
+    from)."""
+    path = work / "sample.wad"
+    if not path.exists():
+        path.write_bytes(llamawad.generate(SEED, SIZE))
+    blender_job.import_level(path)
+    return path
+
+
+def export(work: Path) -> None:
+    """File › Export, to a file of its own (the picture shows the scene)."""
+    assert bpy.ops.export_scene.llamawad(filepath=str(work / "exported.wad")) == {"FINISHED"}
+
+
+@picture("open-a-level.md", "Open a level")
+def level(step, work):
     """The level as imported, whole."""
+    with step(1), step(2):
+        sample(work)
+    with step(3):
+        assert level_scene.has_level(bpy.context.scene)
     return "level"
 
 
-@picture
-def collision():
+@picture()
+def collision(step, work):
     """Its collision coloured by material, whole."""
+    sample(work)
     return "collision"
 
 
-@picture
-def zones():
+@picture()
+def zones(step, work):
     """The Zones mesh in its zone colours (Zones › Zone colours)."""
+    sample(work)
     return "zones"
 
 
-@picture
-def strats():
+@picture()
+def strats(step, work):
     """The strats near the start, each a cone."""
+    sample(work)
     strat_markers()
     aim(SPOT, distance=16.0, elevation=55.0)
     return "level"
 
 
-@picture
-def closeup():
+@picture()
+def closeup(step, work):
     """The close-up every before/after pair starts from."""
+    sample(work)
     aim(SPOT)
     return "level"
 
@@ -205,19 +258,25 @@ def _moved_tile():
     return max(near, key=lambda o: o.dimensions.x * o.dimensions.y * o.dimensions.z)
 
 
-@picture
-def tile_moved():
+@picture("tiles.md", "Move and turn")
+def tile_moved(step, work):
     """The block moved one cell east and turned a quarter (G X 1, R Z 90)."""
-    tile = _moved_tile()
-    tile.location.x += 1.0
-    tile.rotation_euler.z += math.pi / 2
+    sample(work)
+    with step(1):
+        tile = _moved_tile()
+        select_only(tile)
+    with step(2):
+        tile.location.x += 1.0
+    with step(3):
+        tile.rotation_euler.z += math.pi / 2
     aim(SPOT)
     return "level"
 
 
-@picture
-def tile_copied():
+@picture()
+def tile_copied(step, work):
     """The block copied (Shift D) and placed two cells east."""
+    sample(work)
     tile = _moved_tile()
     select_only(tile)
     bpy.ops.object.duplicate(linked=False)
@@ -227,70 +286,89 @@ def tile_copied():
     return "level"
 
 
-def _platform():
-    """A 3 × 3 platform of the level's first page, 1.5 over the floor south of the start."""
+def _platform(step=None):
+    """A 3 × 3 platform 1.5 over the floor south of the start, by the steps of "Model it": a
+    grid mesh (1), a page's material of the level (2), its UVs laid over a quarter of the page
+    (3), a white `Col` (4)."""
+    step = step or Steps()
     x, y = SPOT.x - 1.0, SPOT.y - 1.5
-    blender_job._new_mesh("new platform", 3, 3.0, (x, y, ground(x, y) + 1.5), 0.25)
+    with step(1), step(2), step(3):
+        blender_job._new_mesh("new platform", 3, 3.0, (x, y, ground(x, y) + 1.5), 0.25)
     obj = bpy.data.objects["new platform"]
-    # White, as the game shows a new mesh without vertex colours (the material multiplies the
-    # page by them: without, Blender renders it black).
-    colours = obj.data.color_attributes.new("Col", "BYTE_COLOR", "CORNER")
-    for corner in colours.data:
-        corner.color = (1.0, 1.0, 1.0, 1.0)
+    with step(4):
+        # White, as the game shows a new mesh without vertex colours (the material multiplies
+        # the page by them: without, Blender renders it black).
+        colours = obj.data.color_attributes.new("Col", "BYTE_COLOR", "CORNER")
+        for corner in colours.data:
+            corner.color = (1.0, 1.0, 1.0, 1.0)
     return obj
 
 
-@picture
-def platform():
-    _platform()
+@picture("new-platform.md", "Model it")
+def platform(step, work):
+    sample(work)
+    _platform(step)
     aim(SPOT)
     return "level"
 
 
-@picture
-def platform_collision():
+@picture()
+def platform_collision(step, work):
     """The platform's collision made from its faces (Collision › Collision from selected faces),
     in the collision view."""
+    sample(work)
     on_every_face(_platform(), lambda: bpy.ops.llamawad.collision_from_faces(material=0))
     aim(SPOT)
     return "collision"
 
 
-@picture
-def vertex_colours():
+@picture("vertex-colours.md", "Paint")
+def vertex_colours(step, work):
     """The floor around the middle of the close-up painted (Vertex Paint): orange towards the
-    east, dark blue towards the west, fading out over three units."""
+    east, dark blue towards the west, fading out over three units; exported."""
+    sample(work)
     middle = SPOT.xy + Vector((-1.0, 1.0))
-    for tile in mesh_tiles():
-        if (tile.location.xy - middle).length > 4.0 or "Col" not in tile.data.color_attributes:
-            continue
-        # Painted on a mesh of its own, should another tile share this one.
-        tile.data = tile.data.copy()
-        colours = tile.data.color_attributes["Col"]
-        world = tile.matrix_world
-        for corner, loop in zip(colours.data, tile.data.loops):
-            at = (world @ tile.data.vertices[loop.vertex_index].co).xy - middle
-            fade = max(0.0, 1.0 - at.length / 3.0)
-            side = max(-1.0, min(1.0, 2.0 * at.x))
-            paint = (1.0, 0.45, 0.05) if side > 0 else (0.05, 0.08, 0.3)
-            weight = min(1.0, 1.5 * fade) * abs(side)
-            r, g, b, a = corner.color
-            corner.color = (*(c + (p - c) * weight for c, p in zip((r, g, b), paint)), a)
-        tile.data.update()
+    with step(1):
+        painted = [t for t in mesh_tiles() if (t.location.xy - middle).length <= 4.0 and "Col" in t.data.color_attributes]
+        select_only(*painted)
+        bpy.ops.object.mode_set(mode="VERTEX_PAINT")
+    with step(2):
+        bpy.ops.object.mode_set(mode="OBJECT")
+        for tile in painted:
+            # Painted on a mesh of its own, should another tile share this one.
+            tile.data = tile.data.copy()
+            colours = tile.data.color_attributes["Col"]
+            world = tile.matrix_world
+            for corner, loop in zip(colours.data, tile.data.loops):
+                at = (world @ tile.data.vertices[loop.vertex_index].co).xy - middle
+                fade = max(0.0, 1.0 - at.length / 3.0)
+                side = max(-1.0, min(1.0, 2.0 * at.x))
+                paint = (1.0, 0.45, 0.05) if side > 0 else (0.05, 0.08, 0.3)
+                weight = min(1.0, 1.5 * fade) * abs(side)
+                r, g, b, a = corner.color
+                corner.color = (*(c + (p - c) * weight for c, p in zip((r, g, b), paint)), a)
+            tile.data.update()
+    with step(3):
+        export(work)
     aim(SPOT)
     return "level"
 
 
-@picture
-def level_baked():
-    """The whole level baked (Light › Bake level) with a low evening sun: Sun goes 0.8, −0.5,
-    0.3; Sun 0.9, 0.75, 0.55; Sky 0.3, 0.35, 0.45; Occlusion 1."""
+@picture("vertex-colours.md", "Bake light")
+def level_baked(step, work):
+    """The whole level baked (Light › Bake level) with a low evening sun: Fit Lighting first,
+    then Sun goes 0.8, −0.5, 0.3; Sun 0.9, 0.75, 0.55; Sky 0.3, 0.35, 0.45; Occlusion 1."""
+    sample(work)
     props = bpy.context.scene.llamawad
-    props.light_sun_direction = (0.8, -0.5, 0.3)
-    props.light_sun_colour = (0.9, 0.75, 0.55)
-    props.light_sky_colour = (0.3, 0.35, 0.45)
-    props.light_occlusion = 1.0
-    assert bpy.ops.llamawad.bake_light(whole_level=True) == {"FINISHED"}
+    with step(1):
+        assert bpy.ops.llamawad.fit_light() == {"FINISHED"}
+    with step(2):
+        props.light_sun_direction = (0.8, -0.5, 0.3)
+        props.light_sun_colour = (0.9, 0.75, 0.55)
+        props.light_sky_colour = (0.3, 0.35, 0.45)
+        props.light_occlusion = 1.0
+    with step(3):
+        assert bpy.ops.llamawad.bake_light(whole_level=True) == {"FINISHED"}
     aim(SPOT)
     return "level"
 
@@ -299,82 +377,123 @@ def _collision_tile():
     return nearest_tile(SPOT + Vector((-1.0, 0.0, 0.0)))
 
 
-@picture
-def collision_closeup():
+@picture()
+def collision_closeup(step, work):
+    sample(work)
     aim(SPOT)
     bpy.ops.llamawad.collision_show(show=True, colour_by_material=True)
     return "collision"
 
 
-@picture
-def collision_death():
+@picture("collision.md", "Edit collision materials")
+def collision_death(step, work):
     """A tile's collision faces given material 30 (Collision › 30: Death plane / water)."""
-    bpy.ops.llamawad.collision_show(show=True, colour_by_material=True)
-    on_every_face(level_scene.collision_of(_collision_tile()), lambda: bpy.ops.llamawad.collision_material_set(material=30))
+    sample(work)
+    with step(1):
+        assert bpy.ops.llamawad.collision_show(show=True, colour_by_material=True) == {"FINISHED"}
+    with step(2):
+        select_only(level_scene.collision_of(_collision_tile()))
+        bpy.ops.object.mode_set(mode="EDIT")
+    with step(3):
+        bpy.ops.mesh.select_all(action="SELECT")
+    with step(4):
+        assert bpy.ops.llamawad.collision_material_set(material=30) == {"FINISHED"}
+    with step(5):
+        assert bpy.ops.llamawad.collision_select_material(material=30) == {"FINISHED"}
+    bpy.ops.object.mode_set(mode="OBJECT")
     aim(SPOT)
     return "collision"
 
 
-@picture
-def page_repainted():
-    """The page of the tile near the start repainted: every other row of 8 pixels tinted red."""
-    tile = _moved_tile()
-    image = next(n.image for m in tile.data.materials if m and m.use_nodes for n in m.node_tree.nodes if n.type == "TEX_IMAGE" and n.image)
-    pixels = list(image.pixels)
-    w = image.size[0]
-    for i in range(0, len(pixels), 4):
-        if (i // 4 // w) // 8 % 2 == 0:
-            pixels[i], pixels[i + 1], pixels[i + 2] = 0.5 + pixels[i] / 2, pixels[i + 1] / 2, pixels[i + 2] / 2
-    image.pixels = pixels
+@picture("textures.md", "Repaint a page")
+def page_repainted(step, work):
+    """The page of the tile near the start repainted in Blender: every other row of 8 pixels
+    tinted red; exported."""
+    sample(work)
+    with step(1):
+        tile = _moved_tile()
+        image = next(n.image for m in tile.data.materials if m and m.use_nodes for n in m.node_tree.nodes if n.type == "TEX_IMAGE" and n.image)
+    with step(2):
+        pixels = list(image.pixels)
+        w = image.size[0]
+        for i in range(0, len(pixels), 4):
+            if (i // 4 // w) // 8 % 2 == 0:
+                pixels[i], pixels[i + 1], pixels[i + 2] = 0.5 + pixels[i] / 2, pixels[i + 1] / 2, pixels[i + 2] / 2
+        image.pixels = pixels
+    with step(3):
+        export(work)
     aim(SPOT)
     return "level"
 
 
-@picture
-def new_image():
-    """The platform showing an image of its own (Image › New, Color Grid) instead of a page."""
+@picture("textures.md", "A new image")
+def new_image(step, work):
+    """The platform given a material of its own showing a new image (Image › New, Color Grid),
+    its faces unwrapped onto the image (U › Unwrap), exported."""
+    sample(work)
     obj = _platform()
-    image = bpy.data.images.new("my texture", 128, 128)
-    image.generated_type = "COLOR_GRID"
-    material = bpy.data.materials.new("my texture")
-    material.use_nodes = True
-    nodes = material.node_tree.nodes
-    texture = nodes.new("ShaderNodeTexImage")
-    texture.image = image
-    material.node_tree.links.new(texture.outputs["Color"], nodes["Principled BSDF"].inputs["Base Color"])
-    # Cycles renders the level unlit: show the image as it would be drawn, full bright.
-    material.node_tree.links.new(texture.outputs["Color"], nodes["Principled BSDF"].inputs["Emission Color"])
-    nodes["Principled BSDF"].inputs["Emission Strength"].default_value = 1.0
-    obj.data.materials[0] = material
+    with step(1):
+        image = bpy.data.images.new("my texture", 128, 128)
+        image.generated_type = "COLOR_GRID"
+        material = bpy.data.materials.new("my texture")
+        material.use_nodes = True
+        nodes = material.node_tree.nodes
+        texture = nodes.new("ShaderNodeTexImage")
+        texture.image = image
+        material.node_tree.links.new(texture.outputs["Color"], nodes["Principled BSDF"].inputs["Base Color"])
+        # Cycles renders the level unlit: show the image as it would be drawn, full bright.
+        material.node_tree.links.new(texture.outputs["Color"], nodes["Principled BSDF"].inputs["Emission Color"])
+        nodes["Principled BSDF"].inputs["Emission Strength"].default_value = 1.0
+        obj.data.materials[0] = material
+    with step(2):
+        select_only(obj)
+        bpy.ops.object.mode_set(mode="EDIT")
+        bpy.ops.mesh.select_all(action="SELECT")
+        assert bpy.ops.uv.unwrap() == {"FINISHED"}
+        bpy.ops.object.mode_set(mode="OBJECT")
+    with step(3):
+        export(work)
     aim(SPOT)
     return "level"
 
 
-@picture
-def floor_probe():
+@picture("check-and-probe.md", "The Floor probe")
+def floor_probe(step, work):
     """The Floor probe at a point near the start, its lines: the floor polygon green, the zone
     its edge tolerance lets pass yellow, the polygons that lost grey, the point a stick."""
+    sample(work)
     point = SPOT + Vector((0.3, 0.4, 0.0))
     point.z = ground(point.x, point.y) + 0.5
-    bpy.context.scene.cursor.location = point
-    bpy.ops.llamawad.floor_probe()
-    drawn = probe_words.drawing(level_probe.stored(bpy.context.scene))
-    lift = Vector((0, 0, 0.03))
-    lines("probe floor", [[Vector(c) + lift for c in drawn["floor"]]], (0.1, 1.0, 0.2), radius=0.035)
-    # The zone lies a hair outside the polygon: thinner and higher, so that it shows beside it.
-    lines("probe zone", [[Vector(c) + 2 * lift for c in drawn["zone"]]], (1.0, 0.9, 0.1), radius=0.015)
-    lines("probe others", [[Vector(c) + lift for c in o] for o in drawn["others"]], (0.6, 0.6, 0.6), radius=0.02)
-    top = Vector(drawn["point"])
-    lines("probe point", [[top, Vector((top.x, top.y, top.z - 0.5))]], (1.0, 1.0, 1.0), radius=0.03, closed=False)
+    with step(1):
+        bpy.context.scene.cursor.location = point
+        assert bpy.ops.llamawad.floor_probe() == {"FINISHED"}
+    with step(2):
+        result = level_probe.stored(bpy.context.scene)
+        assert result["floor"] is not None
+    with step(3):
+        drawn = probe_words.drawing(result)
+        lift = Vector((0, 0, 0.03))
+        lines("probe floor", [[Vector(c) + lift for c in drawn["floor"]]], (0.1, 1.0, 0.2), radius=0.035)
+        # The zone lies a hair outside the polygon: thinner and higher, so that it shows beside it.
+        lines("probe zone", [[Vector(c) + 2 * lift for c in drawn["zone"]]], (1.0, 0.9, 0.1), radius=0.015)
+        lines("probe others", [[Vector(c) + lift for c in o] for o in drawn["others"]], (0.6, 0.6, 0.6), radius=0.02)
+        top = Vector(drawn["point"])
+        lines("probe point", [[top, Vector((top.x, top.y, top.z - 0.5))]], (1.0, 1.0, 1.0), radius=0.03, closed=False)
     bpy.ops.llamawad.collision_show(show=True, colour_by_material=True)
     aim(point, distance=3.0, elevation=55.0)
     return "collision"
 
 
-@picture
-def testlevel():
-    """The test level `llamawad testlevel` builds from the sample level: its plate of one strat
-    of every placeable type and the parkour to the exit."""
+@picture("testlevel.md", "A test level with every object type")
+def testlevel(step, work):
+    """The test level of the sample level (Level › Make test level…): its plate of one strat of
+    every placeable type and the parkour to the exit, in the scene it opens in."""
+    sample(work)
+    made_from = bpy.context.scene
+    with step(1), step(2):
+        assert bpy.ops.llamawad.test_level(filepath=str(work / "sample-test.wad"), spacing=3) == {"FINISHED"}
+    with step(3):
+        assert bpy.context.scene != made_from and level_scene.has_level(bpy.context.scene)
     strat_markers()
     doc = level_scene.level_document(bpy.context.scene)
     width, height = doc["grid"]
@@ -382,27 +501,20 @@ def testlevel():
     return "level"
 
 
-def level_for(name: str, work: Path) -> Path:
-    """The level a picture is made from: the sample level, or for `testlevel` the test level the
-    command line builds from it."""
-    sample = work / "sample.wad"
-    if not sample.exists():
-        sample.write_bytes(llamawad.generate(SEED, SIZE))
-    if name != "testlevel":
-        return sample
-    out = work / "testlevel.wad"
-    if not out.exists():
-        subprocess.run([str(ROOT / "scripts" / "llamawad"), "testlevel", str(sample), str(out)], check=True, stdout=subprocess.DEVNULL)
-    return out
-
-
 def make(name: str, out: Path, size: tuple[int, int], work: Path) -> Path:
-    blender_job.import_level(level_for(name, work))
-    view = PICTURES[name]()
+    view = PICTURES[name].make(Steps(), work)
     path = out / f"{name}.jpg"
     with blender_job._Quiet():
         blender_job.render(path, view, size)
     return path
+
+
+def steps_run(name: str, work: Path) -> dict:
+    """What a picture's script does without the render: its page, section and the steps it ran."""
+    steps = Steps()
+    with blender_job._Quiet():
+        PICTURES[name].make(steps, work)
+    return {"page": PICTURES[name].page, "section": PICTURES[name].section, "steps": steps.ran}
 
 
 def main() -> int:
@@ -411,13 +523,17 @@ def main() -> int:
     parser.add_argument("--size", type=blender_job.size_arg, default=(800, 450))
     parser.add_argument("--only", nargs="+", choices=sorted(PICTURES), metavar="NAME")
     parser.add_argument("--list", action="store_true", help="print the pictures' names and stop")
+    parser.add_argument("--steps", action="store_true", help="run the pictures' steps without rendering; print the steps each ran (JSON)")
     args = parser.parse_args()
     if args.list:
         print("\n".join(PICTURES))
         return 0
-    args.out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="guide-pictures-"))
     try:
+        if args.steps:
+            print(json.dumps({name: steps_run(name, work) for name in args.only or PICTURES}))
+            return 0
+        args.out.mkdir(parents=True, exist_ok=True)
         for name in args.only or PICTURES:
             print(make(name, args.out.resolve(), args.size, work))
     finally:

@@ -139,6 +139,30 @@ def save_pages(folder: str, overwrite: bool = False) -> Saved:
     return out
 
 
+def page_image(page: int) -> bpy.types.Image | None:
+    """The image of page ``page`` (the first by name, should there be copies)."""
+    return next((i for i in page_images() if page_number(i) == page), None)
+
+
+def replace_pixels(image: bpy.types.Image, width: int, height: int, rgba: bytes) -> bpy.types.Image:
+    """A page image replaced by one of these pixels (RGBA8, rows top first), packed into the
+    .blend: a new image takes the old one's name, role and every use (its materials), and the
+    old one goes. Blender's Undo keeps no pixels set on an image, but brings back an image
+    replaced so. Returns the new image."""
+    import llamawad
+
+    png = llamawad.encode_png(width, height, rgba)
+    new = bpy.data.images.new(image.name + " new", 1, 1)
+    new.pack(data=png, data_len=len(png))
+    new.source = "FILE"
+    new["llamawad"] = "page"
+    image.user_remap(new)
+    name = image.name
+    bpy.data.images.remove(image)
+    new.name = name
+    return new
+
+
 def _link(image: bpy.types.Image, path: str) -> None:
     if image.packed_file is not None:
         # The packed copy goes; the file written holds the same pixels.

@@ -6,6 +6,8 @@ texture rule and the colours the game shows are asked of it (``llamawad.face_uvs
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import numpy.typing as npt
 
@@ -77,6 +79,23 @@ def entry_label(index: int, entry: dict) -> str:
     if is_flat_colour(entry):
         return f"{index}: flat #{entry['u0']:02x}{entry['u1']:02x}{entry['v0']:02x}"
     return f"{index}: page {entry['page']} u {entry['u0']}–{entry['u1']} v {entry['v0']}–{entry['v1']}"
+
+
+# How a page's image shows it (``llamawad.pages``' ``shown``), in the Pages panel's words.
+PAGE_SHOWN = {
+    "16-bit": "16-bit",
+    "8-bit": "8-bit, shown through the first palette",
+    "RLE16": "RLE16, a placeholder: cannot be written",
+}
+
+
+def pages(pages_json: str) -> list[dict]:
+    """The level's pages as import listed them (``Scene.llamawad.pages_json``)."""
+    return json.loads(pages_json) if pages_json else []
+
+
+def page_label(page: dict) -> str:
+    return f"page {page['page']}: {page['width']} × {page['height']}, {PAGE_SHOWN.get(page['shown'], page['shown'])}"
 
 
 def face_uvs(entries: list[dict], textures: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,17 +1,24 @@
-"""Where the artist's guide lives (addon/docs/guide/ in the repository, left out of the extension)
-and which page each panel's "?" opens. The one place that names the guide's address: the
-manifest's `website` is the same (tests/python/test_guide.py holds them together)."""
+"""Where the artist's guide is and which page each panel's "?" opens. The guide ships inside the
+extension: scripts/build-extension renders addon/docs/guide/ to HTML into the add-on's `guide/`
+folder, and the "?" buttons open the installed page in the web browser, offline and always of
+the version installed. In a checkout, where the guide is not rendered, they open its Markdown."""
 
 from __future__ import annotations
 
-from urllib.parse import urljoin
+from pathlib import Path
 
-# The guide's index on the project's forge; every other page is a file beside it.
-GUIDE_URL = "https://github.com/llamawad/llamawad/blob/main/addon/docs/guide/README.md"
+ADDON = Path(__file__).resolve().parent.parent
+# The rendered guide in the installed extension, and its Markdown in the repository.
+RENDERED = ADDON / "guide"
+SOURCE = ADDON / "docs" / "guide"
+
+# The guide's index.
+INDEX = "README.md"
 
 # The page that teaches each panel (bl_idname -> file in addon/docs/guide/).
 PANEL_PAGES = {
     "LLAMAWAD_PT_level": "export.md",
+    "LLAMAWAD_PT_pages": "textures.md",
     "LLAMAWAD_PT_probe": "check-and-probe.md",
     "LLAMAWAD_PT_light": "vertex-colours.md",
     "LLAMAWAD_PT_face": "textures.md",
@@ -25,8 +32,17 @@ PANEL_PAGES = {
 CODES_PAGE = "when-blender-says-no.md"
 
 
+def page_file(page: str) -> Path:
+    """The file of a guide page (``export.md``): its HTML where the guide is rendered (the
+    installed extension), else its Markdown."""
+    if RENDERED.is_dir():
+        return RENDERED / Path(page).with_suffix(".html").name
+    return SOURCE / page
+
+
 def page_url(page: str, section: str | None = None) -> str:
-    return urljoin(GUIDE_URL, page) + (f"#{section}" if section else "")
+    """The ``file://`` address of a guide page, at a section (a heading's anchor) when given."""
+    return page_file(page).as_uri() + (f"#{section}" if section else "")
 
 
 def code_url(code: str) -> str:

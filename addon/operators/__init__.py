@@ -2,9 +2,9 @@
 
 import bpy
 
-from . import collision, export_level, face, import_level, level, light, original, probe, strats, zones
+from . import collision, export_level, face, import_level, level, light, original, pages, probe, strats, testlevel, zones
 
-modules = (import_level, export_level, face, collision, zones, strats, level, original, probe, light)
+modules = (import_level, export_level, face, collision, zones, strats, level, pages, testlevel, original, probe, light)
 
 
 def register():

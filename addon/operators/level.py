@@ -1,14 +1,12 @@
-"""Level panel operators: the level check, selecting a problem's culprit, what the last export
-changed, and the pages saved as files."""
+"""Level panel operators: the level check, selecting a problem's culprit, and what the last export
+changed."""
 
 from __future__ import annotations
 
-import os
-
 import bpy
-from bpy.props import BoolProperty, IntProperty, StringProperty
+from bpy.props import IntProperty
 
-from ..blender import check, page_files
+from ..blender import check
 from ..blender import scene as level_scene
 from ..blender.convert import Refusal, read_base
 from ..common import problems as found
@@ -21,7 +19,9 @@ class LLAMAWAD_OT_check_level(bpy.types.Operator):
 
     bl_idname = "llamawad.check_level"
     bl_label = "Check Level"
-    bl_options = {"REGISTER"}
+    # Undoable: besides the problem list, a problem naming a collision polygon makes the tiles'
+    # collision objects, so that selecting it selects the polygon's faces.
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -75,6 +75,7 @@ class LLAMAWAD_OT_export_changes(bpy.types.Operator):
 
     bl_idname = "llamawad.export_changes"
     bl_label = "What the Export Changed"
+    # It only shows the last export's changes: nothing to undo.
     bl_options = {"REGISTER"}
 
     # Rows the popup shows; the Level panel's list has them all.
@@ -105,60 +106,4 @@ class LLAMAWAD_OT_export_changes(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class LLAMAWAD_OT_save_pages(bpy.types.Operator):
-    """Save the level's texture pages as PNG files (page-000.png, …) and link the page images to
-    them instead of the copies packed into the .blend: a page then edited in another program
-    (GIMP, Krita) and reloaded (Image › Reload), or replaced by another file (Image › Replace),
-    is what Blender shows and export writes. Into a folder beside the .blend named after it, or
-    the one chosen"""
-
-    bl_idname = "llamawad.save_pages"
-    bl_label = "Save Pages as Files"
-    bl_options = {"REGISTER", "UNDO"}
-
-    directory: StringProperty(
-        name="Folder",
-        description="Where the pages are saved (empty: beside the .blend, in a folder named after it)",
-        subtype="DIR_PATH",
-    )
-    overwrite: BoolProperty(
-        name="Overwrite",
-        description="Write over files in the folder that show other pixels than the page images (off: such a file "
-        "is left as it is, and its page with it, and both are named)",
-        default=False,
-    )
-
-    @classmethod
-    def poll(cls, context):
-        return level_scene.has_level(context.scene) and any(page_files.is_page(i) for i in bpy.data.images)
-
-    def invoke(self, context, event):
-        # A dialog rather than the file browser: the folder beside the .blend need not exist
-        # yet, and the field's own button browses for another.
-        if not self.directory and page_files.default_folder():
-            self.directory = bpy.path.relpath(page_files.default_folder()) + os.sep
-        return context.window_manager.invoke_props_dialog(self, width=500)
-
-    def execute(self, context):
-        import llamawad
-
-        folder = bpy.path.abspath(self.directory) if self.directory else page_files.default_folder()
-        if not folder:
-            self.report({"ERROR"}, "Save the .blend first, or choose a folder: pages are saved beside the .blend unless a folder is chosen")
-            return {"CANCELLED"}
-        try:
-            saved = page_files.save_pages(folder, self.overwrite)
-        except (llamawad.WadError, OSError) as e:
-            self.report({"ERROR"}, f"Cannot save the pages in {folder}: {e}")
-            return {"CANCELLED"}
-        for why in saved.left:
-            self.report({"WARNING"}, why)
-        linked = len(saved.written) + len(saved.linked)
-        message = f"{linked} page images linked to their files in {os.path.normpath(folder)} ({len(saved.written)} written)"
-        if saved.left:
-            message += f"; {len(saved.left)} left as they were, named in the warnings"
-        self.report({"WARNING"} if saved.left else {"INFO"}, message)
-        return {"FINISHED"}
-
-
-classes = (LLAMAWAD_OT_check_level, LLAMAWAD_OT_problem_select, LLAMAWAD_OT_export_changes, LLAMAWAD_OT_save_pages)
+classes = (LLAMAWAD_OT_check_level, LLAMAWAD_OT_problem_select, LLAMAWAD_OT_export_changes)

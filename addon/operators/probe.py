@@ -26,7 +26,7 @@ class LLAMAWAD_OT_floor_probe(bpy.types.Operator):
 
     bl_idname = "llamawad.floor_probe"
     bl_label = "Probe the Floor"
-    bl_options = {"REGISTER"}
+    bl_options = {"REGISTER", "UNDO"}
 
     at_cursor: BoolProperty(name="At the 3D cursor", description="Probe at the 3D cursor; off: at Location", default=True)
     location: FloatVectorProperty(name="Location", description="Where to probe (Blender space) when not at the 3D cursor", subtype="XYZ", size=3)
@@ -60,7 +60,7 @@ class LLAMAWAD_OT_floor_probe_click(bpy.types.Operator):
 
     bl_idname = "llamawad.floor_probe_click"
     bl_label = "Probe the Floor by Clicking"
-    bl_options = {"REGISTER"}
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -113,7 +113,7 @@ class LLAMAWAD_OT_floor_probe_clear(bpy.types.Operator):
 
     bl_idname = "llamawad.floor_probe_clear"
     bl_label = "Clear the Probe"
-    bl_options = {"REGISTER"}
+    bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
         context.scene.llamawad.probe_json = ""

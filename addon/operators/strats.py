@@ -1,15 +1,19 @@
 """Strat operators: add a strat of a type the level places, create strats at level start or not,
-and drop strats onto the floor the game's floor test finds below them. Moving, turning, copying
-and deleting strat objects are Blender's own (G, R, Shift D, X); export writes them."""
+drop strats onto the floor the game's floor test finds below them, and the strat table of a
+folder of levels. Moving, turning, copying and deleting strat objects are Blender's own (G, R,
+Shift D, X); export writes them."""
 
 from __future__ import annotations
 
+import os
+
 import bpy
-from bpy.props import BoolProperty, EnumProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ..blender import scene as level_scene
 from ..blender import strats
 from ..blender.convert import Refusal
+from ..common import strat_table
 
 # Enum items a callback gives must outlive the call (Blender keeps only pointers to them).
 _items: list[tuple[str, str, str]] = []
@@ -128,4 +132,68 @@ class LLAMAWAD_OT_strat_drop_to_floor(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (LLAMAWAD_OT_strat_add, LLAMAWAD_OT_strat_created_at_start, LLAMAWAD_OT_strat_drop_to_floor)
+class LLAMAWAD_OT_strat_table(bpy.types.Operator):
+    """How many strats of each type every level of a folder places (a row per type, a column per
+    level), as note 003's strat table makes it: shown in the Text Editor as the text 'Strat
+    table'. Every .wad file of the folder is read; a file that is no level is named and skipped"""
+
+    bl_idname = "llamawad.strat_table"
+    bl_label = "Strat Table of a Folder"
+    bl_options = {"REGISTER", "UNDO"}
+
+    # The text the table is written into (replaced by the next table).
+    TEXT = "Strat table"
+
+    directory: StringProperty(name="Folder", description="The folder of levels", subtype="DIR_PATH")
+    filter_folder: BoolProperty(default=True, options={"HIDDEN", "SKIP_SAVE"})
+
+    def invoke(self, context, event):
+        if not self.directory and context.scene.llamawad.base_path:
+            self.directory = os.path.dirname(bpy.path.abspath(context.scene.llamawad.base_path)) + os.sep
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def execute(self, context):
+        import llamawad
+
+        folder = os.path.normpath(bpy.path.abspath(self.directory)) if self.directory else ""
+        if not folder:
+            self.report({"ERROR"}, "Choose a folder of levels")
+            return {"CANCELLED"}
+        try:
+            table = llamawad.strat_table(folder)
+        except llamawad.WadError as e:
+            self.report({"ERROR"}, f"Cannot read the folder {e}")
+            return {"CANCELLED"}
+        text = bpy.data.texts.get(self.TEXT) or bpy.data.texts.new(self.TEXT)
+        text.from_string(strat_table.text(folder, table))
+        shown = _show_text(context, text)
+        where = "in a new window" if shown else f"in the Text Editor as the text '{text.name}'"
+        levels, skipped = len(table["levels"]), len(table["skipped"])
+        self.report(
+            {"WARNING"} if skipped else {"INFO"},
+            f"Strat table of {folder}: {strat_table.counted(levels, 'level')}, {strat_table.counted(len(table['types']), 'type')}"
+            + (f", {strat_table.counted(skipped, 'file')} skipped (named in the table)" if skipped else "")
+            + f"; shown {where}",
+        )
+        return {"FINISHED"}
+
+
+def _show_text(context, text) -> bool:
+    """Opens ``text`` in a Text Editor of a new window (Blender's window, not headless); True
+    when it did."""
+    if bpy.app.background or context.window is None:
+        return False
+    before = set(context.window_manager.windows[:])
+    if bpy.ops.wm.window_new() != {"FINISHED"}:
+        return False
+    window = next((w for w in context.window_manager.windows if w not in before), None)
+    if window is None or not window.screen.areas:
+        return False
+    area = max(window.screen.areas, key=lambda a: a.width * a.height)
+    area.type = "TEXT_EDITOR"
+    area.spaces.active.text = text
+    return True
+
+
+classes = (LLAMAWAD_OT_strat_add, LLAMAWAD_OT_strat_created_at_start, LLAMAWAD_OT_strat_drop_to_floor, LLAMAWAD_OT_strat_table)

@@ -1,12 +1,16 @@
-"""The "WAD" tab of the 3D view's sidebar: Face, Collision, Zones and Level panels. Every button is
-an operator (undoable, scriptable, found with F3); the panels only show state."""
+"""The "WAD" tab of the 3D view's sidebar: Level (with Pages), Floor probe, Light, Face, Collision,
+Zones and Strat panels. Every button is an operator (scriptable, found with F3, undoable when it
+changes the scene); the panels only show state."""
 
 from __future__ import annotations
+
+import os
 
 import bpy
 import numpy as np
 
 from ..blender import faces as face_tools
+from ..blender import page_files
 from ..blender import probe
 from ..blender import scene as level_scene
 from ..blender import strats
@@ -221,6 +225,7 @@ class LLAMAWAD_PT_strat(_Panel, bpy.types.Panel):
     def draw(self, context):
         layout = self.layout
         layout.operator("llamawad.strat_add", text="Add strat at 3D cursor", icon="ADD")
+        layout.operator("llamawad.strat_table", text="Strat table of a folder…", icon="SPREADSHEET")
         obj = context.active_object
         if obj is None or level_scene.role(obj) != "strat":
             layout.label(text="Select a strat (Strats collection) to tune it", icon="INFO")
@@ -317,7 +322,6 @@ class LLAMAWAD_PT_level(_Panel, bpy.types.Panel):
                 layout.template_list("LLAMAWAD_UL_changes", "", props, "changes", props, "change_index", rows=4)
         for warning in filter(None, props.import_warnings.split("\n")):
             layout.label(text=warning, icon="ERROR")
-        layout.operator("llamawad.save_pages", text="Save pages as files…", icon="FILE_IMAGE")
         layout.operator("llamawad.check_level", icon="VIEWZOOM")
         if props.checked:
             if props.problems:
@@ -328,6 +332,34 @@ class LLAMAWAD_PT_level(_Panel, bpy.types.Panel):
         layout.operator("export_scene.llamawad", text="Export…", icon="EXPORT")
         if LLAMAWAD_OT_restore_original.poll(context):
             layout.operator("llamawad.restore_original", text="Restore original", icon="LOOP_BACK")
+        layout.operator("llamawad.test_level", text="Make test level…", icon="EXPERIMENTAL")
+
+
+class LLAMAWAD_PT_pages(_Panel, bpy.types.Panel):
+    """The level's texture pages: each with its size and how its image shows it, its file (once
+    saved as files) and a button that sets it from a PNG file."""
+
+    bl_label = "Pages"
+    bl_idname = "LLAMAWAD_PT_pages"
+    bl_parent_id = "LLAMAWAD_PT_level"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.operator("llamawad.save_pages", text="Save pages as files…", icon="FILE_IMAGE")
+        listed = game.pages(context.scene.llamawad.pages_json)
+        if not listed:
+            layout.label(text="The level has no texture pages")
+            return
+        col = layout.column(align=True)
+        for page in listed:
+            row = col.row(align=True)
+            image = page_files.page_image(page["page"])
+            file = page_files.linked_file(image) if image is not None else None
+            row.label(text=game.page_label(page), icon="IMAGE_DATA")
+            row.label(text=os.path.basename(file) if file else "packed in the .blend")
+            op = row.operator("llamawad.page_from_file", text="", icon="FILEBROWSER")
+            op.page = page["page"]
 
 
 class LLAMAWAD_PT_probe(_Panel, bpy.types.Panel):
@@ -390,6 +422,7 @@ class LLAMAWAD_PT_light(_Panel, bpy.types.Panel):
 
 classes = (
     LLAMAWAD_PT_level,
+    LLAMAWAD_PT_pages,
     LLAMAWAD_PT_probe,
     LLAMAWAD_PT_light,
     LLAMAWAD_PT_face,

@@ -71,7 +71,7 @@ def level(small_wad_file):
     assert addon_support.import_level(small_wad_file) == {"FINISHED"}
 
 
-PANELS = ["LLAMAWAD_PT_level", "LLAMAWAD_PT_probe", "LLAMAWAD_PT_face", "LLAMAWAD_PT_collision", "LLAMAWAD_PT_zones", "LLAMAWAD_PT_zone_matrix"]
+PANELS = ["LLAMAWAD_PT_level", "LLAMAWAD_PT_pages", "LLAMAWAD_PT_probe", "LLAMAWAD_PT_face", "LLAMAWAD_PT_collision", "LLAMAWAD_PT_zones", "LLAMAWAD_PT_zone_matrix"]
 
 
 def test_panels_live_in_the_wad_tab(level):
@@ -196,7 +196,9 @@ def test_level_panel(level):
     assert f"Grid: {doc['grid'][0]} × {doc['grid'][1]} cells" in text
     assert any(t.startswith("WFPC flags: 0x") and "read-only" in t for t in text)
     assert buttons(log, "llamawad.check_level") and buttons(log, "export_scene.llamawad")
-    assert buttons(log, "llamawad.save_pages")
+    assert buttons(log, "llamawad.test_level")
+    # Save pages as files is in its Pages panel (test_addon_jobs.py).
+    assert buttons(draw("LLAMAWAD_PT_pages"), "llamawad.save_pages")
     assert bpy.ops.llamawad.check_level() == {"FINISHED"}
     log = draw("LLAMAWAD_PT_level")
     # A generated level keeps every rule: nothing to list (the list itself: test_addon_check).

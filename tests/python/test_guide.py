@@ -1,6 +1,7 @@
 """The artist's guide (addon/docs/guide/): every link resolves, every picture it shows is there
 and small, every problem and refusal code has its section with a fix, the page of codes is what
-the one table makes, and the manifest and the README point to it. (That every operator and panel
+the one table makes, the README points to it, and its HTML (what the extension packs,
+scripts/guide_html.py) holds every page, link and picture with no Markdown left over. (That every operator and panel
 is named, that every panel's "?" opens a page and that the pictures' script runs are tested in
 real Blender: tests/blender/test_addon_guide.py.)"""
 
@@ -8,7 +9,6 @@ import re
 import subprocess
 import sys
 import tomllib
-import unicodedata
 from pathlib import Path
 
 import llamawad
@@ -23,6 +23,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 from addon.common import guide  # noqa: E402
 
 import guide_codes  # noqa: E402
+import guide_html  # noqa: E402
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 # Small enough that the repository does not bloat.
@@ -34,11 +35,7 @@ def pages() -> list[Path]:
     return sorted(GUIDE.glob("*.md"))
 
 
-def slug(heading: str) -> str:
-    """The anchor a Markdown forge gives a heading: lower case, punctuation dropped, spaces as -."""
-    text = unicodedata.normalize("NFKC", heading.strip().lower())
-    text = re.sub(r"[^\w\- ]", "", text)
-    return text.replace(" ", "-")
+slug = guide_html.slug
 
 
 def anchors(page: Path) -> set[str]:
@@ -115,15 +112,92 @@ def test_the_words_found_are_the_messages_of_their_code():
     assert codes["coverage"].check and codes["no-uvs"].export and not codes["no-uvs"].check
 
 
-def test_the_manifest_and_the_readme_point_to_the_guide():
+def test_the_manifest_names_no_website_and_the_readme_points_to_the_guide():
+    # Nothing is published: the guide ships inside the extension.
     with (REPO / "blender_manifest.toml").open("rb") as f:
-        assert tomllib.load(f)["website"] == guide.GUIDE_URL == guide.page_url("README.md")
+        assert "website" not in tomllib.load(f)
     assert "addon/docs/guide/README.md" in (REPO / "README.md").read_text()
 
 
-def test_the_guide_is_left_out_of_the_extension():
-    # scripts/build-extension drops addon/docs (the README's pictures and the guide) from the zip.
-    assert 'rm -rf "$stage/docs"' in (REPO / "scripts" / "build-extension").read_text()
+def test_every_command_of_the_command_line_has_its_place_in_blender(run_cli):
+    # command-line.md: a row per command, its job and where it is in Blender.
+    done = run_cli("--help")
+    assert done.returncode == 0, done.stderr
+    listed = re.search(r"Commands:\n(.*?)\n\n", done.stdout, re.S).group(1)
+    commands = {line.split()[0] for line in listed.splitlines()} - {"help"}
+    assert len(commands) >= 15
+    rows = {re.match(r"\| `([\w-]+)", line).group(1): line for line in (GUIDE / "command-line.md").read_text().splitlines() if line.startswith("| `")}
+    assert set(rows) == commands
+    for command, row in rows.items():
+        where = row.split(" | ")[2]
+        assert "**" in where or where.startswith("not in Blender:"), f"{command}: {where}"
+
+
+def test_the_extension_packs_the_guide_as_html():
+    # scripts/build-extension drops addon/docs (the README's pictures and the guide's Markdown)
+    # and renders the guide into the add-on's guide/, where common/guide.py looks for it.
+    text = (REPO / "scripts" / "build-extension").read_text()
+    assert 'rm -rf "$stage/docs"' in text and 'guide_html.py" "$stage/guide"' in text
+    assert guide.RENDERED.name == "guide" and guide.RENDERED.parent == REPO / "addon"
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("guide")
+    guide_html.build(out)
+    return out
+
+
+def ids(page: Path) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', page.read_text()))
+
+
+def test_every_page_is_rendered_with_its_pictures(rendered):
+    assert sorted(p.stem for p in rendered.glob("*.html")) == sorted(p.stem for p in pages())
+    assert sorted(p.name for p in (rendered / "pictures").iterdir()) == sorted(p.name for p in PICTURES.iterdir())
+    for picture in (rendered / "pictures").iterdir():
+        assert picture.read_bytes() == (PICTURES / picture.name).read_bytes()
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
+def test_every_rendered_link_and_picture_resolves_offline(rendered, page):
+    html = (rendered / f"{page.stem}.html").read_text()
+    targets = re.findall(r'\b(?:href|src)="([^"]+)"', html)
+    assert targets or page.name == "limits.md"
+    for target in targets:
+        assert not re.match(r"[a-z]+:", target), f"{page.name}: {target} is not in the guide"
+        path, _, anchor = target.partition("#")
+        resolved = (rendered / path) if path else rendered / f"{page.stem}.html"
+        assert resolved.is_file(), f"{page.name}: {target}"
+        if anchor:
+            assert anchor in ids(resolved), f"{page.name}: {target}: no such id"
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
+def test_no_markdown_is_left_in_the_rendered_page(rendered, page):
+    html = (rendered / f"{page.stem}.html").read_text()
+    body = re.sub(r"<pre><code>.*?</code></pre>|<code>.*?</code>", "", html.split("<main>")[1], flags=re.S)
+    text = re.sub(r"<[^>]+>", "", body)
+    for left in ("**", "](", "```", "<!--", "|---", "\n# ", "\n## ", "\n- ", "\n1. "):
+        assert left not in text, f"{page.name}: {left!r} left over"
+    # Every picture, link, heading, list item and table row of the page is there.
+    markdown = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+    assert html.count("<img ") == len(re.findall(r"!\[", markdown))
+    assert len(re.findall(r"<h[1-6] ", html)) == len(re.findall(r"^#+ ", markdown, re.M))
+    assert html.count("<li>") == len(re.findall(r"^ *(?:\d+\.|-) ", markdown, re.M))
+    assert html.count("<tr>") == len(re.findall(r"^\|", markdown, re.M)) - markdown.count("\n| ---") - markdown.count("\n|---")
+
+
+def test_the_converter_writes_what_the_guide_uses():
+    link = lambda target: target.replace(".md", ".html")  # noqa: E731
+    assert guide_html.inline("*a **b** `c*d`* [e](x.md#f) ![g](p.jpg)", link) == (
+        '<em>a <strong>b</strong> <code>c*d</code></em> <a href="x.html#f">e</a> <img src="p.jpg" alt="g">'
+    )
+    made = guide_html.blocks(["1. one", "   more", "", "   ![p](p.jpg)", "2. two", "   - a", "   - b", "", "para < 3"], link)
+    assert made == (
+        "<ol>\n<li><p>one\nmore</p>\n<p><img src=\"p.jpg\" alt=\"p\"></p></li>\n"
+        "<li><p>two</p>\n<ul>\n<li>a</li>\n<li>b</li>\n</ul></li>\n</ol>\n<p>para &lt; 3</p>"
+    )
 
 
 def _error_reports() -> list[str]:

@@ -249,3 +249,71 @@ def test_strats_is_what_the_cli_prints(run_cli, tiny_wad, tmp_path):
 def test_strats_of_a_level_without_map_is_a_wad_error():
     with pytest.raises(llamawad.WadError, match="MAP"):
         llamawad.strats(MINIMAL)
+
+
+def test_test_level_is_what_the_cli_writes(run_cli, tiny_wad, tmp_path):
+    """``llamawad.test_level`` gives the bytes ``llamawad testlevel`` writes and the report its
+    ``--json`` prints; a refusal is a WadError with the command line's reason."""
+    path, out = tmp_path / "tiny.wad", tmp_path / "test.wad"
+    path.write_bytes(tiny_wad)
+    done = run_cli("testlevel", path, out, "--name", "Testlevel", "--spacing", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    made, report = llamawad.test_level(tiny_wad, "Testlevel", 2)
+    assert made == out.read_bytes()
+    assert json.loads(done.stdout) == json.loads(json.dumps(report))
+    assert llamawad.parse_info(made)["name"] == "Testlevel" and report["placed"]
+    assert llamawad.test_level(tiny_wad)[0] == llamawad.test_level(tiny_wad, None, 3)[0]
+    with pytest.raises(llamawad.WadError, match="spacing 0: give 1 to 16 cells"):
+        llamawad.test_level(tiny_wad, spacing=0)
+    with pytest.raises(llamawad.WadError, match="MAP chunk is needed"):
+        llamawad.test_level(MINIMAL)
+
+
+def test_strat_table_is_what_the_cli_prints(run_cli, tiny_wad, tmp_path):
+    (tmp_path / "a.wad").write_bytes(tiny_wad)
+    (tmp_path / "b.WAD").write_bytes(llamawad.generate(2, "tiny"))
+    (tmp_path / "c.wad").write_bytes(b"garbage!")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "d.wad").write_bytes(tiny_wad)
+    done = run_cli("strat-table", tmp_path, "--json")
+    assert done.returncode == 0, done.stderr
+    table = llamawad.strat_table(tmp_path)
+    assert json.loads(done.stdout) == json.loads(json.dumps(table))
+    assert table["levels"] == ["a.wad", "b.WAD"] and [s["file"] for s in table["skipped"]] == ["c.wad"]
+    with pytest.raises(llamawad.WadError, match="missing"):
+        llamawad.strat_table(tmp_path / "missing")
+
+
+def test_pages_are_what_the_cli_lists(run_cli, tiny_wad, tmp_path):
+    path = tmp_path / "tiny.wad"
+    path.write_bytes(tiny_wad)
+    done = run_cli("pages", path, tmp_path / "pages")
+    assert done.returncode == 0, done.stderr
+    listed = llamawad.pages(tiny_wad)
+    lines = [line.split() for line in done.stdout.splitlines()[1:]]
+    assert len(listed) == len(lines) == llamawad.parse_info(tiny_wad)["pages"]
+    for page, line in zip(listed, lines):
+        assert line[0] == f"page-{page['page']:03}.png" and line[1] == f"{page['width']}×{page['height']}"
+        assert line[3] == f"{page['flags']:#x}" and line[4].rstrip(",") == page["shown"]
+    assert llamawad.pages(MINIMAL) == []
+
+
+def test_decode_png_reads_what_encode_png_writes_and_resamples_as_set_page(run_cli, tiny_wad, tmp_path):
+    rgba = bytes(range(256)) * 4
+    png = llamawad.encode_png(16, 16, rgba)
+    assert llamawad.decode_png(png) == (16, 16, rgba)
+    width, height, resampled = llamawad.decode_png(png, 256, 256)
+    assert (width, height, len(resampled)) == (256, 256, 256 * 256 * 4)
+    # set-page --resize writes the page from the same resampled pixels.
+    level, image, out = tmp_path / "tiny.wad", tmp_path / "small.png", tmp_path / "out.wad"
+    level.write_bytes(tiny_wad)
+    image.write_bytes(png)
+    done = run_cli("set-page", level, "0", image, out, "--resize")
+    assert done.returncode == 0, done.stderr
+    page_file = tmp_path / "pages" / "page-000.png"
+    assert run_cli("pages", out, tmp_path / "pages").returncode == 0
+    assert llamawad.png_matches(page_file.read_bytes(), 256, 256, resampled)
+    with pytest.raises(llamawad.WadError, match="not a PNG"):
+        llamawad.decode_png(b"no png")
+    with pytest.raises(ValueError, match="at least 1 pixel"):
+        llamawad.decode_png(png, 0, 4)

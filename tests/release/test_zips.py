@@ -1,7 +1,7 @@
 """The extension zips, one per platform, as Blender's extension builder (--split-platforms) packed
 them: each is valid for Blender's own validator; the manifest Blender reads from it names its one
 platform and its one wheel; that wheel is inside, is the wheel checked before packing, and is
-the platform's; the rest is the add-on as it is in addon/. The Linux zip is installed into real
+the platform's; the rest is the add-on as it is in addon/, with the artist's guide as HTML. The Linux zip is installed into real
 Blender, which imports and exports a level through it. A plain test run packs and checks the
 zip of this machine's platform from its own wheel (conftest.py)."""
 
@@ -60,13 +60,16 @@ def zip_of(zips):
 
 
 def addon_files() -> set[str]:
-    """What the extension holds of addon/: every file but the README's pictures and bytecode."""
+    """What the extension holds of addon/: every file but the README's pictures, the guide's
+    Markdown and bytecode, and the guide rendered to HTML (guide/: a page for each Markdown page,
+    and the pictures)."""
     root = REPO / "addon"
+    guide = root / "docs" / "guide"
     return {
         p.relative_to(root).as_posix()
         for p in root.rglob("*")
         if p.is_file() and "__pycache__" not in p.parts and p.relative_to(root).parts[0] != "docs"
-    }
+    } | {f"guide/{p.stem}.html" for p in guide.glob("*.md")} | {f"guide/pictures/{p.name}" for p in (guide / "pictures").iterdir()}
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)

@@ -499,12 +499,15 @@ def _strat_types(data: bytes) -> str:
 
 
 def _finish(context, summary: ImportSummary, filepath: str, extras: dict, started: float, report, data: bytes, strats_made: bool) -> ImportSummary:
-    """The scene's level state: its base, its document, its strat types (when the strats were
-    made: they change only with them), nothing checked or exported yet."""
+    """The scene's level state: its base, its document, its pages, its strat types (when the
+    strats were made: they change only with them), nothing checked or exported yet."""
+    import llamawad
+
     props = context.scene.llamawad
     if strats_made:
         props.strat_types_json = _strat_types(data)
     props.base_path = filepath
+    props.pages_json = json.dumps(llamawad.pages(data), separators=(",", ":"))
     level_scene.store_level_document(context.scene, extras)
     props.import_warnings = "\n".join(summary.warnings)
     props.problems.clear()

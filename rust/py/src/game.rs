@@ -1,7 +1,8 @@
-//! The game's rules asked of a level: the floor test, `check`, the strats, the texture rule's UVs
-//! and the colours corners show.
+//! The game's rules asked of a level: the floor test, `check`, the strats (and the strat table of
+//! a folder), note 003's test level, the texture rule's UVs and the colours corners show.
 
 use std::borrow::Cow;
+use std::path::PathBuf;
 
 use llamawad::game::floor::World;
 use llamawad::game::floors::compare_levels;
@@ -10,6 +11,7 @@ use llamawad::gltf::wad_to_gltf as to_gltf;
 use llamawad::raw::TextureEntry;
 use llamawad::{Level, WadError as CoreError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::{bytes_input, detach, items, to_python, wad_error, WadError};
 use llamawad::limits::MAX_PROBE_POINTS;
@@ -254,4 +256,60 @@ pub fn shown_colours(py: Python<'_>, raw: Vec<u32>, flags: Option<Vec<u16>>) -> 
         || format!("{} colours", raw.len()),
         || to_gltf::shown_colours(&raw, &flags),
     )
+}
+
+/// test_level(level: bytes, name: str | None = None, spacing: int = 3) -> tuple[bytes, dict]
+///
+/// Note 003's test level of the level (what `llamawad testlevel` writes): in new grid rows past
+/// its far edge, a floor plate with one strat of every type the level can place every
+/// `spacing` cells, the player's strat moved to the plate's edge, and a parkour of stepping
+/// plates to a LevelDoor on the exit floor; `name` renames the level (its NAME chunk). The
+/// level's bytes, and the report `testlevel --json` prints (`grid_before`, `grid`, `area`,
+/// `player`, `placed`, `left_out`, `pool_extra`, `new_warnings`, …). Raises WadError when the
+/// level cannot be read or no test level can be made of it (the message says why: no player,
+/// no flat floor, a rule the result would break that the level keeps, …).
+#[pyfunction]
+#[pyo3(signature = (level, name = None, spacing = 3))]
+pub fn test_level<'py>(
+    py: Python<'py>,
+    level: Cow<'_, [u8]>,
+    name: Option<String>,
+    spacing: u32,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
+    use llamawad::game::testlevel::{test_level, TestLevelOptions};
+
+    let (bytes, report) = detach(
+        py,
+        || bytes_input("a level", &level),
+        || {
+            let level = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+            let (made, report) = test_level(&level, &TestLevelOptions { name, spacing })
+                .map_err(|e| e.to_string())?;
+            let bytes = made
+                .to_bytes()
+                .map_err(|e| CoreError::from(e).to_string())?;
+            Ok::<_, String>((bytes, report))
+        },
+    )?
+    .map_err(WadError::new_err)?;
+    Ok((PyBytes::new(py, &bytes), to_python(py, &report)?))
+}
+
+/// strat_table(folder: str | os.PathLike) -> dict
+///
+/// How many strats of each type every level of a folder places, as note 003's `strat_table.py`
+/// makes it (what `llamawad strat-table --json` prints): `levels` (the file names read, the
+/// table's columns), `types` (each `name` with its `counts` per level, `total` and the number
+/// of `levels` placing it) and `skipped` (each `file` not read, with the `reason`). Every
+/// `*.wad` of the folder is read, not its subfolders. Raises WadError when the folder cannot be
+/// read.
+#[pyfunction]
+pub fn strat_table(py: Python<'_>, folder: PathBuf) -> PyResult<Bound<'_, PyAny>> {
+    let table = detach(
+        py,
+        || format!("the folder {}", folder.display()),
+        || llamawad::game::strats::StratTable::of_folder(&folder),
+    )?
+    .map_err(wad_error)?;
+    to_python(py, &table)
 }

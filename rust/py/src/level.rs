@@ -189,3 +189,97 @@ pub fn png_matches(
     )?
     .map_err(|e| WadError::new_err(e.to_string()))
 }
+
+/// pages(level: bytes) -> list[dict]
+///
+/// Every texture page of the level, in page order, as `llamawad pages` lists them: `page` (its
+/// number), `width`, `height`, `flags` and `shown`, how its image shows it: "16-bit" (its own
+/// pixels), "8-bit" (through the first palette, which the notes do not say is the page's) or
+/// "RLE16" (a placeholder: the compression is not documented, so the page cannot be written).
+/// A level without a TEXT chunk has none. Raises WadError if the level cannot be read.
+#[pyfunction]
+pub fn pages<'py>(py: Python<'py>, level: Cow<'_, [u8]>) -> PyResult<Bound<'py, PyAny>> {
+    use llamawad::level::text::PageKind;
+
+    #[derive(serde::Serialize)]
+    struct PageItem {
+        page: usize,
+        width: u32,
+        height: u32,
+        flags: u32,
+        shown: &'static str,
+    }
+    let listed = detach(
+        py,
+        || bytes_input("a level", &level),
+        || {
+            let level = Level::parse(&level)?;
+            let pages = level.text().map_or(&[][..], |text| &text.pages);
+            Ok::<_, CoreError>(
+                pages
+                    .iter()
+                    .enumerate()
+                    .map(|(index, page)| PageItem {
+                        page: index,
+                        width: page.width,
+                        height: page.height,
+                        flags: page.flags,
+                        // (A page whose bytes do not hold its pixels is refused by the reader.)
+                        shown: match page.kind() {
+                            PageKind::Direct16 => "16-bit",
+                            PageKind::Indexed8 => "8-bit",
+                            PageKind::Rle16 => "RLE16",
+                        },
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        },
+    )?
+    .map_err(wad_error)?;
+    to_python(py, &listed)
+}
+
+/// decode_png(png: bytes, width: int | None = None, height: int | None = None) -> tuple[int, int, bytes]
+///
+/// A PNG file's image as RGBA8 (rows top first): its width, height and pixels. Given a width
+/// and height other than its own, the image is resampled to them first, as `llamawad set-page
+/// --resize` resamples an image to its page's size (triangle filter, each axis on its own).
+/// Raises WadError naming why for bytes that are no PNG the tool reads, or one larger than
+/// 4,096 pixels a side; ValueError for a width or height of 0.
+#[pyfunction]
+#[pyo3(signature = (png, width = None, height = None))]
+pub fn decode_png<'py>(
+    py: Python<'py>,
+    png: Cow<'_, [u8]>,
+    width: Option<u32>,
+    height: Option<u32>,
+) -> PyResult<(u32, u32, Bound<'py, PyBytes>)> {
+    use llamawad::level::pages::{decode_png, resample};
+
+    if width == Some(0) || height == Some(0) {
+        return Err(PyValueError::new_err("an image is at least 1 pixel a side"));
+    }
+    let image = detach(
+        py,
+        || bytes_input("a PNG", &png),
+        || {
+            decode_png(&png).map(|image| {
+                let size = (
+                    width.unwrap_or(image.width()),
+                    height.unwrap_or(image.height()),
+                );
+                if size == image.dimensions() {
+                    image
+                } else {
+                    resample(&image, size.0, size.1)
+                }
+            })
+        },
+    )?
+    .map_err(|e| WadError::new_err(e.to_string()))?;
+    Ok((
+        image.width(),
+        image.height(),
+        PyBytes::new(py, image.as_raw()),
+    ))
+}

@@ -125,8 +125,8 @@ mod _native {
 
     #[pymodule_export]
     use super::level::{
-        encode_png, generate, info_file, parse_info, png_matches, read_file, roundtrip,
-        tile_models, write_file,
+        decode_png, encode_png, generate, info_file, pages, parse_info, png_matches, read_file,
+        roundtrip, tile_models, write_file,
     };
 
     #[pymodule_export]
@@ -135,7 +135,10 @@ mod _native {
     };
 
     #[pymodule_export]
-    use super::game::{check, face_uvs, floors, polygon_outlines, probe, shown_colours, strats};
+    use super::game::{
+        check, face_uvs, floors, polygon_outlines, probe, shown_colours, strat_table, strats,
+        test_level,
+    };
 
     #[pymodule_export]
     use super::light::{bake, bake_points, fit_light};

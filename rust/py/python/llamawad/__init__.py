@@ -36,11 +36,20 @@ tuples for fixed pairs and triples); ``llamawad.answers`` types each as a ``Type
   in world game space with the zone the floor test's edge tolerance lets pass
 - ``strats(level) -> dict``: the placed strats and every type the code names, with whether a
   new strat of it can be placed (what ``llamawad strats --all --json`` prints)
+- ``strat_table(folder) -> dict``: how many strats of each type every level of a folder places
+  (what ``llamawad strat-table --json`` prints)
+- ``test_level(level, name=None, spacing=3) -> (bytes, dict)``: note 003's test level of a
+  level and its report (what ``llamawad testlevel`` writes and ``--json`` prints)
 - ``tile_models(level) -> list[int]``: the model of each tile
 - ``encode_png(width, height, rgba) -> bytes``: an image (RGBA8, rows top first) as PNG bytes,
   as ``llamawad pages`` writes a page
 - ``png_matches(png, width, height, rgba) -> bool``: whether a PNG shows the image as a page
   would hold both (same size, every pixel the same at 5 bits a channel, transparent or not)
+- ``decode_png(png, width=None, height=None) -> (int, int, bytes)``: a PNG as RGBA8, rows top
+  first, resampled to width × height when given (as ``llamawad set-page --resize`` does)
+- ``pages(level) -> list[dict]``: every texture page with its size, flags and how its image
+  shows it (16-bit, 8-bit through the first palette, an RLE16 or damaged page's placeholder),
+  as ``llamawad pages`` lists them
 - ``face_uvs(entries, textures, flags) -> (list[float], list[bool])``: the texture rule's UVs
 - ``shown_colours(raw) -> list[float]``: what the game shows for raw vertex colours
 - ``bake(level, sun_direction, sun_colour, sky_colour, occlusion=1.0, tiles=None, unlit=False,
@@ -69,6 +78,7 @@ from ._native import (
     bake_points,
     check,
     check_scene,
+    decode_png,
     encode_png,
     face_uvs,
     fit_light,
@@ -76,6 +86,7 @@ from ._native import (
     generate,
     gltf_to_wad,
     info_file,
+    pages,
     parse_info,
     png_matches,
     polygon_outlines,
@@ -84,7 +95,9 @@ from ._native import (
     roundtrip,
     scene_to_wad,
     shown_colours,
+    strat_table,
     strats,
+    test_level,
     tile_models,
     wad_to_scene,
     wad_to_glb,
@@ -100,6 +113,7 @@ __all__ = [
     "bake_points",
     "check",
     "check_scene",
+    "decode_png",
     "encode_png",
     "face_uvs",
     "fit_light",
@@ -107,6 +121,7 @@ __all__ = [
     "generate",
     "gltf_to_wad",
     "info_file",
+    "pages",
     "parse_info",
     "png_matches",
     "polygon_outlines",
@@ -115,7 +130,9 @@ __all__ = [
     "roundtrip",
     "scene_to_wad",
     "shown_colours",
+    "strat_table",
     "strats",
+    "test_level",
     "tile_models",
     "wad_to_scene",
     "wad_to_glb",

@@ -14,12 +14,15 @@ from .answers import (
     HandOverInfo,
     Info,
     Lamp,
+    PageItem,
     LightFit,
     PolygonOutline,
     Probe,
     Problem,
     Refusal,
+    StratTable,
     Strats,
+    TestLevelReport,
 )
 
 __all__ = [
@@ -30,6 +33,7 @@ __all__ = [
     "bake_points",
     "check",
     "check_scene",
+    "decode_png",
     "encode_png",
     "face_uvs",
     "fit_light",
@@ -37,6 +41,7 @@ __all__ = [
     "generate",
     "gltf_to_wad",
     "info_file",
+    "pages",
     "parse_info",
     "png_matches",
     "polygon_outlines",
@@ -45,7 +50,9 @@ __all__ = [
     "roundtrip",
     "scene_to_wad",
     "shown_colours",
+    "strat_table",
     "strats",
+    "test_level",
     "tile_models",
     "wad_to_glb",
     "wad_to_gltf",
@@ -88,6 +95,10 @@ def probe(level: bytes, points: list[tuple[float, float, float]]) -> list[Probe]
 def floors(a: bytes, b: bytes, points: int = 2800, seed: int = 1) -> FloorComparison: ...
 def check(level: bytes, base: bytes | None = None) -> CheckReport: ...
 def strats(level: bytes) -> Strats: ...
+def strat_table(folder: str | os.PathLike[str]) -> StratTable: ...
+def test_level(level: bytes, name: str | None = None, spacing: int = 3) -> tuple[bytes, TestLevelReport]: ...
+def pages(level: bytes) -> list[PageItem]: ...
+def decode_png(png: bytes, width: int | None = None, height: int | None = None) -> tuple[int, int, bytes]: ...
 def tile_models(level: bytes) -> list[int]: ...
 def encode_png(width: int, height: int, rgba: bytes) -> bytes: ...
 def png_matches(png: bytes, width: int, height: int, rgba: bytes) -> bool: ...

@@ -7,7 +7,7 @@ an Option as None or the value. For type checkers and readers; at run time they 
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-__all__ = ["Candidate", "Cell", "ChangeReport", "CheckReport", "ChunkInfo", "Convention", "FitReport", "FloorComparison", "HandOverAttribute", "HandOverBatch", "HandOverInfo", "HandOverMaterial", "HandOverNodes", "Info", "PageChanged", "PolygonOutline", "Probe", "Problem", "Refusal", "SceneImage", "Surface"]
+__all__ = ["Candidate", "Cell", "ChangeReport", "CheckReport", "ChunkInfo", "Convention", "FitReport", "FloorComparison", "HandOverAttribute", "HandOverBatch", "HandOverInfo", "HandOverMaterial", "HandOverNodes", "Info", "PageChanged", "PageItem", "PolygonOutline", "Probe", "Problem", "Refusal", "SceneImage", "StratTable", "StratTableRow", "StratTableSkipped", "Surface", "TestLevelLeftOut", "TestLevelReport", "TestLevelStrat"]
 
 class Refusal(TypedDict):
     code: str  # one of llamawad.CODES
@@ -213,6 +213,54 @@ class Strats(TypedDict):
     strats: list[PlacedStrat]
     types: list[StratType]
     notes: NotRequired[list[str]]
+
+class TestLevelStrat(TypedDict):
+    strat: int
+    name: str
+    position: tuple[float, float, float]
+
+class TestLevelLeftOut(TypedDict):
+    name: str
+    reason: str
+
+class TestLevelReport(TypedDict):
+    grid_before: tuple[int, int]
+    grid: tuple[int, int]
+    area: tuple[int, int, int, int]
+    floor_model: int
+    plate_model: int
+    exit_model: int
+    tiles_added: int
+    coverage_tiles: int
+    player: TestLevelStrat
+    placed: list[TestLevelStrat]
+    left_out: list[TestLevelLeftOut]
+    pool_extra: tuple[int, int]
+    new_warnings: list[str]
+
+class StratTableRow(TypedDict):
+    name: str
+    counts: list[int]
+    total: int
+    levels: int
+
+class StratTableSkipped(TypedDict):
+    file: str
+    reason: str
+
+class StratTable(TypedDict):
+    levels: list[str]
+    types: list[StratTableRow]
+    skipped: list[StratTableSkipped]
+
+# --- pages --------------------------------------------------------------------------------------
+
+class PageItem(TypedDict):
+    page: int
+    width: int
+    height: int
+    flags: int
+    shown: Literal["16-bit", "8-bit", "RLE16"]
 
 # --- the way back -------------------------------------------------------------------------------
 
