@@ -253,9 +253,10 @@ def closeup(step, work):
 
 
 def _moved_tile():
-    """The bulkiest tile near the middle of the close-up (a block), so that its move shows."""
-    near = [o for o in mesh_tiles() if (o.location.xy - SPOT.xy).length < 2.5 and o.dimensions.z < 3.0]
-    return max(near, key=lambda o: o.dimensions.x * o.dimensions.y * o.dimensions.z)
+    """The widest block near the middle of the close-up (standing 0.3 to 1 high, neither a floor
+    nor a pillar), so that its move shows."""
+    near = [o for o in mesh_tiles() if (o.location.xy - SPOT.xy).length < 2.5 and 0.3 < o.dimensions.z < 1.0]
+    return max(near, key=lambda o: o.dimensions.x * o.dimensions.y)
 
 
 @picture("tiles.md", "Move and turn")
