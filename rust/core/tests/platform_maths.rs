@@ -15,7 +15,8 @@ use glam::{DMat3, Quat, Vec4};
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
 /// The standard library's float functions (f32 and f64 alike) that call the platform's C maths
-/// library: the libm crate has each (`libm::sinf`, `libm::atan2`, …). Left out as the same
+/// library (`mul_add` where the CPU has no fused multiply-add): the libm crate has each
+/// (`libm::sinf`, `libm::atan2`, `libm::fma`, …). Left out as the same
 /// everywhere: what IEEE 754 rounds exactly (`sqrt`, `floor`, `round`, `abs`, `rem_euclid`),
 /// `powi` (the compiler's own multiplications) and `to_degrees`, `to_radians` (one
 /// multiplication).
