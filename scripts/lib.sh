@@ -41,6 +41,15 @@ blender_venv_bin() {  # blender_venv_bin VERSION: the programs folder of the ven
     fi
 }
 
+# The Windows target the release cross-builds llamawad.exe and the Windows wheel for.
+WINDOWS_TARGET=x86_64-pc-windows-gnu
+
+windows_cross_tools() {  # whether this machine can cross-build for Windows and run it (Wine)
+    command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -qx "$WINDOWS_TARGET" &&
+        command -v x86_64-w64-mingw32-gcc >/dev/null &&
+        { command -v wine64 >/dev/null || command -v wine >/dev/null || [ -x /usr/lib/wine/wine64 ]; }
+}
+
 require_venv() {
     [ -x "$VENV_BIN/python" ] && [ -x "$VENV_BIN/maturin" ] && [ -x "$VENV_BIN/pytest" ] ||
         die "$VENV is missing or incomplete: run scripts/setup first"

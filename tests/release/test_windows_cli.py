@@ -4,9 +4,12 @@ letters, backslashes, spaces, non-ASCII names), and replaces files the way Windo
 
 Each check but the binary's own also runs on this machine's build of the tool (`native`), in
 every test run: what the checks expect of the tool (its outputs, its refusals) stays what it
-says. Refusals are matched by a phrase the tool keeps in them ("never overwritten",
-"read-only"), not by their whole wording. The Windows runs need llamawad.exe and Wine, which
-only scripts/release builds and installs: a plain test run skips them and says so."""
+says. What the tool writes of every fixture and of the generated levels is byte for byte what
+the Linux build writes (the digests tests/python/test_digests.py holds the Python module to).
+Refusals are matched by a phrase the tool keeps in them ("never overwritten", "read-only"), not
+by their whole wording. The Windows runs need llamawad.exe and Wine: scripts/release builds the
+one and installs the other, and scripts/test builds llamawad.exe wherever the cross tools are
+installed (LLAMAWAD_WINDOWS_EXE names it); a test run without them skips them and says so."""
 
 import os
 import shutil
@@ -15,7 +18,18 @@ import subprocess
 from pathlib import Path, PureWindowsPath
 
 import pytest
-from release_platforms import RELEASE, WINDOWS_SYSTEM_DLLS, needs_release
+from digests import (
+    LEVELS,
+    SKY_COLOUR,
+    SUN_COLOUR,
+    SUN_DIRECTION,
+    differences,
+    glb_chunks,
+    level_name,
+    sha256,
+    stored_digests,
+)
+from release_platforms import RELEASE, WINDOWS_EXE, WINDOWS_SYSTEM_DLLS, needs_release
 
 FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures").glob("*.wad"))
 SHIM = Path(__file__).resolve().parent / "wine" / "processprng.c"
@@ -40,7 +54,8 @@ NEVER_OVERWRITTEN = "never overwritten"
 READ_ONLY = "read-only"
 NEEDS_WINE = (
     "llamawad.exe, cross-built for Windows with MinGW-w64, and Wine to run it "
-    "(scripts/release builds the one and installs the other)"
+    "(scripts/release builds the one and installs the other; scripts/test builds llamawad.exe "
+    "where the Rust target x86_64-pc-windows-gnu, MinGW-w64 and Wine are installed)"
 )
 
 
@@ -102,10 +117,14 @@ class Wine:
 
 
 @pytest.fixture(scope="session")
-def exe(release) -> Path:
-    if not RELEASE:
+def exe(request) -> Path:
+    """scripts/release's llamawad.exe, or the one scripts/test built (LLAMAWAD_WINDOWS_EXE)."""
+    if RELEASE:
+        exe = request.getfixturevalue("release") / "bin" / "llamawad.exe"
+    elif WINDOWS_EXE:
+        exe = Path(WINDOWS_EXE)
+    else:
         needs_release(NEEDS_WINE)
-    exe = release / "bin" / "llamawad.exe"
     assert exe.is_file(), f"{exe} was not built"
     return exe
 
@@ -151,7 +170,8 @@ def tool(request, script):
 
 
 def test_exe_is_an_x64_console_program_needing_only_windows(exe):
-    import pefile
+    # scripts/release installs pefile; scripts/test's run on its own llamawad.exe may lack it.
+    pefile = pytest.importorskip("pefile", reason="needs pefile (scripts/release installs it into .venv)")
 
     pe = pefile.PE(str(exe))
     assert pe.FILE_HEADER.Machine == pefile.MACHINE_TYPE["IMAGE_FILE_MACHINE_AMD64"]
@@ -193,6 +213,31 @@ def test_wad2gltf_then_gltf2wad_gives_the_fixture(tool, tmp_path, fixture, run_c
     done = tool.run("gltf2wad", "--base", tool.path(fixture), tool.path(glb), tool.path(back), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert back.read_bytes() == fixture.read_bytes()
+
+
+@pytest.mark.parametrize("level", LEVELS, ids=level_name)
+def test_generated_levels_and_their_gltf_have_the_stored_digests(tool, tmp_path, level):
+    """What the tool writes of a generated level has the digests the Python module's outputs are
+    held to: the level (generate), its GLB and the GLB's JSON and buffer (wad2gltf), and the level
+    baked with the same light (bake)."""
+    size, seed = level
+    wad, glb, baked = tmp_path / "level.wad", tmp_path / "level.glb", tmp_path / "baked.wad"
+    light = [
+        f"--{option}=" + ",".join(map(str, values))
+        for option, values in (("sun", SUN_DIRECTION), ("sun-colour", SUN_COLOUR), ("sky", SKY_COLOUR))
+    ]
+    for args in (
+        ["generate", "--seed", seed, "--size", size, tool.path(wad)],
+        ["wad2gltf", tool.path(wad), tool.path(glb)],
+        ["bake", tool.path(wad), tool.path(baked), *light],
+    ):
+        done = tool.run(*args, cwd=tmp_path)
+        assert done.returncode == 0, error_of(done)
+    text, buffer = glb_chunks(glb.read_bytes())
+    made = {"wad": wad.read_bytes(), "glb": glb.read_bytes(), "gltf": text, "bin": buffer, "baked": baked.read_bytes()}
+    name = level_name(level)
+    computed = {name: {kind: sha256(data) for kind, data in made.items()}}
+    assert differences({name: stored_digests()[name]}, computed) == []
 
 
 def test_names_with_spaces_and_umlauts_in_relative_paths(tool, tmp_path):

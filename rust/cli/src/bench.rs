@@ -110,11 +110,8 @@ fn collision_heavy(level: &Level) -> Level {
     let polygons = (0..300)
         .map(|k| {
             let (angle, radius) = (k as f32 * 2.399963, 7.5 * ((k + 1) as f32 / 300.0).sqrt());
-            let (x, z, y) = (
-                radius * angle.cos(),
-                radius * angle.sin(),
-                1.0 + (k % 7) as f32 / 8.0,
-            );
+            let (sin, cos) = libm::sincosf(angle);
+            let (x, z, y) = (radius * cos, radius * sin, 1.0 + (k % 7) as f32 / 8.0);
             let corners =
                 [[x, z], [x, z + 0.3], [x + 0.3, z + 0.1]].map(|[x, z]| glam::Vec3::new(x, y, z));
             encode_collision_polygon(&corners, 0).expect("a floor triangle encodes")

@@ -96,7 +96,7 @@ pub fn fit_light(level: &Path, rays: u32, json: bool, out: &mut impl Write) -> R
     }
     let l = &fitted.lighting;
     let [x, y, z] = l.sun_direction;
-    let height = (-y / (x * x + y * y + z * z).sqrt()).asin().to_degrees();
+    let height = libm::asinf(-y / (x * x + y * y + z * z).sqrt()).to_degrees();
     writeln!(
         out,
         "{}: the light that explains its colours best",

@@ -61,8 +61,9 @@ impl Rng {
     }
 }
 
-/// Sine and cosine of `turns` × 360° from their Taylor series: libm's results may differ in the
-/// last bit between platforms, and a seed must give the same bytes everywhere.
+/// Sine and cosine of `turns` × 360° from their Taylor series: the platform's maths library's
+/// results may differ in the last bit between platforms, and a seed must give the same bytes
+/// everywhere. (The libm crate's would do as well; the stored digests were made with this.)
 pub(crate) fn sin_cos_turns(turns: f32) -> (f32, f32) {
     let (sin, cos) = series_sin_cos(turns as f64);
     (sin as f32, cos as f32)

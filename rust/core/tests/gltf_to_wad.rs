@@ -781,7 +781,7 @@ fn a_quad_of_two_faces_whose_uvs_turned_a_quarter_is_cut_anew() {
         let u = (corners[0].0 - centre).normalize();
         let w = normal.normalize().cross(u);
         corners.sort_by(|x, y| {
-            let angle = |q: Vec3| (q - centre).dot(w).atan2((q - centre).dot(u));
+            let angle = |q: Vec3| libm::atan2f((q - centre).dot(w), (q - centre).dot(u));
             angle(x.0).total_cmp(&angle(y.0))
         });
         let turned: Vec<(Vec3, [f32; 2])> = (0..4)
@@ -840,7 +840,7 @@ fn srgb_to_linear(c: f32) -> f32 {
     if c <= 0.04045 {
         c / 12.92
     } else {
-        ((c + 0.055) / 1.055).powf(2.4)
+        libm::powf((c + 0.055) / 1.055, 2.4)
     }
 }
 

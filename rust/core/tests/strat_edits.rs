@@ -239,7 +239,7 @@ fn a_strat_moved_and_turned_gets_its_position_and_rotation_y() {
         node["translation"] = json!([t[0] + 0.25, t[1] + 0.5, t[2] - 1.0]);
         // 90° about +y.
         let h = std::f64::consts::FRAC_PI_4;
-        node["rotation"] = json!([0.0, h.sin(), 0.0, h.cos()]);
+        node["rotation"] = json!([0.0, libm::sin(h), 0.0, libm::cos(h)]);
         let (out, report) = convert(&bytes, &json, &d).unwrap();
         assert_eq!(report.strats_moved, vec![i]);
         assert!(report.strats_tuned.is_empty() && report.strats_added.is_empty());
@@ -448,7 +448,7 @@ fn strat_edits_the_record_cannot_hold_are_refused_by_name() {
     // Turned about x.
     let (code, object, _) = refused(&|j| {
         let h = 0.3f64;
-        strat_node(j, i)["rotation"] = json!([h.sin(), 0.0, 0.0, h.cos()]);
+        strat_node(j, i)["rotation"] = json!([libm::sin(h), 0.0, 0.0, libm::cos(h)]);
     });
     assert_eq!((code, object.as_deref()), (Code::StratTilted, Some(&*name)));
     // A parameter too many, a flag that is no whole number, a parameter past u32.
@@ -619,7 +619,7 @@ fn waypoint_edits_the_entry_cannot_hold_are_refused_and_a_missing_node_is_kept()
     };
     let (code, object, _) = refused(&|j| {
         let h = 0.3f64;
-        waypoint_node(j, 2)["rotation"] = json!([0.0, 0.0, h.sin(), h.cos()]);
+        waypoint_node(j, 2)["rotation"] = json!([0.0, 0.0, libm::sin(h), libm::cos(h)]);
     });
     assert_eq!(
         (code, object.as_deref()),

@@ -59,7 +59,7 @@ fn node_extras(node: &gltf::Node) -> serde_json::Value {
 /// FORMAT.md §2: local export-space vertex → world export space, then z negated into file space.
 fn expected_world(tile_pos: [f32; 3], rotation: u32, v: [f32; 3]) -> DVec3 {
     let a = rotation as f64 / 4096.0 * std::f64::consts::TAU;
-    let (s, c) = a.sin_cos();
+    let (s, c) = libm::sincos(a);
     let [x, y, z] = tile_pos.map(|v| v as f64);
     let [vx, vy, vz] = v.map(|v| v as f64);
     let world = DVec3::new(x + vx * c - vz * s, y + vy, z + vx * s + vz * c);
@@ -231,7 +231,7 @@ fn check_level(level: &Level, what: &str) {
                     assert_eq!(material[c] as u8, polygons[p].material);
                     let world = child_matrix.transform_point3(Vec3::from(*pos)).as_dvec3();
                     let a = tile.float.rotation as f64 / 4096.0 * std::f64::consts::TAU;
-                    let (s, co) = a.sin_cos();
+                    let (s, co) = libm::sincos(a);
                     let origin = DVec3::new(
                         tile.float.position[0] as f64,
                         tile.float.position[1] as f64,

@@ -33,12 +33,15 @@ pub fn degrees(angle: u32) -> f64 {
 ///
 /// The notes give the table's size and use, not its values: taken as round(4096·sin(2πi/4096)),
 /// which is exact at the quarter turns every known tile uses (0, ±4096), so every original
-/// level's tests come out the same whatever the table's rounding.
+/// level's tests come out the same whatever the table's rounding. The sine is the pure-Rust
+/// libm's, the same bits on every platform (and no entry lies near enough to a rounding boundary
+/// for a last bit to matter: `generate::tests`).
 fn sine_table() -> &'static [i32; 4096] {
     static TABLE: OnceLock<[i32; 4096]> = OnceLock::new();
     TABLE.get_or_init(|| {
         std::array::from_fn(|i| {
-            (ONE as f64 * (i as f64 * std::f64::consts::TAU / TURN as f64).sin()).round() as i32
+            let turn = i as f64 * std::f64::consts::TAU / TURN as f64;
+            (ONE as f64 * libm::sin(turn)).round() as i32
         })
     })
 }

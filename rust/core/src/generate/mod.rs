@@ -10,9 +10,9 @@
 //! `game::check` holds, and the level is exactly what its own bytes read back as.
 //!
 //! Determinism: a local splitmix64 generator, integer texture painting, and nothing but
-//! arithmetic and square roots in the geometry (sines come from a series, not from libm; the
-//! engine's sine table, which placement and coverage use, is rounded far from any boundary), so
-//! a seed gives the same bytes on every machine.
+//! arithmetic and square roots in the geometry (sines come from a series, not from a maths
+//! library; the engine's sine table, which placement and coverage use, is rounded far from any
+//! boundary), so a seed gives the same bytes on every machine.
 
 use std::fmt;
 use std::str::FromStr;

@@ -433,7 +433,10 @@ mod tests {
             let radius = rng.range(0.3, 4.0);
             let p: Vec<Vec3> = angles
                 .iter()
-                .map(|a| centre + radius * (u * a.cos() + v * a.sin()) * rng.range(0.7, 1.0))
+                .map(|&a| {
+                    let (sin, cos) = libm::sincosf(a);
+                    centre + radius * (u * cos + v * sin) * rng.range(0.7, 1.0)
+                })
                 .collect();
             let inside = p.iter().all(|c| c.abs().max_element() <= 7.0);
             let shaped = corner_angles(&p).all(|a| (15.0..=160.0).contains(&a));

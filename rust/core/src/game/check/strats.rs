@@ -296,7 +296,7 @@ pub(super) fn needles(map: &Map, models: &[Model], world: &World, out: &mut Vec<
                 let a = (corners[(k + n - 1) % n] - c).normalize_or_zero();
                 let b = (corners[(k + 1) % n] - c).normalize_or_zero();
                 let half = a.angle_between(b) / 2.0;
-                let reach = tolerance / half.sin().max(1e-6);
+                let reach = tolerance / libm::sin(half).max(1e-6);
                 if reach < NEEDLE_REACH || !reach.is_finite() {
                     return None;
                 }

@@ -136,13 +136,14 @@ pub fn fit(level: &Level, options: &FitOptions) -> Result<Fit, LightError> {
 /// The unit way towards a sun `height` degrees over the horizon, `around` degrees from +x
 /// towards +z.
 fn towards_sun(height: f64, around: f64) -> DVec3 {
-    let (h, a) = (height.to_radians(), around.to_radians());
-    DVec3::new(h.cos() * a.cos(), h.sin(), h.cos() * a.sin())
+    let (sin_h, cos_h) = libm::sincos(height.to_radians());
+    let (sin_a, cos_a) = libm::sincos(around.to_radians());
+    DVec3::new(cos_h * cos_a, sin_h, cos_h * sin_a)
 }
 
 fn angles(towards: DVec3) -> (f64, f64) {
-    let height = towards.y.clamp(-1.0, 1.0).asin().to_degrees();
-    let around = towards.z.atan2(towards.x).to_degrees();
+    let height = libm::asin(towards.y.clamp(-1.0, 1.0)).to_degrees();
+    let around = libm::atan2(towards.z, towards.x).to_degrees();
     (height, around)
 }
 

@@ -34,7 +34,7 @@ pub(super) fn polygon_corners(tris: &[[Vec3; 3]]) -> Vec<Vec3> {
     corners.sort_by(|a, b| {
         let angle = |p: &Vec3| {
             let d = *p - centre;
-            d.dot(w).atan2(d.dot(u))
+            libm::atan2f(d.dot(w), d.dot(u))
         };
         angle(a).total_cmp(&angle(b))
     });

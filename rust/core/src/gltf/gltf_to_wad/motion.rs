@@ -42,7 +42,7 @@ impl Motion {
     pub(super) fn placement(&self) -> Option<DAffine3> {
         let Motion::Whole(t) = self else { return None };
         let m = t.matrix3;
-        let angle = (-m.x_axis.z).atan2(m.x_axis.x);
+        let angle = libm::atan2(-m.x_axis.z, m.x_axis.x);
         let turn = DMat3::from_rotation_y(angle);
         let off = (m - turn)
             .to_cols_array()

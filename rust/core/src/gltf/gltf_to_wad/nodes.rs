@@ -70,7 +70,7 @@ pub(super) fn placement(
     .code(Code::TileTilted));
     }
     let x_axis = rotation * Vec3::X;
-    let angle = (-x_axis.z).atan2(x_axis.x);
+    let angle = libm::atan2f(-x_axis.z, x_axis.x);
     let steps = (angle / std::f32::consts::TAU * 4096.0).round() as i64;
     Ok((
         [translation.x, translation.y, -translation.z],

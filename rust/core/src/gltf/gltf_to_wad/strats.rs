@@ -380,7 +380,7 @@ pub(super) fn placement(
         );
     }
     let x_axis = turned * Vec3::X;
-    let angle = (-x_axis.z).atan2(x_axis.x);
+    let angle = libm::atan2f(-x_axis.z, x_axis.x);
     let turn = ((angle / std::f32::consts::TAU * TURN as f32).round() as i64)
         .rem_euclid(TURN as i64) as u16;
     let fixed = translation.to_array().map(|v| (v as f64 * 4096.0).round());

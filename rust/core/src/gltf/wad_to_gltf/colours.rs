@@ -68,7 +68,7 @@ pub fn srgb_to_linear_table() -> [f32; 256] {
         if c <= 0.04045 {
             c / 12.92
         } else {
-            ((c + 0.055) / 1.055).powf(2.4)
+            libm::powf((c + 0.055) / 1.055, 2.4)
         }
     })
 }

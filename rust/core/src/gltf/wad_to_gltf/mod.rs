@@ -169,8 +169,8 @@ fn extras(value: serde_json::Value) -> json::Extras {
 
 fn y_rotation(angle: f32) -> Option<UnitQuaternion> {
     (angle != 0.0).then(|| {
-        let half = angle / 2.0;
-        UnitQuaternion([0.0, half.sin(), 0.0, half.cos()])
+        let (sin, cos) = libm::sincosf(angle / 2.0);
+        UnitQuaternion([0.0, sin, 0.0, cos])
     })
 }
 
