@@ -41,36 +41,6 @@ def read_face_ints(obj, name: str, default: int = 0) -> np.ndarray:
     return values.astype(np.int64)
 
 
-def write_face_ints(obj, name: str, faces: np.ndarray, values, default: int = 0) -> None:
-    """Sets a FACE-domain INT attribute on the given faces (made when missing, others get
-    ``default``). ``values`` is one number or one per face."""
-    mesh = obj.data
-    values = np.broadcast_to(np.asarray(values, np.int64), (len(faces),))
-    if in_edit_mode(obj):
-        bm = bmesh.from_edit_mesh(mesh)
-        layer = bm.faces.layers.int.get(name)
-        if layer is None:
-            layer = bm.faces.layers.int.new(name)
-            if default:
-                for f in bm.faces:
-                    f[layer] = default
-        bm.faces.ensure_lookup_table()
-        for f, v in zip(faces.tolist(), values.tolist()):
-            bm.faces[f][layer] = v
-        bmesh.update_edit_mesh(mesh, loop_triangles=False, destructive=False)
-        return
-    attr = mesh.attributes.get(name)
-    if attr is None:
-        attr = mesh.attributes.new(name, "INT", "FACE")
-        if default:
-            attr.data.foreach_set("value", np.full(len(mesh.polygons), default, np.int32))
-    current = np.empty(len(mesh.polygons), np.int32)
-    attr.data.foreach_get("value", current)
-    current[faces] = values
-    attr.data.foreach_set("value", current)
-    mesh.update()
-
-
 def select_faces(obj, faces) -> None:
     """Selects exactly these faces of a mesh object (and their vertices and edges)."""
     mesh = obj.data

@@ -114,15 +114,6 @@ def zones_object(scene: bpy.types.Scene) -> bpy.types.Object | None:
     return next((o for o in scene.objects if role(o) == "zones" and o.type == "MESH"), None)
 
 
-def tile_of(obj: bpy.types.Object) -> bpy.types.Object | None:
-    """The tile object a collision object belongs to (its parent), or the tile itself."""
-    if role(obj) == "tile":
-        return obj
-    if role(obj) == "collision" and obj.parent is not None and role(obj.parent) == "tile":
-        return obj.parent
-    return None
-
-
 def collision_of(tile: bpy.types.Object) -> bpy.types.Object | None:
     return next((c for c in tile.children if role(c) == "collision"), None)
 

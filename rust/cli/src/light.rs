@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use llamawad::game::light::{self, BakeOptions, FitOptions, Lighting};
 use llamawad::{read_level_bytes, write_atomically, WadError};
 
-use crate::{parse, refuse_overwriting, Result};
+use crate::convert::refuse_overwriting;
+use crate::{parse, Result};
 
 /// What `bake` lights with: given, or fitted to the level's own colours first.
 pub enum Light {

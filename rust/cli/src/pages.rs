@@ -10,7 +10,8 @@ use llamawad::level::text::PageKind;
 use llamawad::level::Text;
 use llamawad::{read_bytes, read_level_bytes, write_atomically, Level, WadError};
 
-use crate::{parse, refuse_overwriting, Result};
+use crate::convert::refuse_overwriting;
+use crate::{parse, Result};
 
 /// The file page `index` is written to: numbered so that the files sort in page order.
 fn page_file(index: usize) -> String {

@@ -2,7 +2,10 @@
 //!
 //! Layers: [`container`] splits a file into chunks; [`raw`] holds the fixed-size on-disk records
 //! (binrw); [`level`] is the level model built from them, with one parser and one writer per
-//! chunk; [`geometry`] recomputes what the game derives from vertices; [`info`] summarises a
+//! chunk; [`geometry`] recomputes what the game derives from vertices; [`game`] holds the
+//! engine's rules (the floor test, cells and coverage, the check, strats, light) and
+//! [`limits`] its fixed limits and the caps where the notes give none; [`gltf`] converts a
+//! level to glTF and back; [`codes`] names every problem and refusal; [`info`] summarises a
 //! level; [`generate`] makes synthetic levels to the specification.
 
 pub mod codes;

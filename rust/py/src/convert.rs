@@ -299,7 +299,8 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
             let (tile, polygon, cell) = (
                 first.and_then(|p| p.tile),
                 first.and_then(|p| p.polygon),
-                first.and_then(|p| p.cell),
+                // A tuple, as the stub says and as the problems' own `cell` arrives.
+                first.and_then(|p| p.cell).map(|[col, row]| (col, row)),
             );
             let culprit = value
                 .setattr("code", e.code.as_str())
