@@ -4,12 +4,10 @@
 //! known (FORMAT.md §11), so lights are neither added nor removed: a copy is refused, a light
 //! without a node kept.
 
-use std::collections::BTreeMap;
-
 use glam::Vec3;
 
 use super::error::GltfToWadError;
-use super::nodes::role;
+use super::nodes::{nodes_of, one_each, Naming};
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
 use super::strats::{Fields, U32_OR_I32};
@@ -28,11 +26,7 @@ pub(super) fn apply_lights(
     report: &mut ChangeReport,
     refused: &mut Vec<GltfToWadError>,
 ) {
-    let nodes: Vec<(&Node, Option<usize>)> = scene
-        .nodes
-        .iter()
-        .filter_map(|n| role(n).filter(|r| r.kind == "light").map(|r| (n, r.index)))
-        .collect();
+    let nodes = nodes_of(scene, "light");
     if nodes.is_empty() {
         return;
     }
@@ -43,19 +37,13 @@ pub(super) fn apply_lights(
         return;
     };
     let count = base_lights.lights.len();
-    let mut by_light: BTreeMap<usize, &Node> = BTreeMap::new();
-    for (node, index) in nodes {
-        let problem = match index {
-            Some(i) if i < count => match by_light.insert(i, node) {
-                None => continue,
-                Some(_) => {
-                    format!("names light {i}, as another node does: level lights cannot be added")
-                }
-            },
-            _ => format!("names a light the base level does not have ({count} lights)"),
-        };
-        refused.push(GltfToWadError::node(&node.culprit(), problem).code(Code::UnknownLight));
-    }
+    let naming = Naming {
+        one: "light",
+        a_one: "a light",
+        many: "lights",
+        no_copies: "level lights cannot be added",
+    };
+    let by_light = one_each(nodes, count, &naming, Code::UnknownLight, refused);
     // Written as the base's lights were read (notes 002 and 003 disagree on z; FORMAT.md §11).
     let z = light_z(base);
     let mut written = base_lights.lights.clone();

@@ -157,3 +157,54 @@ pub(super) fn is_given_collision(node: &Node) -> bool {
             .as_ref()
             .is_some_and(|n| n.to_ascii_lowercase().starts_with("collision"))
 }
+
+/// The nodes of one of our roles (`kind`), with the index each names.
+pub(super) fn nodes_of<'s>(scene: &'s Scene, kind: &str) -> Vec<(&'s Node, Option<usize>)> {
+    scene
+        .nodes
+        .iter()
+        .filter_map(|n| role(n).filter(|r| r.kind == kind).map(|r| (n, r.index)))
+        .collect()
+}
+
+/// How refusals name what a kind of node stands for.
+pub(super) struct Naming {
+    /// "light", "object model".
+    pub one: &'static str,
+    /// "a light".
+    pub a_one: &'static str,
+    /// "lights".
+    pub many: &'static str,
+    /// Why a second node naming one is refused: "level lights cannot be added".
+    pub no_copies: &'static str,
+}
+
+/// One node for each index below `count`, by its index: of the level's parts that are neither
+/// added nor removed (lights, object models). A node naming an index past `count`, or one
+/// another node names already, is refused into `refused`.
+pub(super) fn one_each<'s>(
+    nodes: Vec<(&'s Node, Option<usize>)>,
+    count: usize,
+    naming: &Naming,
+    code: Code,
+    refused: &mut Vec<GltfToWadError>,
+) -> BTreeMap<usize, &'s Node> {
+    let mut by_index: BTreeMap<usize, &Node> = BTreeMap::new();
+    for (node, index) in nodes {
+        let problem = match index {
+            Some(i) if i < count => match by_index.insert(i, node) {
+                None => continue,
+                Some(_) => format!(
+                    "names {} {i}, as another node does: {}",
+                    naming.one, naming.no_copies
+                ),
+            },
+            _ => format!(
+                "names {} the base level does not have ({count} {})",
+                naming.a_one, naming.many
+            ),
+        };
+        refused.push(GltfToWadError::node(&node.culprit(), problem).code(code));
+    }
+    by_index
+}

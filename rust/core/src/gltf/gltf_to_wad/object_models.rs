@@ -5,8 +5,6 @@
 //! added or removed, a vertex split in two or moved to another bone's vertices, is refused by
 //! model and by what changed.
 
-use std::collections::BTreeMap;
-
 use glam::Vec3;
 
 use super::attributes::{face_flags, integer, per_triangle, FILE_CORNER};
@@ -14,7 +12,7 @@ use super::error::GltfToWadError;
 use super::look::needs_fit;
 use super::model::{export_corners, fit_entries, matches_model, POSITION_TOLERANCE};
 use super::motion::{motion, moved_collision, Motion};
-use super::nodes::role;
+use super::nodes::{nodes_of, one_each, Naming};
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
 use crate::codes::Code;
@@ -36,32 +34,18 @@ pub(super) fn apply_object_models(
     report: &mut ChangeReport,
     refused: &mut Vec<GltfToWadError>,
 ) {
-    let nodes: Vec<(&Node, Option<usize>)> = scene
-        .nodes
-        .iter()
-        .filter_map(|n| {
-            role(n)
-                .filter(|r| r.kind == "object_model")
-                .map(|r| (n, r.index))
-        })
-        .collect();
     let Some(stpc) = base.stpc() else {
         return;
     };
+    let naming = Naming {
+        one: "object model",
+        a_one: "an object model",
+        many: "object models",
+        no_copies: "object models cannot be copied or added",
+    };
+    let nodes = nodes_of(scene, "object_model");
     let count = stpc.models.len();
-    let mut by_model: BTreeMap<usize, &Node> = BTreeMap::new();
-    for (node, index) in nodes {
-        let problem = match index {
-            Some(i) if i < count => match by_model.insert(i, node) {
-                None => continue,
-                Some(_) => format!(
-                    "names object model {i}, as another node does: object models cannot be copied or added"
-                ),
-            },
-            _ => format!("names an object model the base level does not have ({count} object models)"),
-        };
-        refused.push(GltfToWadError::node(&node.culprit(), problem).code(Code::UnknownObjectModel));
-    }
+    let by_model = one_each(nodes, count, &naming, Code::UnknownObjectModel, refused);
     for (i, node) in by_model {
         let object = &stpc.models[i];
         match read_back(scene, node, i, object, fitter, report) {
