@@ -8,7 +8,8 @@ reads: the raw colour (``wad_rgb_k``) where a tile has it, and the colour the ga
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import bpy
 import numpy as np
@@ -20,6 +21,8 @@ from .probe import ProbedLevel, probed_level
 
 if TYPE_CHECKING:
     from llamawad.answers import Lamp
+
+T = TypeVar("T")
 
 
 # Blender gives a Point light's power in watts; the irradiance it makes at distance d is
@@ -113,7 +116,11 @@ BAKE_STEP = 4096
 def bake(context, objects: list[bpy.types.Object], animated: bool = False) -> Baked:
     """Lights ``objects`` with the scene's light, against the scene as export writes it (its
     base level where the conversion refuses it, as the Floor probe does)."""
-    steps = baking(context, objects, animated)
+    return run(baking(context, objects, animated))
+
+
+def run(steps: Generator[tuple[int, int], None, T]) -> T:
+    """What a stepped job (``baking``, ``fitting``) returns, its steps taken in one go."""
     while True:
         try:
             next(steps)
@@ -121,7 +128,7 @@ def bake(context, objects: list[bpy.types.Object], animated: bool = False) -> Ba
             return done.value
 
 
-def baking(context, objects: list[bpy.types.Object], animated: bool = False):
+def baking(context, objects: list[bpy.types.Object], animated: bool = False) -> Generator[tuple[int, int], None, Baked]:
     """``bake`` a step at a time: yields (points lit, points in all) after each step and returns
     the Baked. Nothing in the scene changes until the last step is done, so a bake stopped
     between steps (the generator closed) leaves the scene as it was."""
@@ -194,11 +201,22 @@ def _write(mesh, raw: np.ndarray) -> None:
 def fit(context) -> dict[str, Any]:
     """The light that explains the colours of the scene's level best (``llamawad.fit_light``),
     with ``source`` saying which level that was; the scene's light set to it."""
+    return run(fitting(context))
+
+
+def fitting(context) -> Generator[tuple[int, int], None, dict[str, Any]]:
+    """``fit`` a step at a time (``llamawad.LightFitting``): yields (rays cast, rays in all)
+    after each step and returns what ``fit`` does. The scene's light is set after the last step
+    only, so a fit stopped between steps (the generator closed) leaves it as it was."""
     import llamawad
 
     props = context.scene.llamawad
     level = probed_level(context)
-    fitted = llamawad.fit_light(level.wad, rays=props.light_rays)
+    steps = llamawad.LightFitting(level.wad, rays=props.light_rays)
+    while (progress := steps.step()) is not None:
+        yield progress
+    fitted = steps.result
+    assert fitted is not None  # step() returns None only once the result is there
     light = fitted["lighting"]
     props.light_sun_direction = light["sun_direction"]
     props.light_sun_colour = [min(max(v, 0.0), 2.0) for v in light["sun_colour"]]

@@ -220,3 +220,30 @@ def test_a_bake_goes_a_step_at_a_time_and_one_stopped_leaves_the_scene_as_it_was
         o.data.attributes["wad_rgb_0"].data.foreach_set("value", np.array(before[o.name], np.int32))
     light.bake(bpy.context, objects)
     assert mesh_colours() == stepped
+
+
+def test_a_fit_goes_a_step_at_a_time_and_one_stopped_leaves_the_light_as_it_was(level):
+    """The panel's fit runs step by step as the bake does: stopped after its first step, the
+    Light panel is as it was; run to its end, it sets what the one-call fit sets."""
+    from addon.blender import light
+
+    props = bpy.context.scene.llamawad
+    before = tuple(props.light_sun_direction)
+    steps = light.fitting(bpy.context)
+    done, total = next(steps)
+    assert 0 < done < total
+    steps.close()
+    assert tuple(props.light_sun_direction) == before
+    seen = []
+    steps = light.fitting(bpy.context)
+    while True:
+        try:
+            seen.append(next(steps))
+        except StopIteration as finished:
+            found = finished.value
+            break
+    assert len(seen) > 10 and all(a[0] < b[0] for a, b in zip(seen, seen[1:]))
+    stepped = tuple(props.light_sun_direction)
+    assert stepped != before
+    props.light_sun_direction = before
+    assert light.fit(bpy.context) == found and tuple(props.light_sun_direction) == stepped

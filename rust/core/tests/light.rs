@@ -4,7 +4,7 @@
 
 use glam::Vec3;
 use llamawad::game::light::{
-    bake, bake_points, fit, BakeOptions, FitOptions, Lamp, Lighting, Which,
+    bake, bake_points, fit, BakeOptions, FitOptions, FitStep, Fitting, Lamp, Lighting, Which,
 };
 use llamawad::generate::{generate, Size};
 use llamawad::level::{Model, Tile};
@@ -288,6 +288,35 @@ fn the_fit_recovers_the_light_a_level_was_baked_with() {
         );
         assert!(found.error < 2.0, "seed {seed}: {found:?}");
     }
+}
+
+#[test]
+fn a_fit_taken_a_step_at_a_time_counts_its_rays_to_the_end() {
+    let mut level = generate(2, Size::Small);
+    let lighting = Lighting {
+        sun_direction: [0.3, -1.0, 0.2],
+        sun_colour: SUN,
+        sky_colour: SKY,
+        occlusion: 1.0,
+    };
+    bake(&mut level, &lighting, &BakeOptions::default(), &|_, _| {}).unwrap();
+    let mut fitting = Fitting::new(&level, &FitOptions::default()).unwrap();
+    let (mut steps, mut last) = (0, 0);
+    let found = loop {
+        match fitting.step() {
+            FitStep::Working { done, total } => {
+                assert!(
+                    done > last && done < total,
+                    "{done} after {last}, of {total}"
+                );
+                (steps, last) = (steps + 1, done);
+            }
+            FitStep::Done(found) => break found,
+        }
+    };
+    // The sky of each vertex, then the sun directions a few at a time: a tool hears Esc often.
+    assert!(steps > 40, "{steps} steps");
+    assert_eq!(found, fit(&level, &FitOptions::default()).unwrap());
 }
 
 #[test]

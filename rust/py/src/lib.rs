@@ -141,5 +141,5 @@ mod _native {
     };
 
     #[pymodule_export]
-    use super::light::{bake, bake_points, fit_light};
+    use super::light::{bake, bake_points, fit_light, LightFitting};
 }

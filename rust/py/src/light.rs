@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
-use llamawad::game::light::{self, BakeOptions, FitOptions, Lamp, Lighting, Which};
+use llamawad::game::light::{
+    self, BakeOptions, FitOptions, FitStep, Fitting, Lamp, Lighting, Which,
+};
 use llamawad::{Level, WadError as CoreError};
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
@@ -188,4 +190,53 @@ pub fn fit_light<'py>(
     )?
     .map_err(WadError::new_err)?;
     to_python(py, &fitted)
+}
+
+/// LightFitting(level: bytes, rays: int = 64)
+///
+/// `fit_light` a step at a time, for a tool that shows progress and stops on request: `step()`
+/// casts some 65,000 rays and returns (rays cast, rays in all), or None once the fit is done and
+/// `result` holds what `fit_light` returns. Dropping it between steps stops the fit. Raises
+/// WadError as `fit_light` does, from the constructor (no ray is cast there).
+#[pyclass(module = "llamawad")]
+pub struct LightFitting {
+    fitting: Option<Fitting>,
+    #[pyo3(get)]
+    result: Option<Py<PyAny>>,
+}
+
+#[pymethods]
+impl LightFitting {
+    #[new]
+    #[pyo3(signature = (level, rays = 64))]
+    fn new(py: Python<'_>, level: Cow<'_, [u8]>, rays: u32) -> PyResult<LightFitting> {
+        let fitting = detach(
+            py,
+            || bytes_input("a level", &level),
+            || {
+                let parsed = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+                Fitting::new(&parsed, &FitOptions { rays }).map_err(|e| e.to_string())
+            },
+        )?
+        .map_err(WadError::new_err)?;
+        Ok(LightFitting {
+            fitting: Some(fitting),
+            result: None,
+        })
+    }
+
+    /// step() -> tuple[int, int] | None
+    fn step(&mut self, py: Python<'_>) -> PyResult<Option<(u64, u64)>> {
+        let Some(fitting) = self.fitting.as_mut() else {
+            return Ok(None);
+        };
+        match detach(py, || "a light fit".to_string(), || fitting.step())? {
+            FitStep::Working { done, total } => Ok(Some((done, total))),
+            FitStep::Done(fit) => {
+                self.fitting = None;
+                self.result = Some(to_python(py, &fit)?.unbind());
+                Ok(None)
+            }
+        }
+    }
 }

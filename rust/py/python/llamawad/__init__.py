@@ -61,6 +61,9 @@ tuples for fixed pairs and triples); ``llamawad.answers`` types each as a ``Type
   point, game space): geometry not in the level yet
 - ``fit_light(level, rays=64) -> dict``: the light that explains a level's colours best, and
   how well (what ``llamawad fit-light --json`` prints)
+- ``LightFitting(level, rays=64)``: the same fit a step at a time: ``step()`` returns (rays
+  cast, rays in all) until it returns None and ``result`` holds the fit; a tool shows the
+  progress and stops by dropping it
 - ``CODES: dict[str, str]``: every problem and refusal code (``check``'s problems,
   ``GltfToWadRefused.code``) and what it means: decide by code, never by a message's wording
 - ``WadError`` (a ``ValueError``): raised for every file that cannot be read or written
@@ -73,6 +76,7 @@ tuples for fixed pairs and triples); ``llamawad.answers`` types each as a ``Type
 from ._native import (
     CODES,
     GltfToWadRefused,
+    LightFitting,
     WadError,
     bake,
     bake_points,
@@ -108,6 +112,7 @@ from ._native import (
 __all__ = [
     "CODES",
     "GltfToWadRefused",
+    "LightFitting",
     "WadError",
     "bake",
     "bake_points",

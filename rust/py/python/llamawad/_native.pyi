@@ -4,7 +4,7 @@
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, final
 
 from .answers import (
     BakeReport,
@@ -28,6 +28,7 @@ from .answers import (
 __all__ = [
     "CODES",
     "GltfToWadRefused",
+    "LightFitting",
     "WadError",
     "bake",
     "bake_points",
@@ -125,6 +126,13 @@ def bake_points(
     rays: int = 64,
 ) -> bytes: ...
 def fit_light(level: bytes, rays: int = 64) -> LightFit: ...
+
+@final
+class LightFitting:
+    result: LightFit | None
+    def __new__(cls, level: bytes, rays: int = 64) -> LightFitting: ...
+    def step(self) -> tuple[int, int] | None: ...
+
 def polygon_outlines(level: bytes, polygons: list[tuple[int, int]]) -> list[PolygonOutline | None]: ...
 def face_uvs(
     entries: Sequence[Mapping[str, int]], textures: list[int], flags: list[int]

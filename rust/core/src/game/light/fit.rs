@@ -57,80 +57,167 @@ struct Sample {
 /// nothing of the light); vertices with a saturated channel (raw 255) are left out, as their
 /// colour says only "at least".
 pub fn fit(level: &Level, options: &FitOptions) -> Result<Fit, LightError> {
-    if !(1..=MAX_RAYS).contains(&options.rays) {
-        return Err(LightError::Rays { rays: options.rays });
-    }
-    let (Some(map), Some(trak)) = (level.map(), level.trak()) else {
-        return Err(LightError::NoTiles);
-    };
-    let mut picked: Vec<(WorldVertex, DVec3)> = Vec::new();
-    for tile in &map.tiles {
-        let Some(model) = trak.models.get(tile.model_index as usize) else {
-            continue;
-        };
-        if model.vertices.is_empty() || tile.colours.len() != model.vertices.len() {
-            continue;
-        }
-        for (vertex, c) in tile_vertices(tile, model).into_iter().zip(&tile.colours) {
-            if c[..3].iter().all(|&v| v < 255) {
-                let shown = |v: u8| v as f64 / 128.0;
-                picked.push((vertex, DVec3::new(shown(c[0]), shown(c[1]), shown(c[2]))));
-            }
+    let mut fitting = Fitting::new(level, options)?;
+    loop {
+        if let FitStep::Done(fit) = fitting.step() {
+            return Ok(fit);
         }
     }
-    if picked.is_empty() {
-        return Err(LightError::NothingToFit);
-    }
-    let stride = picked.len().div_ceil(MAX_FIT_VERTICES);
-    let fitted = picked.len().div_ceil(stride);
-    rays_cast(fitted, options.rays as u64 + SUN_DIRECTIONS)?;
-    let occluders = Occluders::of(level)?;
-    let sky = SkySamples::new(options.rays);
-    let samples: Vec<Sample> = picked
-        .into_par_iter()
-        .step_by(stride)
-        .map(|(vertex, colour)| {
-            let (open, seen) = sky.sky(&occluders, &vertex);
-            Sample {
-                vertex,
-                colour,
-                open: open as f64,
-                seen: seen as f64,
-            }
-        })
-        .collect();
+}
 
-    // Coarse: every 10° of height over the horizon, every 15° around; then finer about the best.
-    let mut best = (f64::INFINITY, DVec3::NEG_Y);
-    for height in (1..=9).map(|k| k as f64 * 10.0) {
-        for around in (0..24).map(|k| k as f64 * 15.0) {
-            best = better(best, &samples, &occluders, towards_sun(height, around));
+/// Vertices whose sky one step looks at, and sun directions one step tries: either is some
+/// 65,000 rays at the default rays and the most vertices, so that a tool stepping a fit hears
+/// Esc often.
+const SKY_STEP: usize = 1024;
+const DIRECTIONS_STEP: usize = 8;
+/// The finer searches about the best direction so far, in degrees between the directions tried.
+const FINE_STEPS: [f64; 4] = [5.0, 2.5, 1.25, 0.625];
+
+/// A [`fit`] a step at a time, for a tool that shows progress and can stop between steps: the
+/// sky seen from each vertex, then the sun directions, coarse to fine.
+pub struct Fitting {
+    /// The vertices fitted to and their colours, each sky looked at once.
+    picked: Vec<(WorldVertex, DVec3)>,
+    samples: Vec<Sample>,
+    occluders: Occluders,
+    sky: SkySamples,
+    rays: u64,
+    /// The fine search under way (`FINE_STEPS[k]`), None while the coarse one is.
+    fine: Option<usize>,
+    /// Sun directions still to try in this search, in the order tried.
+    directions: std::vec::IntoIter<DVec3>,
+    best: (f64, DVec3),
+    /// Rays cast so far (a vertex's sky: `rays`; a sun direction: one a vertex).
+    cast: u64,
+}
+
+/// What a step of a [`Fitting`] leaves.
+pub enum FitStep {
+    /// Rays cast so far, of all the fit casts.
+    Working {
+        done: u64,
+        total: u64,
+    },
+    Done(Fit),
+}
+
+impl Fitting {
+    /// The vertices to fit to and the faces that shade them, before any ray is cast; refused
+    /// past the rays budget.
+    pub fn new(level: &Level, options: &FitOptions) -> Result<Fitting, LightError> {
+        if !(1..=MAX_RAYS).contains(&options.rays) {
+            return Err(LightError::Rays { rays: options.rays });
         }
-    }
-    let (mut height, mut around) = angles(best.1);
-    for step in [5.0, 2.5, 1.25, 0.625] {
-        let (h0, a0) = (height, around);
-        for dh in [-2.0, -1.0, 0.0, 1.0, 2.0] {
-            for da in [-2.0, -1.0, 0.0, 1.0, 2.0] {
-                let h = (h0 + dh * step).clamp(0.5, 90.0);
-                best = better(best, &samples, &occluders, towards_sun(h, a0 + da * step));
+        let (Some(map), Some(trak)) = (level.map(), level.trak()) else {
+            return Err(LightError::NoTiles);
+        };
+        let mut picked: Vec<(WorldVertex, DVec3)> = Vec::new();
+        for tile in &map.tiles {
+            let Some(model) = trak.models.get(tile.model_index as usize) else {
+                continue;
+            };
+            if model.vertices.is_empty() || tile.colours.len() != model.vertices.len() {
+                continue;
+            }
+            for (vertex, c) in tile_vertices(tile, model).into_iter().zip(&tile.colours) {
+                if c[..3].iter().all(|&v| v < 255) {
+                    let shown = |v: u8| v as f64 / 128.0;
+                    picked.push((vertex, DVec3::new(shown(c[0]), shown(c[1]), shown(c[2]))));
+                }
             }
         }
-        (height, around) = angles(best.1);
+        if picked.is_empty() {
+            return Err(LightError::NothingToFit);
+        }
+        let stride = picked.len().div_ceil(MAX_FIT_VERTICES);
+        let picked: Vec<_> = picked.into_iter().step_by(stride).collect();
+        rays_cast(picked.len(), options.rays as u64 + SUN_DIRECTIONS)?;
+        // Coarse: every 10° of height over the horizon, every 15° around; then finer about the
+        // best.
+        let coarse: Vec<DVec3> = (1..=9)
+            .flat_map(|h| (0..24).map(move |a| towards_sun(h as f64 * 10.0, a as f64 * 15.0)))
+            .collect();
+        Ok(Fitting {
+            samples: Vec::with_capacity(picked.len()),
+            picked,
+            occluders: Occluders::of(level)?,
+            sky: SkySamples::new(options.rays),
+            rays: options.rays as u64,
+            fine: None,
+            directions: coarse.into_iter(),
+            best: (f64::INFINITY, DVec3::NEG_Y),
+            cast: 0,
+        })
     }
-    let sun = best.1;
-    let lit: Vec<f64> = lit(&samples, &occluders, sun);
-    let (sky, occlusion, sun_colour, error) = solve(&samples, &lit);
-    Ok(Fit {
-        lighting: Lighting {
-            sun_direction: (-sun).as_vec3().to_array(),
-            sun_colour: sun_colour.as_vec3().to_array(),
-            sky_colour: sky.as_vec3().to_array(),
-            occlusion: occlusion as f32,
-        },
-        error: (error * 128.0) as f32,
-        vertices: samples.len(),
-    })
+
+    /// Casts the next step's rays.
+    pub fn step(&mut self) -> FitStep {
+        let total = self.picked.len() as u64 * (self.rays + SUN_DIRECTIONS);
+        if self.samples.len() < self.picked.len() {
+            let from = self.samples.len();
+            let to = (from + SKY_STEP).min(self.picked.len());
+            let (sky, occluders) = (&self.sky, &self.occluders);
+            self.samples
+                .par_extend(self.picked[from..to].par_iter().map(|(vertex, colour)| {
+                    let (open, seen) = sky.sky(occluders, vertex);
+                    Sample {
+                        vertex: *vertex,
+                        colour: *colour,
+                        open: open as f64,
+                        seen: seen as f64,
+                    }
+                }));
+            self.cast += (to - from) as u64 * self.rays;
+            return FitStep::Working {
+                done: self.cast,
+                total,
+            };
+        }
+        let mut tried = 0;
+        for sun in self.directions.by_ref().take(DIRECTIONS_STEP) {
+            self.best = better(self.best, &self.samples, &self.occluders, sun);
+            tried += 1;
+        }
+        self.cast += tried * self.samples.len() as u64;
+        if tried > 0 {
+            return FitStep::Working {
+                done: self.cast,
+                total,
+            };
+        }
+        let next = self.fine.map_or(0, |k| k + 1);
+        if let Some(&step) = FINE_STEPS.get(next) {
+            let (h0, a0) = angles(self.best.1);
+            let around = [-2.0, -1.0, 0.0, 1.0, 2.0];
+            self.directions = around
+                .iter()
+                .flat_map(|dh| {
+                    let h = (h0 + dh * step).clamp(0.5, 90.0);
+                    around.iter().map(move |da| towards_sun(h, a0 + da * step))
+                })
+                .collect::<Vec<_>>()
+                .into_iter();
+            self.fine = Some(next);
+            return self.step();
+        }
+        FitStep::Done(self.fitted())
+    }
+
+    fn fitted(&self) -> Fit {
+        let sun = self.best.1;
+        let lit: Vec<f64> = lit(&self.samples, &self.occluders, sun);
+        let (sky, occlusion, sun_colour, error) = solve(&self.samples, &lit);
+        Fit {
+            lighting: Lighting {
+                sun_direction: (-sun).as_vec3().to_array(),
+                sun_colour: sun_colour.as_vec3().to_array(),
+                sky_colour: sky.as_vec3().to_array(),
+                occlusion: occlusion as f32,
+            },
+            error: (error * 128.0) as f32,
+            vertices: self.samples.len(),
+        }
+    }
 }
 
 /// The unit way towards a sun `height` degrees over the horizon, `around` degrees from +x

@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::limits::{MAX_DRAWN_FACES, MAX_RAYS_CAST};
 
 pub use bake::{bake, bake_points, BakeOptions, BakeReport, Which, MAX_POINTS};
-pub use fit::{fit, Fit, FitOptions};
+pub use fit::{fit, Fit, FitOptions, FitStep, Fitting};
 
 /// Rays each vertex sends to the sky by default: a ray is a sixty-fourth of the sky, one colour
 /// step of a sky of 0.5 (raw 0x40).
