@@ -16,27 +16,23 @@
 
 use serde::Serialize;
 
-use crate::game::cells::Cell;
 use crate::game::check::{check_against, Severity};
-use crate::game::coverage::{copies, reaches, CoverageError, Reach, SharedModels};
+use crate::game::coverage::CoverageError;
 use crate::game::floor::World;
 use crate::game::space::to_fixed;
-use crate::game::strats::{append_strat, Strats, PLAYER_STRATS};
-use crate::geometry::decode_collision_polygon;
-use crate::level::{Level, Model, Tile};
+use crate::game::strats::{append_strat, PlacedStrat, Strats, PLAYER_STRATS};
+use crate::level::{Level, Map};
 use crate::limits::{MAX_GRID_CELLS, MAX_MODELS, MAX_TILES};
 use crate::raw::{StratRecord, STRAT_NOT_CREATED_AT_START};
+
+mod area;
+
+use area::{enter_coverage, flat_floor, grow_grid, lay_plates, step_y, Area, STEPS};
 
 /// Collision material of the exit floor: the LevelDoor ends the level only over it.
 pub const MATERIAL_EXIT: u8 = 16;
 /// The widest spacing between strats taken (cells).
 pub const MAX_SPACING: u32 = 16;
-/// Stepping plates of the parkour, each this much higher than the one before (units).
-const STEPS: u32 = 6;
-const STEP_RISE: f32 = 0.5;
-/// Rows between the old grid's far edge and the area: tiles reach up to 2.4 units beyond their
-/// cell (note 001 §1).
-const REACH_ROWS: u32 = 3;
 /// Strats are left out when their name starts with one of these or holds `Trigger` (note 003:
 /// cameras, cut scenes, forces and triggers do nothing on their own in a test level).
 const LEFT_OUT: [&str; 3] = ["Camera", "CutScene", "Force"];
@@ -165,162 +161,133 @@ pub fn test_level(
     let Some(floor) = flat_floor(&map.tiles, &trak.models) else {
         return Err(TestLevelError::NoFlatFloor);
     };
-
-    // The types: one strat each on the plate, LevelDoor on the goal, Coin on the steps too.
-    let mut chosen = Vec::new();
-    let (mut door, mut coin) = (None, None);
-    let mut left_out = Vec::new();
-    for t in strats.types.iter().flatten() {
-        let name = t
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("{:#x}", t.code_offset));
-        let leave = |reason: &str| LeftOut {
-            name: name.clone(),
-            reason: reason.into(),
-        };
-        if PLAYER_STRATS.contains(&name.as_str()) {
-            continue;
-        }
-        if LEFT_OUT.iter().any(|p| name.starts_with(p)) || name.contains("Trigger") {
-            left_out.push(leave(
-                "cameras, cut scenes, forces and triggers are left out (note 003)",
-            ));
-            continue;
-        }
-        let Some(first) = t.first_instance.filter(|_| t.placeable) else {
-            left_out.push(leave(t.why_not.as_deref().unwrap_or("not placeable")));
-            continue;
-        };
-        let record = map.strats[first];
-        let Some(parameters) = record.parameters(&map.parameters) else {
-            left_out.push(leave("its first strat's parameters lie outside the pool"));
-            continue;
-        };
-        let new = NewStrat {
-            name: name.clone(),
-            record,
-            parameters: parameters.to_vec(),
-        };
-        match name.as_str() {
-            "LevelDoor" => door = Some(new),
-            "Coin" => {
-                coin = Some(new.clone());
-                chosen.push(new);
-            }
-            _ => chosen.push(new),
-        }
-    }
-
-    // The layout, in cells of the area: the plate (the player's column, then the strats every
-    // `spacing` cells), a gap, the six steps with gaps, and the 3 × 3 goal.
-    let n = chosen.len().max(1) as u32;
-    let columns = (n as f64).sqrt().ceil() as u32;
-    let rows = n.div_ceil(columns);
-    let plate = [1 + columns * spacing, (rows * spacing).max(3)];
-    let mid = plate[1] / 2;
-    let area_width = plate[0] + 1 + 2 * STEPS + 3;
-    let (old_w, old_h) = (map.width, map.height);
-    let (col0, row0) = (1, old_h + REACH_ROWS);
-    let width = old_w.max(col0 + area_width + 1);
-    let height = row0 + plate[1] + 1;
-    if width as u64 * height as u64 > MAX_GRID_CELLS {
-        return Err(TestLevelError::GridTooLarge { width, height });
-    }
+    let mut types = Types::of(&strats, map);
+    let area = Area::of(types.chosen.len(), spacing, map)?;
 
     let mut level = source.clone();
     let (map, trak) = level.map_and_trak_mut();
-    let (map, trak) = (map.expect("checked above"), trak.expect("checked above"));
-    let models = &mut trak.models;
-
-    // The grid grows; new cells are in a zone that sees itself (else the player's).
-    let region = new_cells_region(map, player.position);
-    let mut grid = Vec::with_capacity((width * height) as usize);
-    for row in 0..height {
-        for col in 0..width {
-            grid.push(match (col < old_w, row < old_h) {
-                (true, true) => map.region_grid[(col + row * old_w) as usize],
-                _ => region,
-            });
-        }
-    }
-    (map.width, map.height, map.region_grid) = (width, height, grid);
-
-    // The plates.
-    let colours = map
-        .tiles
-        .iter()
-        .find(|t| t.model_index == floor)
-        .map(|t| t.colours.clone())
-        .expect("the floor model is that of a tile");
-    let plates = with_material(models, floor, 0);
-    let exit = with_material(models, floor, MATERIAL_EXIT);
-    let first_new = map.tiles.len();
-    let mut plate_at = |col: u32, row: u32, y: f32, model: u32| {
-        let (x, z) = (col0 + col, row0 + row);
-        let mut tile = Tile::new([x as f32 + 0.5, y, -(z as f32 + 0.5)], 0, model);
-        tile.colours = colours.clone();
-        map.tiles.push(tile);
-    };
-    for row in 0..plate[1] {
-        for col in 0..plate[0] {
-            plate_at(col, row, 0.0, plates);
-        }
-    }
-    let step_col = |k: u32| plate[0] + 1 + 2 * k;
-    let step_y = |k: u32| STEP_RISE * (k + 1) as f32;
-    for k in 0..STEPS {
-        plate_at(step_col(k), mid, step_y(k), plates);
-    }
-    let goal = (step_col(STEPS) + 1, step_y(STEPS - 1));
-    for row in mid - 1..=mid + 1 {
-        for col in goal.0 - 1..=goal.0 + 1 {
-            let centre = (col, row) == (goal.0, mid);
-            plate_at(col, row, goal.1, if centre { exit } else { plates });
-        }
-    }
-    let tiles_added = map.tiles.len() - first_new;
-
-    // Collision entered into the new cells it reaches: of the new plates, and of old tiles
-    // reaching past the old grid's edges.
-    let is_new = |c: &Tile| {
-        let [x, _, z] = c.fixed.position.map(i64::from);
-        x >= old_w as i64 * 4096 || z >= old_h as i64 * 4096
-    };
-    let mut shared = SharedModels::of(models);
-    let mut coverage = Vec::new();
-    for (i, tile) in map.tiles.iter().enumerate() {
-        let Some(model) = models.get(tile.model_index as usize) else {
-            continue;
-        };
-        let reaches_new = |r: &Reach| r.cell.col >= old_w || r.cell.row >= old_h;
-        if i < first_new && !reaches(tile, model, width, height).iter().any(reaches_new) {
-            continue;
-        }
-        let made = copies(i, tile, model, width, height)?;
-        for (mut copy, copy_model) in made {
-            if i < first_new && !is_new(&copy) {
-                continue; // an old cell: its coverage is the source's
-            }
-            shared.give(&mut copy, copy_model, models);
-            coverage.push(copy);
-        }
-    }
-    let coverage_tiles = coverage.len();
-    map.tiles.extend(coverage);
+    let (map, models) = (
+        map.expect("checked above"),
+        &mut trak.expect("checked above").models,
+    );
+    grow_grid(map, &area, player.position);
+    let plates = lay_plates(map, models, floor, &area);
+    let coverage_tiles = enter_coverage(map, models, &area, plates.first_tile)?;
     if map.tiles.len() > MAX_TILES || models.len() > MAX_MODELS {
         return Err(TestLevelError::TooMany {
             tiles: map.tiles.len(),
             models: models.len(),
         });
     }
+    let pool_extra = map.strat_pool_extra;
+    let (player, placed) = place_strats(map, &area, player, &mut types);
+    let pool_extra = [pool_extra, map.strat_pool_extra];
 
-    // The strats: the player moved to the plate's edge facing +x, the rest appended.
-    let stand = |col: u32, row: u32, y: f32| {
-        let (x, z) = (col0 + col, row0 + row);
-        [x as f64 + 0.5, y as f64 + 0.25, z as f64 + 0.5]
+    if let Some(name) = &options.name {
+        rename(&mut level, name)?;
+    }
+    let new_warnings = verify(&level, source, &player, &placed)?;
+    let report = TestLevelReport {
+        grid_before: area.grid_before,
+        grid: area.grid,
+        area: [area.origin[0], area.origin[1], area.width, area.plate[1]],
+        floor_model: floor,
+        plate_model: plates.model,
+        exit_model: plates.exit_model,
+        tiles_added: plates.tiles,
+        coverage_tiles,
+        player,
+        placed,
+        left_out: types.left_out,
+        pool_extra,
+        new_warnings,
     };
-    let start = stand(0, mid, 0.0);
+    Ok((level, report))
+}
+
+/// The level's types the test level places: one strat each on the plate, LevelDoor on the goal,
+/// Coin on the steps too; and those left out, with why.
+struct Types {
+    chosen: Vec<NewStrat>,
+    door: Option<NewStrat>,
+    coin: Option<NewStrat>,
+    left_out: Vec<LeftOut>,
+}
+
+impl Types {
+    fn of(strats: &Strats, map: &Map) -> Types {
+        let mut types = Types {
+            chosen: Vec::new(),
+            door: None,
+            coin: None,
+            left_out: Vec::new(),
+        };
+        for t in strats.types.iter().flatten() {
+            let name = t
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("{:#x}", t.code_offset));
+            if PLAYER_STRATS.contains(&name.as_str()) {
+                continue;
+            }
+            let reason = if LEFT_OUT.iter().any(|p| name.starts_with(p)) || name.contains("Trigger")
+            {
+                "cameras, cut scenes, forces and triggers are left out (note 003)"
+            } else if let Some(first) = t.first_instance.filter(|_| t.placeable) {
+                let record = map.strats[first];
+                let Some(parameters) = record.parameters(&map.parameters) else {
+                    types.left_out.push(LeftOut {
+                        name,
+                        reason: "its first strat's parameters lie outside the pool".into(),
+                    });
+                    continue;
+                };
+                types.choose(NewStrat {
+                    name,
+                    record,
+                    parameters: parameters.to_vec(),
+                });
+                continue;
+            } else {
+                t.why_not.as_deref().unwrap_or("not placeable")
+            };
+            types.left_out.push(LeftOut {
+                name,
+                reason: reason.into(),
+            });
+        }
+        types
+    }
+
+    fn choose(&mut self, new: NewStrat) {
+        match new.name.as_str() {
+            "LevelDoor" => self.door = Some(new),
+            "Coin" => {
+                self.coin = Some(new.clone());
+                self.chosen.push(new);
+            }
+            _ => self.chosen.push(new),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct NewStrat {
+    name: String,
+    /// The type's first strat: its type fields, flags and waypoint are copied.
+    record: StratRecord,
+    parameters: Vec<u32>,
+}
+
+/// The player moved to the plate's edge facing +x, the chosen types appended on the plate, coins
+/// on the steps and the LevelDoor on the goal (or said to be missing).
+fn place_strats(
+    map: &mut Map,
+    area: &Area,
+    player: &PlacedStrat,
+    types: &mut Types,
+) -> (PlacedType, Vec<PlacedType>) {
+    let start = area.stand(0, area.mid, 0.0);
     let record = &mut map.strats[player.index];
     record.position = start.map(to_fixed);
     record.rotation[1] = 1024;
@@ -330,7 +297,6 @@ pub fn test_level(
         position: start,
     };
     let mut placed = Vec::new();
-    let pool_extra = map.strat_pool_extra;
     let mut put = |new: &NewStrat, at: [f64; 3]| {
         let mut record = new.record;
         record.position = at.map(to_fixed);
@@ -345,135 +311,24 @@ pub fn test_level(
             position: at,
         });
     };
-    for (i, new) in chosen.iter().enumerate() {
-        let i = i as u32;
-        let col = 1 + (i % columns) * spacing + spacing / 2;
-        let row = (i / columns) * spacing + spacing / 2;
-        put(new, stand(col, row, 0.0));
+    for (i, new) in types.chosen.iter().enumerate() {
+        let (col, row) = area.on_plate(i);
+        put(new, area.stand(col, row, 0.0));
     }
-    if let Some(coin) = &coin {
+    if let Some(coin) = &types.coin {
         for k in 0..STEPS {
-            put(coin, stand(step_col(k), mid, step_y(k)));
+            put(coin, area.stand(area.step_col(k), area.mid, step_y(k)));
         }
     }
-    if let Some(door) = &door {
-        put(door, stand(goal.0, mid, goal.1));
-    } else {
-        left_out.push(LeftOut {
+    let goal = area.goal();
+    match &types.door {
+        Some(door) => put(door, area.stand(goal.0, area.mid, goal.1)),
+        None => types.left_out.push(LeftOut {
             name: "LevelDoor".into(),
             reason: "the level places no LevelDoor: the goal has no exit".into(),
-        });
+        }),
     }
-    let pool_extra = [pool_extra, map.strat_pool_extra];
-
-    if let Some(name) = &options.name {
-        rename(&mut level, name)?;
-    }
-    let new_warnings = verify(&level, source, &player, &placed)?;
-    let report = TestLevelReport {
-        grid_before: [old_w, old_h],
-        grid: [width, height],
-        area: [col0, row0, area_width, plate[1]],
-        floor_model: floor,
-        plate_model: plates,
-        exit_model: exit,
-        tiles_added,
-        coverage_tiles,
-        player,
-        placed,
-        left_out,
-        pool_extra,
-        new_warnings,
-    };
-    Ok((level, report))
-}
-
-#[derive(Debug, Clone)]
-struct NewStrat {
-    name: String,
-    /// The type's first strat: its type fields, flags and waypoint are copied.
-    record: StratRecord,
-    parameters: Vec<u32>,
-}
-
-/// `model` when all its collision is of `material`, else its copy with that material, appended.
-fn with_material(models: &mut Vec<Model>, model: u32, material: u8) -> u32 {
-    let mut copy = models[model as usize].clone();
-    if copy.collision_polygons().all(|p| p.material == material) {
-        return model;
-    }
-    for poly in copy.collision.iter_mut().flatten() {
-        poly.material = material;
-    }
-    models.push(copy);
-    (models.len() - 1) as u32
-}
-
-/// The level's most used flat floor model (ties: the first): faces at y 0.25 over the whole
-/// cell, its collision facing straight up and covering the cell.
-fn flat_floor(tiles: &[Tile], models: &[Model]) -> Option<u32> {
-    let mut uses = vec![0usize; models.len()];
-    for t in tiles {
-        if let Some(u) = uses.get_mut(t.model_index as usize) {
-            *u += 1;
-        }
-    }
-    let flat = |m: &Model| {
-        let square = |k: usize| {
-            let (lo, hi) = m
-                .vertices
-                .iter()
-                .map(|v| v.position[k])
-                .fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
-            (lo + 0.5).abs() < 0.01 && (hi - 0.5).abs() < 0.01
-        };
-        let area: f32 = m
-            .collision_polygons()
-            .map(|p| {
-                let c = decode_collision_polygon(p);
-                let twice: f32 = (0..c.len())
-                    .map(|k| {
-                        let (a, b) = (c[k], c[(k + 1) % c.len()]);
-                        a.x * b.z - b.x * a.z
-                    })
-                    .sum();
-                twice.abs() / 2.0
-            })
-            .sum();
-        !m.faces.is_empty()
-            && m.vertices
-                .iter()
-                .all(|v| (v.position[1] - 0.25).abs() < 1e-3)
-            && square(0)
-            && square(2)
-            && m.collision_count() > 0
-            && m.collision_polygons()
-                .all(|p| p.planes[0].normal == [0, 127, 0])
-            && (area - 1.0).abs() < 0.02
-    };
-    (0..models.len())
-        .filter(|&k| uses[k] > 0 && flat(&models[k]))
-        .max_by_key(|&k| (uses[k], std::cmp::Reverse(k)))
-        .map(|k| k as u32)
-}
-
-/// The zone of the new cells: that of the player's old cell when it sees itself, else the first
-/// zone that does, else the player's.
-fn new_cells_region(map: &crate::level::Map, player: [f64; 3]) -> u32 {
-    let sees_itself = |r: u32| {
-        map.regions
-            .get(r as usize)
-            .is_some_and(|z| z.mask == 0 || z.mask & (1u32 << (r % 32)) != 0)
-    };
-    let players = Cell::of_point(player[0], player[2], map.width, map.height)
-        .and_then(|c| map.region_grid.get(c.index(map.width)).copied())
-        .unwrap_or(0);
-    if sees_itself(players) {
-        return players;
-    }
-    (0..map.regions.len() as u32)
-        .find(|&r| sees_itself(r))
-        .unwrap_or(players)
+    (player, placed)
 }
 
 fn rename(level: &mut Level, name: &str) -> Result<(), TestLevelError> {
