@@ -12,176 +12,241 @@ use crate::game::coverage::{cells_under, need, reaches, Held, Need, Outlines, SL
 use crate::game::floor::{test_polygon, World, MATERIAL_IGNORED};
 use crate::game::space::{to_fixed, ONE, TURN};
 use crate::level::map::{fixed_from_float, REGION_COUNT};
+use crate::level::Tile;
 use crate::level::{Level, Map, Model};
 
 /// A floor found this far (units) below the polygon it stands in for still covers it.
 const SAME_HEIGHT: f64 = 0.001;
 
 pub(super) fn check_map(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Problem>) {
-    let (w, h) = (map.width, map.height);
+    check_zone_numbers(map, out);
+    let swaps_in_file = level.wfpc() & crate::level::map::WFPC_TILE_SWAPS != 0;
+    let zones_used = zones_used(map);
+    for (i, tile) in map.tiles.iter().enumerate() {
+        let Some(cell) = placed_cell(i, tile, map, out) else {
+            continue;
+        };
+        let t = TileAt { i, tile, cell };
+        check_tile_records(&t, out);
+        check_tile_colours(&t, map, models, out);
+        check_tile_swap(&t, swaps_in_file, out);
+        check_tile_seen(&t, map, models, &zones_used, out);
+    }
+    coverage(map, models, out);
+}
+
+/// A tile under check: its number, its record and its cell, which its problems name.
+#[derive(Clone, Copy)]
+struct TileAt<'a> {
+    i: usize,
+    tile: &'a Tile,
+    cell: Cell,
+}
+
+impl TileAt<'_> {
+    fn at(&self, p: Problem) -> Problem {
+        p.tile(self.i).cell(self.cell.col, self.cell.row)
+    }
+}
+
+/// Each cell's zone a number the engine's zone table has.
+fn check_zone_numbers(map: &Map, out: &mut Vec<Problem>) {
+    let w = map.width;
     for (cell, &region) in map.region_grid.iter().enumerate() {
         if region as usize >= REGION_COUNT {
             let (col, row) = (cell as u32 % w.max(1), cell as u32 / w.max(1));
             out.push(
-                Problem::error(
-                    Code::ZoneNumber,
-                    format!("cell {col}, {row}: zone {region} is not 0 to 31; the engine reads past its zone table"),
-                )
-                .cell(col, row),
-            );
+            Problem::error(
+                Code::ZoneNumber,
+                format!("cell {col}, {row}: zone {region} is not 0 to 31; the engine reads past its zone table"),
+            )
+            .cell(col, row),
+        );
         }
     }
-    let swaps_in_file = level.wfpc() & crate::level::map::WFPC_TILE_SWAPS != 0;
-    let zones_used = zones_used(map);
-    for (i, tile) in map.tiles.iter().enumerate() {
+}
+
+/// The cell a tile stands in; None, with the problem said, when its position is no number or
+/// outside the grid.
+fn placed_cell(i: usize, tile: &Tile, map: &Map, out: &mut Vec<Problem>) -> Option<Cell> {
+    let (w, h) = (map.width, map.height);
+    let [x, y, z] = tile.float.position;
+    if !(x.is_finite() && y.is_finite() && z.is_finite()) {
+        // The loader finds the cell from x and z, the fixed-point copy and the drawing use
+        // all three: no place at all (a cell only when x and z are numbers).
+        let problem = Problem::error(
+            Code::NotFinite,
+            format!(
+                "tile {i}: its position (block 2) x {x}, y {y}, z {} is not a finite number; the loader places and draws the tile by it: a damaged file",
+                -z
+            ),
+        )
+        .tile(i);
+        out.push(match tile_cell(tile, w, h) {
+            Some(cell) => problem.cell(cell.col, cell.row),
+            None => problem,
+        });
+        return None;
+    }
+    let Some(cell) = tile_cell(tile, w, h) else {
         let [x, y, z] = tile.float.position;
-        if !(x.is_finite() && y.is_finite() && z.is_finite()) {
-            // The loader finds the cell from x and z, the fixed-point copy and the drawing use
-            // all three: no place at all (a cell only when x and z are numbers).
-            let problem = Problem::error(
-                Code::NotFinite,
+        out.push(
+            Problem::error(
+                Code::TileInGrid,
                 format!(
-                    "tile {i}: its position (block 2) x {x}, y {y}, z {} is not a finite number; the loader places and draws the tile by it: a damaged file",
+                    "tile {i} stands at x {x:.3}, y {y:.3}, z {:.3}, outside the {w}×{h} grid; the loader would write into foreign memory: move it inside",
                     -z
                 ),
             )
-            .tile(i);
-            out.push(match tile_cell(tile, w, h) {
-                Some(cell) => problem.cell(cell.col, cell.row),
-                None => problem,
-            });
-            continue;
-        }
-        let Some(cell) = tile_cell(tile, w, h) else {
-            let [x, y, z] = tile.float.position;
-            out.push(
-                Problem::error(
-                    Code::TileInGrid,
-                    format!(
-                        "tile {i} stands at x {x:.3}, y {y:.3}, z {:.3}, outside the {w}×{h} grid; the loader would write into foreign memory: move it inside",
-                        -z
-                    ),
-                )
-                .tile(i),
-            );
+            .tile(i),
+        );
+        return None;
+    };
+    Some(cell)
+}
+
+/// The tile's copies (blocks 2 and 8, the model index block) agree, and its turn is under one.
+fn check_tile_records(t: &TileAt, out: &mut Vec<Problem>) {
+    let TileAt { i, tile, .. } = *t;
+    let at = |p| t.at(p);
+    if tile.fixed != fixed_from_float(&tile.float) {
+        out.push(at(Problem::error(
+            Code::TileCopies,
+            format!(
+                "tile {i}: its fixed-point copy (block 8) does not match its float copy (block 2)"
+            ),
+        )));
+    }
+    if tile.float.rotation >= TURN {
+        out.push(at(Problem::warning(
+            Code::TileRotation,
+            format!(
+                "tile {i}: rotation {} is a turn or more (4096 to the turn); the collision tests look it up in a sine table of 4096 entries, and whether the game wraps it the notes do not say: use {}",
+                tile.float.rotation,
+                tile.float.rotation % TURN
+            ),
+        )));
+    }
+    if tile.model_index != tile.float.model {
+        out.push(at(Problem::error(
+            Code::TileCopies,
+            format!(
+                "tile {i}: the model index block says {}, the tile record says {}",
+                tile.model_index, tile.float.model
+            ),
+        )));
+    }
+}
+
+/// The tile's models exist and its colour blocks hold a colour for each of their vertices.
+fn check_tile_colours(t: &TileAt, map: &Map, models: &[Model], out: &mut Vec<Problem>) {
+    let TileAt { i, tile, .. } = *t;
+    let at = |p| t.at(p);
+    let swap_model = tile.swap.map(|s| s.model_b);
+    for (m, colours, what) in [
+        (Some(tile.model_index), &tile.colours, "its model"),
+        (swap_model, &tile.swap_colours, "its swap model"),
+    ] {
+        let Some(m) = m else { continue };
+        let Some(model) = models.get(m as usize) else {
+            out.push(at(Problem::error(
+                Code::ModelIndex,
+                format!(
+                    "tile {i}: {what} {m} does not exist ({} models)",
+                    models.len()
+                ),
+            )));
             continue;
         };
-        let at = |p: Problem| p.tile(i).cell(cell.col, cell.row);
-        if tile.fixed != fixed_from_float(&tile.float) {
+        let nv = model.vertices.len();
+        let expected = nv * map.colour_rule.set_count(colours.first());
+        if colours.len() != expected {
             out.push(at(Problem::error(
-                Code::TileCopies,
-                format!("tile {i}: its fixed-point copy (block 8) does not match its float copy (block 2)"),
-            )));
-        }
-        if tile.float.rotation >= TURN {
-            out.push(at(Problem::warning(
-                Code::TileRotation,
+                Code::VertexColours,
                 format!(
-                    "tile {i}: rotation {} is a turn or more (4096 to the turn); the collision tests look it up in a sine table of 4096 entries, and whether the game wraps it the notes do not say: use {}",
-                    tile.float.rotation,
-                    tile.float.rotation % TURN
+                    "tile {i}: {} vertex colours for {what} {m} with {nv} vertices (needs {expected}); the rest of MAP would be read shifted",
+                    colours.len()
                 ),
-            )));
-        }
-        if tile.model_index != tile.float.model {
-            out.push(at(Problem::error(
-                Code::TileCopies,
-                format!(
-                    "tile {i}: the model index block says {}, the tile record says {}",
-                    tile.model_index, tile.float.model
-                ),
-            )));
-        }
-        let swap_model = tile.swap.map(|s| s.model_b);
-        for (m, colours, what) in [
-            (Some(tile.model_index), &tile.colours, "its model"),
-            (swap_model, &tile.swap_colours, "its swap model"),
-        ] {
-            let Some(m) = m else { continue };
-            let Some(model) = models.get(m as usize) else {
-                out.push(at(Problem::error(
-                    Code::ModelIndex,
-                    format!(
-                        "tile {i}: {what} {m} does not exist ({} models)",
-                        models.len()
-                    ),
-                )));
-                continue;
-            };
-            let nv = model.vertices.len();
-            let expected = nv * map.colour_rule.set_count(colours.first());
-            if colours.len() != expected {
-                out.push(at(Problem::error(
-                    Code::VertexColours,
-                    format!(
-                        "tile {i}: {} vertex colours for {what} {m} with {nv} vertices (needs {expected}); the rest of MAP would be read shifted",
-                        colours.len()
-                    ),
-                )
-                .model(m as usize)));
-            }
-        }
-        if let Some(swap) = tile.swap {
-            if !swaps_in_file || tile.float.swap_flag == 0 {
-                out.push(at(Problem::error(
-                    Code::TileSwap,
-                    format!(
-                        "tile {i} has a swap entry without the swap flag or without WFPC 0x10000"
-                    ),
-                )));
-            }
-            if swap.model_a != tile.model_index {
-                out.push(at(Problem::warning(
-                    Code::TileSwap,
-                    format!(
-                        "tile {i}: its swap entry's model A is {}, the tile's model is {}",
-                        swap.model_a, tile.model_index
-                    ),
-                )));
-            }
-            if (swap.cell_x, swap.cell_z) != (cell.col, cell.row) {
-                out.push(at(Problem::warning(
-                    Code::TileSwap,
-                    format!(
-                        "tile {i}: its swap entry names cell {}, {}, the tile stands in {}, {}",
-                        swap.cell_x, swap.cell_z, cell.col, cell.row
-                    ),
-                )));
-            }
-        } else if swaps_in_file && tile.float.swap_flag != 0 {
-            out.push(at(Problem::error(
-                Code::TileSwap,
-                format!("tile {i} has the swap flag but no swap entry"),
-            )));
-        } else if tile.float.swap_flag != 0 {
-            out.push(at(Problem::warning(
-                Code::TileSwap,
-                format!(
-                    "tile {i} has the swap flag (hasAlt {:#x}) but WFPC lacks 0x10000, so the level has no swap entries (block 10): the tile has no other model to swap to, and what the engine does with the flag the notes do not say",
-                    tile.float.swap_flag
-                ),
-            )));
-        }
-        let region = map.region_grid.get(cell.index(w)).copied().unwrap_or(0);
-        let drawn = models
-            .get(tile.model_index as usize)
-            .is_some_and(|m| !m.faces.is_empty());
-        // Only the zones of some cell: the camera stands in one of those (a zone no cell is in,
-        // whose mask 0 sees everything, is never the camera's).
-        let seen = map
-            .regions
-            .iter()
-            .enumerate()
-            .filter(|(z, _)| zones_used[*z])
-            .any(|(_, r)| r.mask == 0 || r.mask & (1u32 << (region % 32)) != 0);
-        if drawn && (region as usize) < REGION_COUNT && !seen {
-            out.push(at(Problem::warning(
-                Code::VisibleZone,
-                format!("tile {i}: its cell is in zone {region}, which no zone's mask sees: the tile is never drawn"),
-            )));
+            )
+            .model(m as usize)));
         }
     }
-    coverage(map, models, out);
+}
+
+/// A swap entry only with the swap flag and WFPC 0x10000, naming the tile's model and cell.
+fn check_tile_swap(t: &TileAt, swaps_in_file: bool, out: &mut Vec<Problem>) {
+    let TileAt { i, tile, cell } = *t;
+    let at = |p| t.at(p);
+    if let Some(swap) = tile.swap {
+        if !swaps_in_file || tile.float.swap_flag == 0 {
+            out.push(at(Problem::error(
+                Code::TileSwap,
+                format!("tile {i} has a swap entry without the swap flag or without WFPC 0x10000"),
+            )));
+        }
+        if swap.model_a != tile.model_index {
+            out.push(at(Problem::warning(
+                Code::TileSwap,
+                format!(
+                    "tile {i}: its swap entry's model A is {}, the tile's model is {}",
+                    swap.model_a, tile.model_index
+                ),
+            )));
+        }
+        if (swap.cell_x, swap.cell_z) != (cell.col, cell.row) {
+            out.push(at(Problem::warning(
+                Code::TileSwap,
+                format!(
+                    "tile {i}: its swap entry names cell {}, {}, the tile stands in {}, {}",
+                    swap.cell_x, swap.cell_z, cell.col, cell.row
+                ),
+            )));
+        }
+    } else if swaps_in_file && tile.float.swap_flag != 0 {
+        out.push(at(Problem::error(
+            Code::TileSwap,
+            format!("tile {i} has the swap flag but no swap entry"),
+        )));
+    } else if tile.float.swap_flag != 0 {
+        out.push(at(Problem::warning(
+            Code::TileSwap,
+            format!(
+                "tile {i} has the swap flag (hasAlt {:#x}) but WFPC lacks 0x10000, so the level has no swap entries (block 10): the tile has no other model to swap to, and what the engine does with the flag the notes do not say",
+                tile.float.swap_flag
+            ),
+        )));
+    }
+}
+
+/// A drawn tile stands in a zone some zone's mask sees.
+fn check_tile_seen(
+    t: &TileAt,
+    map: &Map,
+    models: &[Model],
+    zones_used: &[bool],
+    out: &mut Vec<Problem>,
+) {
+    let TileAt { i, tile, cell } = *t;
+    let at = |p| t.at(p);
+    let w = map.width;
+    let region = map.region_grid.get(cell.index(w)).copied().unwrap_or(0);
+    let drawn = models
+        .get(tile.model_index as usize)
+        .is_some_and(|m| !m.faces.is_empty());
+    // Only the zones of some cell: the camera stands in one of those (a zone no cell is in,
+    // whose mask 0 sees everything, is never the camera's).
+    let seen = map
+        .regions
+        .iter()
+        .enumerate()
+        .filter(|(z, _)| zones_used[*z])
+        .any(|(_, r)| r.mask == 0 || r.mask & (1u32 << (region % 32)) != 0);
+    if drawn && (region as usize) < REGION_COUNT && !seen {
+        out.push(at(Problem::warning(
+            Code::VisibleZone,
+            format!("tile {i}: its cell is in zone {region}, which no zone's mask sees: the tile is never drawn"),
+        )));
+    }
 }
 
 /// Which of the 32 zones some cell of the grid is in.
