@@ -25,6 +25,39 @@ pub(super) fn build_map(
     wfpc: u32,
 ) -> Map {
     let islands = world.island_cells();
+    let (strats, parameters, waypoints) = build_strats(rng, plan, world, &placed, &islands, code);
+    let zones = build_zones(rng, plan, world, &placed, &islands, code);
+    let paths = (wfpc & WFPC_PATHS != 0).then(|| build_paths(rng, world, &islands, wfpc));
+    Map {
+        width: plan.width as u32,
+        height: plan.height as u32,
+        tiles: placed.tiles,
+        parameters,
+        zones,
+        waypoints,
+        regions: regions(plan),
+        region_grid: world.region.clone(),
+        // FORMAT.md §6: at least the strats and the ones spawned while playing: room for the
+        // splinters, heads and sparkles.
+        strat_pool_extra: (strats.len() + 24) as u32,
+        strats,
+        paths,
+        view_distance: (wfpc & WFPC_VIEW_DISTANCE != 0).then_some(200),
+        last: 0,
+        colour_rule: ColourSetRule::FrameCount,
+    }
+}
+
+/// The plan's strats of each type, standing on islands (the llama at the start, the door at the
+/// exit), with their parameters and a ring of waypoints where the type has them.
+fn build_strats(
+    rng: &mut Rng,
+    plan: &Plan,
+    world: &World,
+    placed: &Placed,
+    islands: &[usize],
+    code: &[u32],
+) -> (Vec<StratRecord>, Vec<u32>, Vec<Waypoint>) {
     let mut parameters = Vec::new();
     let mut waypoints: Vec<Waypoint> = Vec::new();
     let mut strats = Vec::new();
@@ -34,7 +67,7 @@ pub(super) fn build_map(
                 LLAMA => placed.start,
                 LEVEL_DOOR => world.stand(world.exit, Vec2::ZERO),
                 _ => world.stand(
-                    rng.pick(&islands),
+                    rng.pick(islands),
                     Vec2::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3)),
                 ),
             };
@@ -90,13 +123,24 @@ pub(super) fn build_map(
             });
         }
     }
+    (strats, parameters, waypoints)
+}
 
-    let zones = (0..plan.zones)
+/// The zones (ZONE records): the first at the start, the second naming the cut scene trigger.
+fn build_zones(
+    rng: &mut Rng,
+    plan: &Plan,
+    world: &World,
+    placed: &Placed,
+    islands: &[usize],
+    code: &[u32],
+) -> Vec<ZoneRecord> {
+    (0..plan.zones)
         .map(|k| {
             let cell = if k == 0 {
                 placed.start_cell
             } else {
-                rng.pick(&islands)
+                rng.pick(islands)
             };
             let (col, row) = world.grid.col_row(cell);
             ZoneRecord {
@@ -119,51 +163,33 @@ pub(super) fn build_map(
                 music: 1 + rng.below(12) as u32,
             }
         })
-        .collect();
+        .collect()
+}
 
-    let paths = (wfpc & WFPC_PATHS != 0).then(|| {
-        let third_word = wfpc & WFPC_PATH_POINT_EXTRA != 0;
-        (0..1 + rng.below(3))
-            .map(|_| Path {
-                subpaths: (0..1 + rng.below(2))
-                    .map(|_| SubPath {
-                        flags: rng.below(4) as u16,
-                        points: (0..2 + rng.below(4))
-                            .map(|_| {
-                                let [x, y, z] = world.stand(rng.pick(&islands), Vec2::ZERO);
-                                PathPoint {
-                                    a: x as u32,
-                                    b: z as u32,
-                                    c: third_word.then_some(y as u32),
-                                    kind: rng.below(3) as u16,
-                                    extra: 0,
-                                }
-                            })
-                            .collect(),
-                    })
-                    .collect(),
-            })
-            .collect()
-    });
-
-    Map {
-        width: plan.width as u32,
-        height: plan.height as u32,
-        tiles: placed.tiles,
-        parameters,
-        zones,
-        waypoints,
-        regions: regions(plan),
-        region_grid: world.region.clone(),
-        // FORMAT.md §6: at least the strats and the ones spawned while playing: room for the
-        // splinters, heads and sparkles.
-        strat_pool_extra: (strats.len() + 24) as u32,
-        strats,
-        paths,
-        view_distance: (wfpc & WFPC_VIEW_DISTANCE != 0).then_some(200),
-        last: 0,
-        colour_rule: ColourSetRule::FrameCount,
-    }
+/// A few paths of a few points on islands (WFPC 0x20), with the third word where WFPC says.
+fn build_paths(rng: &mut Rng, world: &World, islands: &[usize], wfpc: u32) -> Vec<Path> {
+    let third_word = wfpc & WFPC_PATH_POINT_EXTRA != 0;
+    (0..1 + rng.below(3))
+        .map(|_| Path {
+            subpaths: (0..1 + rng.below(2))
+                .map(|_| SubPath {
+                    flags: rng.below(4) as u16,
+                    points: (0..2 + rng.below(4))
+                        .map(|_| {
+                            let [x, y, z] = world.stand(rng.pick(islands), Vec2::ZERO);
+                            PathPoint {
+                                a: x as u32,
+                                b: z as u32,
+                                c: third_word.then_some(y as u32),
+                                kind: rng.below(3) as u16,
+                                extra: 0,
+                            }
+                        })
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 /// Each region sees itself and the regions around it; the rest of the 32 see only themselves.

@@ -192,87 +192,108 @@ pub(super) fn build_textures(rng: &mut Rng, plan: &Plan, variant: &Variant) -> T
     // as soon as there are two pages.
     let first_surface = rng.below(Surface::PAINTED.len());
     for page_index in 0..direct_pages {
-        let mut data = vec![0u8; PAGE_SIZE * PAGE_SIZE * 2];
-        for cell in 0..CELLS_PER_PAGE {
-            let surface = Surface::PAINTED
-                [(first_surface + page_index * CELLS_PER_PAGE + cell) % Surface::PAINTED.len()];
-            let origin = cell_origin(cell);
-            let (coarse, fine) = (Noise::new(rng, 16), Noise::new(rng, 4));
-            for y in 0..CELL {
-                for x in 0..CELL {
-                    let pixel = paint(surface, x, y, coarse.at(x, y), fine.at(x, y));
-                    let at = 2 * ((origin.1 + y) * PAGE_SIZE + origin.0 + x);
-                    data[at..at + 2].copy_from_slice(&pixel.to_le_bytes());
-                }
-            }
-            let blend = if surface == Surface::Foliage {
-                BLEND_CUTOUT
-            } else {
-                0
-            };
-            textures.add_rect(surface, page_index, blend, origin, (CELL, CELL));
-            // Some cells are also cut into halves, and some have a blend-mode variant.
-            if rng.chance(0.2) {
-                textures.add_rect(surface, page_index, blend, origin, (CELL, CELL / 2));
-                textures.add_rect(
-                    surface,
-                    page_index,
-                    blend,
-                    (origin.0, origin.1 + CELL / 2),
-                    (CELL, CELL / 2),
-                );
-            }
-            if surface != Surface::Foliage && rng.chance(0.15) {
-                textures.add_rect(
-                    surface,
-                    page_index,
-                    rng.pick(&BLEND_VARIANTS),
-                    origin,
-                    (CELL, CELL),
-                );
-            }
-        }
-        textures.text.pages.push(Page {
-            flags: rng.pick(&PAGE_DIRECT_FLAGS),
-            width: PAGE_SIZE as u32,
-            height: PAGE_SIZE as u32,
-            data,
-        });
+        add_direct_page(rng, &mut textures, page_index, first_surface);
     }
     if variant.paletted_page {
         add_paletted_page(rng, &mut textures);
     }
     if variant.rle_page {
-        // The RLE16 compression is not documented (FORMAT.md §11): arbitrary bytes, which
-        // the project keeps verbatim like any original's.
-        let page = textures.text.pages.len();
-        let len = 3_000 + rng.below(6_000);
-        textures.text.pages.push(Page {
-            flags: PAGE_RLE16,
-            width: PAGE_SIZE as u32,
-            height: PAGE_SIZE as u32,
-            data: rng.bytes(len),
-        });
-        for (k, surface) in [
-            Surface::Stone,
-            Surface::Cliff,
-            Surface::Grass,
-            Surface::Dirt,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let half = PAGE_SIZE / 2;
+        add_rle_page(rng, &mut textures);
+    }
+    add_flat_colours(rng, &mut textures);
+    textures.text.trailing = rng.bytes(40);
+    textures
+}
+
+/// A page of painted cells, each a surface with its entries (some cut in halves, some with a
+/// blend-mode variant).
+fn add_direct_page(
+    rng: &mut Rng,
+    textures: &mut Textures,
+    page_index: usize,
+    first_surface: usize,
+) {
+    let mut data = vec![0u8; PAGE_SIZE * PAGE_SIZE * 2];
+    for cell in 0..CELLS_PER_PAGE {
+        let surface = Surface::PAINTED
+            [(first_surface + page_index * CELLS_PER_PAGE + cell) % Surface::PAINTED.len()];
+        let origin = cell_origin(cell);
+        let (coarse, fine) = (Noise::new(rng, 16), Noise::new(rng, 4));
+        for y in 0..CELL {
+            for x in 0..CELL {
+                let pixel = paint(surface, x, y, coarse.at(x, y), fine.at(x, y));
+                let at = 2 * ((origin.1 + y) * PAGE_SIZE + origin.0 + x);
+                data[at..at + 2].copy_from_slice(&pixel.to_le_bytes());
+            }
+        }
+        let blend = if surface == Surface::Foliage {
+            BLEND_CUTOUT
+        } else {
+            0
+        };
+        textures.add_rect(surface, page_index, blend, origin, (CELL, CELL));
+        // Some cells are also cut into halves, and some have a blend-mode variant.
+        if rng.chance(0.2) {
+            textures.add_rect(surface, page_index, blend, origin, (CELL, CELL / 2));
             textures.add_rect(
                 surface,
-                page,
-                0,
-                ((k % 2) * half, (k / 2) * half),
-                (half, half),
+                page_index,
+                blend,
+                (origin.0, origin.1 + CELL / 2),
+                (CELL, CELL / 2),
+            );
+        }
+        if surface != Surface::Foliage && rng.chance(0.15) {
+            textures.add_rect(
+                surface,
+                page_index,
+                rng.pick(&BLEND_VARIANTS),
+                origin,
+                (CELL, CELL),
             );
         }
     }
-    // Flat colours read no page; they name page 0 like the rest of the table names one.
+    textures.text.pages.push(Page {
+        flags: rng.pick(&PAGE_DIRECT_FLAGS),
+        width: PAGE_SIZE as u32,
+        height: PAGE_SIZE as u32,
+        data,
+    });
+}
+
+/// A page in the undocumented RLE16 compression (FORMAT.md §11): arbitrary bytes, which the
+/// project keeps verbatim like any original's, its quarters entries of four surfaces.
+fn add_rle_page(rng: &mut Rng, textures: &mut Textures) {
+    let page = textures.text.pages.len();
+    let len = 3_000 + rng.below(6_000);
+    textures.text.pages.push(Page {
+        flags: PAGE_RLE16,
+        width: PAGE_SIZE as u32,
+        height: PAGE_SIZE as u32,
+        data: rng.bytes(len),
+    });
+    for (k, surface) in [
+        Surface::Stone,
+        Surface::Cliff,
+        Surface::Grass,
+        Surface::Dirt,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let half = PAGE_SIZE / 2;
+        textures.add_rect(
+            surface,
+            page,
+            0,
+            ((k % 2) * half, (k / 2) * half),
+            (half, half),
+        );
+    }
+}
+
+/// Flat colours read no page; they name page 0 like the rest of the table names one.
+fn add_flat_colours(rng: &mut Rng, textures: &mut Textures) {
     for _ in 0..6 {
         let [r, g, b] = [rng.below(256), rng.below(256), rng.below(256)].map(|c| c as u8);
         textures.add(
@@ -288,8 +309,6 @@ pub(super) fn build_textures(rng: &mut Rng, plan: &Plan, variant: &Variant) -> T
             },
         );
     }
-    textures.text.trailing = rng.bytes(40);
-    textures
 }
 
 /// An 8-bit page (flags 0) indexing a palette of earth colours, and the palette.
