@@ -2,6 +2,8 @@
 //! says about the player's start and about needle spikes (FORMAT.md §4).
 
 use crate::codes::Code;
+use std::collections::HashMap;
+
 use glam::DVec3;
 
 use super::Problem;
@@ -12,8 +14,10 @@ use crate::game::floor::{
 use crate::game::space::world_polygon;
 use crate::game::space::{from_fixed, to_fixed, TURN};
 use crate::game::strats::{not_a_strat_start, PLAYER_STRATS};
+use crate::level::stpc::StratCode;
 use crate::level::{Level, Map, Model};
 use crate::limits::{MAX_POOL_EXTRA, STRAT_POOL_BASE, STRAT_SLOT_BYTES};
+use crate::raw::StratRecord;
 
 /// A start this far (units) above the floor the test finds: the llama drops at the start.
 const START_DROP: f64 = 0.1;
@@ -26,96 +30,113 @@ const NEEDLE_DROP: f64 = 0.05;
 pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut Vec<Problem>) {
     let code = level.stpc().map(|s| s.strat_code());
     for (i, s) in map.strats.iter().enumerate() {
-        if let Some(why) = code
-            .as_ref()
-            .and_then(|c| not_a_strat_start(c, s.code_offset))
-        {
-            out.push(
-                Problem::error(
-                    Code::StratCode,
-                    format!(
-                        "strat {i}: code offset {:#x} is {why}; point it at its type's start (note 003: the type is the code address)",
-                        s.code_offset
-                    ),
-                )
-                .strat(i),
-            );
-        }
-        if let Some(r) = s.rotation.iter().find(|&&r| u32::from(r) >= TURN) {
+        check_strat_record(i, s, map, code.as_ref(), out);
+    }
+    check_type_fields(map, out);
+    check_pool(map, out);
+    player_start(level, map, models, out);
+    needles(map, models, &World::new(map, models), out);
+}
+
+/// A strat's record: its code the start of a type, its turn under one, its parameters and
+/// waypoint in their lists, the fields note 003 has always 0 so.
+fn check_strat_record(
+    i: usize,
+    s: &StratRecord,
+    map: &Map,
+    code: Option<&StratCode<'_>>,
+    out: &mut Vec<Problem>,
+) {
+    if let Some(why) = code.and_then(|c| not_a_strat_start(c, s.code_offset)) {
+        out.push(
+            Problem::error(
+                Code::StratCode,
+                format!(
+                    "strat {i}: code offset {:#x} is {why}; point it at its type's start (note 003: the type is the code address)",
+                    s.code_offset
+                ),
+            )
+            .strat(i),
+        );
+    }
+    if let Some(r) = s.rotation.iter().find(|&&r| u32::from(r) >= TURN) {
+        out.push(
+            Problem::warning(
+                Code::StratRotation,
+                format!(
+                    "strat {i}: rotation {:?} holds {r}, a turn or more (4096 to the turn); whether the game wraps it the notes do not say: use {}",
+                    s.rotation,
+                    u32::from(*r) % TURN
+                ),
+            )
+            .strat(i),
+        );
+    }
+    let params_ok = s.parameters(&map.parameters).is_some();
+    if !params_ok {
+        out.push(
+            Problem::error(
+                Code::StratParameters,
+                format!(
+                    "strat {i}: parameters {}..{} are outside the pool of {}",
+                    s.parameter_index,
+                    s.parameter_index as i64 + s.parameter_count as i64,
+                    map.parameters.len()
+                ),
+            )
+            .strat(i),
+        );
+    }
+    if s.waypoint != -1 && (s.waypoint < 0 || s.waypoint as usize >= map.waypoints.len()) {
+        out.push(
+            Problem::error(
+                Code::StratWaypoint,
+                format!(
+                    "strat {i}: waypoint {} does not exist ({} waypoints)",
+                    s.waypoint,
+                    map.waypoints.len()
+                ),
+            )
+            .strat(i),
+        );
+    }
+    for (offset, value) in [(50, s.reserved_32), (56, u32::from(s.reserved_38))] {
+        if value != 0 {
             out.push(
                 Problem::warning(
-                    Code::StratRotation,
+                    Code::StratReserved,
                     format!(
-                        "strat {i}: rotation {:?} holds {r}, a turn or more (4096 to the turn); whether the game wraps it the notes do not say: use {}",
-                        s.rotation,
-                        u32::from(*r) % TURN
+                        "strat {i}: the field at offset {offset} of its record is {value:#x}, where note 003 has always 0; what the game reads there is not known"
                     ),
                 )
                 .strat(i),
             );
-        }
-        let params_ok = s.parameters(&map.parameters).is_some();
-        if !params_ok {
-            out.push(
-                Problem::error(
-                    Code::StratParameters,
-                    format!(
-                        "strat {i}: parameters {}..{} are outside the pool of {}",
-                        s.parameter_index,
-                        s.parameter_index as i64 + s.parameter_count as i64,
-                        map.parameters.len()
-                    ),
-                )
-                .strat(i),
-            );
-        }
-        if s.waypoint != -1 && (s.waypoint < 0 || s.waypoint as usize >= map.waypoints.len()) {
-            out.push(
-                Problem::error(
-                    Code::StratWaypoint,
-                    format!(
-                        "strat {i}: waypoint {} does not exist ({} waypoints)",
-                        s.waypoint,
-                        map.waypoints.len()
-                    ),
-                )
-                .strat(i),
-            );
-        }
-        for (offset, value) in [(50, s.reserved_32), (56, u32::from(s.reserved_38))] {
-            if value != 0 {
-                out.push(
-                    Problem::warning(
-                        Code::StratReserved,
-                        format!(
-                            "strat {i}: the field at offset {offset} of its record is {value:#x}, where note 003 has always 0; what the game reads there is not known"
-                        ),
-                    )
-                    .strat(i),
-                );
-            }
-        }
-        // The compiler's fields are the same for every strat of a type (FORMAT.md §6).
-        let first = map
-            .strats
-            .iter()
-            .position(|o| o.code_offset == s.code_offset);
-        if let Some(j) = first.filter(|&j| j < i) {
-            let o = &map.strats[j];
-            let fields = |s: &crate::raw::StratRecord| {
-                (s.variable_count, s.slot_count, s.type_flags, s.extra_memory)
-            };
-            if fields(s) != fields(o) {
-                out.push(
-                    Problem::warning(
-                        Code::StratTypeFields,
-                        format!("strat {i}: its variables, slots, type flags or extra memory differ from strat {j} of the same type; copy them from the type"),
-                    )
-                    .strat(i),
-                );
-            }
         }
     }
+}
+
+/// The compiler's fields are the same for every strat of a type (FORMAT.md §6): each strat's are
+/// those of the first of its type.
+fn check_type_fields(map: &Map, out: &mut Vec<Problem>) {
+    let fields = |s: &StratRecord| (s.variable_count, s.slot_count, s.type_flags, s.extra_memory);
+    let mut first_of_type: HashMap<u32, usize> = HashMap::new();
+    for (i, s) in map.strats.iter().enumerate() {
+        let j = *first_of_type.entry(s.code_offset).or_insert(i);
+        if j < i && fields(s) != fields(&map.strats[j]) {
+            out.push(
+                Problem::warning(
+                    Code::StratTypeFields,
+                    format!("strat {i}: its variables, slots, type flags or extra memory differ from strat {j} of the same type; copy them from the type"),
+                )
+                .strat(i),
+            );
+        }
+    }
+}
+
+/// poolExtra: what the engine can allocate, and room for the level's strats and those spawned
+/// while playing.
+fn check_pool(map: &Map, out: &mut Vec<Problem>) {
     let strats = map.strats.len() as u64;
     let pool = map.strat_pool_extra as u64;
     if pool > MAX_POOL_EXTRA {
@@ -148,8 +169,6 @@ pub(super) fn check_strats(level: &Level, map: &Map, models: &[Model], out: &mut
             format!("poolExtra is {pool}, below the {strats} strats: the 30 slots for strats spawned while playing are partly taken; raise it to at least {strats}"),
         ));
     }
-    player_start(level, map, models, out);
-    needles(map, models, &World::new(map, models), out);
 }
 
 /// The player's start stands on a floor the floor test finds, not on the material that test
