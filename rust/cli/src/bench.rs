@@ -188,85 +188,34 @@ const SLOW_STEP_RUNS: u32 = 5;
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let (seed, size) = (1, Size::Full);
-    let bytes = match generate::generate(seed, size).to_bytes() {
-        Ok(b) => b,
+    match run(&args) {
+        Ok(report) if args.json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("the report is plain data")
+        ),
+        Ok(report) => print_text(&report),
         Err(e) => {
-            eprintln!("error: the generated level cannot be written: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let level = match Level::parse(&bytes) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: the generated level does not parse: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    // Checked once outside the timing, so that a failure is reported rather than timed.
-    let glb = match wad_to_gltf(&level, Source::of(&bytes)) {
-        Ok(gltf) => gltf.to_glb().expect("the generated level's GLB fits"),
-        Err(e) => {
-            eprintln!("error: the generated level cannot be converted to glTF: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let glb_size = glb.len();
-    // The way back: reading a GLB, matching every tile against the base level, writing the level.
-    let way_back = |glb: &[u8]| -> Result<Vec<u8>, String> {
-        let doc = Document::from_slice(glb, None).map_err(|e| e.to_string())?;
-        let (written, _) = gltf_to_wad(&level, &bytes, &doc, GltfToWadOptions::default())
-            .map_err(|e| e.to_string())?;
-        written.to_bytes().map_err(|e| e.to_string())
-    };
-    match way_back(&glb) {
-        Ok(written) if written == bytes => {}
-        Ok(_) => {
-            eprintln!("error: the level written back from its own GLB differs from the level");
-            return ExitCode::FAILURE;
-        }
-        Err(e) => {
-            eprintln!("error: the level's own GLB cannot be converted back: {e}");
+            eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     }
-    // Every tile node stripped of its tile: the whole level comes back as new geometry, split
-    // into tiles by cell and height band, its collision entered into every cell it covers.
-    let retiled_glb = retiled_glb(&level, &bytes);
-    if let Err(e) = way_back(&retiled_glb) {
-        eprintln!("error: the re-tiled level cannot be converted back: {e}");
-        return ExitCode::FAILURE;
-    }
-    let collision_heavy = collision_heavy(&level);
-    let steps = vec![
-        time_median("parse", args.runs, || Level::parse(black_box(&bytes))),
-        time_median("to_bytes", args.runs, || black_box(&level).to_bytes()),
-        // The whole conversion from a parsed level to the bytes of a .glb: source checksum,
-        // geometry, attributes, texture pages decoded and PNG-encoded, JSON and GLB container.
-        time_median("to_glb", args.runs, || {
-            let bytes = black_box(&bytes);
-            wad_to_gltf(black_box(&level), Source::of(bytes)).and_then(|gltf| gltf.to_glb())
-        }),
-        time_median("from_glb", args.runs, || way_back(black_box(&glb))),
-        time_median("from_glb_retiled", args.runs, || {
-            way_back(black_box(&retiled_glb))
-        }),
-        time_median("check", args.runs, || check(black_box(&level))),
-        time_median("check_collision_heavy", args.runs, || {
-            check(black_box(&collision_heavy))
-        }),
-        Timing {
-            goal_ms: Some(2000.0),
-            ..time_median("bake_level", args.runs.min(SLOW_STEP_RUNS), || {
-                let mut lit = level.clone();
-                light::bake(&mut lit, &BENCH_LIGHT, &BakeOptions::default(), &|_, _| {})
-                    .map(|_| lit)
-            })
-        },
-        time_median("fit_light", args.runs.min(SLOW_STEP_RUNS), || {
-            light::fit(black_box(&level), &FitOptions::default())
-        }),
-    ];
+    ExitCode::SUCCESS
+}
+
+/// The benchmark's level, generated, and its GLBs: its own and one of it re-tiled.
+struct Bench {
+    bytes: Vec<u8>,
+    level: Level,
+    glb: Vec<u8>,
+    retiled_glb: Vec<u8>,
+}
+
+const SEED: u64 = 1;
+const SIZE: Size = Size::Full;
+
+fn run(args: &Args) -> Result<Report, String> {
+    let bench = Bench::new()?;
+    let steps = time_steps(&bench, args.runs);
     let mut retiled = Vec::new();
     for size in [Size::Small, Size::Full] {
         for seed in 1..=3 {
@@ -275,73 +224,149 @@ fn main() -> ExitCode {
                 CollisionScales::Notes,
                 CollisionScales::Mixed,
             ] {
-                match retiling(seed, size, scales) {
-                    Ok(r) => retiled.push(r),
-                    Err(e) => {
-                        eprintln!("error: re-tiling {size} seed {seed} at {scales} failed: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                }
+                retiled.push(retiling(seed, size, scales).map_err(|e| {
+                    format!("re-tiling {size} seed {seed} at {scales} failed: {e}")
+                })?);
             }
         }
     }
-    let report = Report {
-        seed,
-        size: size.to_string(),
-        file_size: bytes.len(),
-        glb_size,
+    Ok(Report {
+        seed: SEED,
+        size: SIZE.to_string(),
+        file_size: bench.bytes.len(),
+        glb_size: bench.glb.len(),
         steps,
         retiling: retiled,
-    };
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).expect("the report is plain data")
-        );
-    } else {
-        println!(
-            "level: generated, seed {seed}, size {size}, {} bytes (GLB {} bytes)",
-            report.file_size, report.glb_size
-        );
-        for t in &report.steps {
-            let goal = t.goal_ms.map_or(String::new(), |g| {
-                let met = if t.median_ms < g { "met" } else { "NOT met" };
-                format!("   goal < {g:.0} ms: {met}")
-            });
-            println!(
-                "{:<21} median {:>9.3} ms   min {:>9.3} ms   ({} runs){goal}",
-                t.step, t.median_ms, t.min_ms, t.runs
-            );
+    })
+}
+
+impl Bench {
+    /// The level and its GLBs, each checked to come back once outside the timing, so that a
+    /// failure is reported rather than timed.
+    fn new() -> Result<Bench, String> {
+        let bytes = generate::generate(SEED, SIZE)
+            .to_bytes()
+            .map_err(|e| format!("the generated level cannot be written: {e}"))?;
+        let level =
+            Level::parse(&bytes).map_err(|e| format!("the generated level does not parse: {e}"))?;
+        let glb = wad_to_gltf(&level, Source::of(&bytes))
+            .map_err(|e| format!("the generated level cannot be converted to glTF: {e}"))?
+            .to_glb()
+            .expect("the generated level's GLB fits");
+        // Every tile node stripped of its tile: the whole level comes back as new geometry,
+        // split into tiles by cell and height band, its collision entered into every cell it
+        // covers.
+        let retiled_glb = retiled_glb(&level, &bytes);
+        let bench = Bench {
+            bytes,
+            level,
+            glb,
+            retiled_glb,
+        };
+        match bench.way_back(&bench.glb) {
+            Ok(written) if written == bench.bytes => {}
+            Ok(_) => {
+                return Err("the level written back from its own GLB differs from the level".into())
+            }
+            Err(e) => return Err(format!("the level's own GLB cannot be converted back: {e}")),
         }
-        println!(
-            "re-tiled levels (every tile as new geometry), their size (goal at most {RETILED_SIZE_GOAL}x) and floors at 2800 random points against the level (floor test):"
-        );
-        for r in &report.retiling {
-            let f = &r.floors;
-            let ratio = r.bytes[1] as f64 / r.bytes[0].max(1) as f64;
-            let met = if ratio <= RETILED_SIZE_GOAL {
-                "met"
-            } else {
-                "NOT met"
-            };
-            println!(
-                "  {:<5} seed {} x{:<5}: {:.3}x the bytes ({met}), {} -> {} tiles; floor in both {}, lost {}, gained {}, within 1 mm {} ({:.2} %), largest {:.1} mm",
-                r.size,
-                r.seed,
-                r.collision_scale,
-                ratio,
-                r.tiles[0],
-                r.tiles[1],
-                f.both,
-                f.lost,
-                f.gained,
-                f.within_1mm,
-                100.0 * f.within_1mm as f64 / f.both.max(1) as f64,
-                f.max_mm
-            );
-        }
+        bench
+            .way_back(&bench.retiled_glb)
+            .map_err(|e| format!("the re-tiled level cannot be converted back: {e}"))?;
+        Ok(bench)
     }
-    ExitCode::SUCCESS
+
+    /// The way back: reading a GLB, matching every tile against the base level, writing the
+    /// level.
+    fn way_back(&self, glb: &[u8]) -> Result<Vec<u8>, String> {
+        let doc = Document::from_slice(glb, None).map_err(|e| e.to_string())?;
+        let (written, _) = gltf_to_wad(&self.level, &self.bytes, &doc, GltfToWadOptions::default())
+            .map_err(|e| e.to_string())?;
+        written.to_bytes().map_err(|e| e.to_string())
+    }
+}
+
+fn time_steps(bench: &Bench, runs: u32) -> Vec<Timing> {
+    let Bench {
+        bytes,
+        level,
+        glb,
+        retiled_glb,
+    } = bench;
+    let collision_heavy = collision_heavy(level);
+    vec![
+        time_median("parse", runs, || Level::parse(black_box(bytes))),
+        time_median("to_bytes", runs, || black_box(level).to_bytes()),
+        // The whole conversion from a parsed level to the bytes of a .glb: source checksum,
+        // geometry, attributes, texture pages decoded and PNG-encoded, JSON and GLB container.
+        time_median("to_glb", runs, || {
+            let bytes = black_box(bytes);
+            wad_to_gltf(black_box(level), Source::of(bytes)).and_then(|gltf| gltf.to_glb())
+        }),
+        time_median("from_glb", runs, || bench.way_back(black_box(glb))),
+        time_median("from_glb_retiled", runs, || {
+            bench.way_back(black_box(retiled_glb))
+        }),
+        time_median("check", runs, || check(black_box(level))),
+        time_median("check_collision_heavy", runs, || {
+            check(black_box(&collision_heavy))
+        }),
+        Timing {
+            goal_ms: Some(2000.0),
+            ..time_median("bake_level", runs.min(SLOW_STEP_RUNS), || {
+                let mut lit = level.clone();
+                light::bake(&mut lit, &BENCH_LIGHT, &BakeOptions::default(), &|_, _| {})
+                    .map(|_| lit)
+            })
+        },
+        time_median("fit_light", runs.min(SLOW_STEP_RUNS), || {
+            light::fit(black_box(level), &FitOptions::default())
+        }),
+    ]
+}
+
+fn print_text(report: &Report) {
+    println!(
+        "level: generated, seed {}, size {}, {} bytes (GLB {} bytes)",
+        report.seed, report.size, report.file_size, report.glb_size
+    );
+    for t in &report.steps {
+        let goal = t.goal_ms.map_or(String::new(), |g| {
+            let met = if t.median_ms < g { "met" } else { "NOT met" };
+            format!("   goal < {g:.0} ms: {met}")
+        });
+        println!(
+            "{:<21} median {:>9.3} ms   min {:>9.3} ms   ({} runs){goal}",
+            t.step, t.median_ms, t.min_ms, t.runs
+        );
+    }
+    println!(
+        "re-tiled levels (every tile as new geometry), their size (goal at most {RETILED_SIZE_GOAL}x) and floors at 2800 random points against the level (floor test):"
+    );
+    for r in &report.retiling {
+        let f = &r.floors;
+        let ratio = r.bytes[1] as f64 / r.bytes[0].max(1) as f64;
+        let met = if ratio <= RETILED_SIZE_GOAL {
+            "met"
+        } else {
+            "NOT met"
+        };
+        println!(
+            "  {:<5} seed {} x{:<5}: {:.3}x the bytes ({met}), {} -> {} tiles; floor in both {}, lost {}, gained {}, within 1 mm {} ({:.2} %), largest {:.1} mm",
+            r.size,
+            r.seed,
+            r.collision_scale,
+            ratio,
+            r.tiles[0],
+            r.tiles[1],
+            f.both,
+            f.lost,
+            f.gained,
+            f.within_1mm,
+            100.0 * f.within_1mm as f64 / f.both.max(1) as f64,
+            f.max_mm
+        );
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,30 @@ pub enum Light {
     Fitted,
 }
 
+impl Light {
+    /// From `bake`'s flags: given when the sun, its colour and the sky are all given without
+    /// `--fit`, else fitted.
+    pub fn of(
+        fit: bool,
+        sun: Option<[f32; 3]>,
+        sun_colour: Option<[f32; 3]>,
+        sky: Option<[f32; 3]>,
+        occlusion: Option<f32>,
+    ) -> Light {
+        match (fit, sun, sun_colour, sky) {
+            (false, Some(sun_direction), Some(sun_colour), Some(sky_colour)) => {
+                Light::Given(Lighting {
+                    sun_direction,
+                    sun_colour,
+                    sky_colour,
+                    occlusion: occlusion.unwrap_or(1.0),
+                })
+            }
+            _ => Light::Fitted,
+        }
+    }
+}
+
 /// A triple of numbers given as `X,Y,Z`.
 pub fn triple(text: &str) -> std::result::Result<[f32; 3], String> {
     let numbers: Vec<f32> = text

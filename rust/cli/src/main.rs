@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
-use llamawad::game::light::{BakeOptions, Lighting, Which, DEFAULT_RAYS};
+use llamawad::game::light::{BakeOptions, Which, DEFAULT_RAYS};
 use llamawad::generate::{self, Size};
 use llamawad::{Level, WadError};
 
@@ -508,17 +508,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
             animated,
             json,
         } => {
-            let light = match (fit, sun, sun_colour, sky) {
-                (false, Some(sun_direction), Some(sun_colour), Some(sky_colour)) => {
-                    light::Light::Given(Lighting {
-                        sun_direction,
-                        sun_colour,
-                        sky_colour,
-                        occlusion: occlusion.unwrap_or(1.0),
-                    })
-                }
-                _ => light::Light::Fitted,
-            };
+            let light = light::Light::of(fit, sun, sun_colour, sky, occlusion);
             let options = BakeOptions {
                 which: Which::of(tiles, new),
                 rays,
@@ -532,28 +522,37 @@ fn run(command: Command, out: &mut impl Write) -> Result<ExitCode> {
             size,
             collision_scale,
             output,
-        } => {
-            let scales: generate::CollisionScales = collision_scale
-                .parse()
-                .expect("clap admits only the scales' names");
-            let bytes = generate::generate_with(seed, size, scales)
-                .to_bytes()
-                .map_err(WadError::from)?;
-            llamawad::write_atomically(&output, &bytes)?;
-            writeln!(
-                out,
-                "wrote {} ({} bytes, seed {seed}, size {size})",
-                output.display(),
-                bytes.len()
-            )?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => generate_level(seed, size, &collision_scale, &output, out),
     }
 }
 
 /// Parses a level; the error is prefixed with the file name, which the parser does not know.
 pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Level> {
     Level::parse(bytes).map_err(|e| format!("{}: {e}", path.display()).into())
+}
+
+/// `generate`: a synthetic level written to `output`.
+fn generate_level(
+    seed: u64,
+    size: Size,
+    collision_scale: &str,
+    output: &Path,
+    out: &mut impl Write,
+) -> Result<ExitCode> {
+    let scales: generate::CollisionScales = collision_scale
+        .parse()
+        .expect("clap admits only the scales' names");
+    let bytes = generate::generate_with(seed, size, scales)
+        .to_bytes()
+        .map_err(WadError::from)?;
+    llamawad::write_atomically(output, &bytes)?;
+    writeln!(
+        out,
+        "wrote {} ({} bytes, seed {seed}, size {size})",
+        output.display(),
+        bytes.len()
+    )?;
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]
