@@ -50,7 +50,7 @@ fn lights_of_different_sizes_by_type_are_read_and_written_back_the_same() {
     // lights), the one with the fewest type-0 lights.
     assert_eq!(
         level.lights().unwrap().reading,
-        llamawad::raw::other::LightReading::ByType { others: 3 }
+        llamawad::raw::lights::LightReading::ByType { others: 3 }
     );
     assert_eq!(level.to_bytes().unwrap(), bytes);
 }
@@ -202,7 +202,7 @@ fn a_copied_light_or_a_changed_type_is_refused_naming_the_light() {
 #[test]
 fn point_lights_stored_with_z_positive_stand_over_the_grid_and_are_written_so() {
     use llamawad::game::lights::{light_z, LightZ, LightZWhy};
-    use llamawad::raw::other::LightReading;
+    use llamawad::raw::lights::LightReading;
     let rows = generate(2, Size::Tiny).map().unwrap().height;
     let z = (rows as f64 - 0.5) * 4096.0;
     // Note 003's types: an ambient light of type 0, a sun of type 1 (straight overhead), a point

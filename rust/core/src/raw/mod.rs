@@ -7,6 +7,7 @@
 mod records;
 pub(crate) mod stream;
 
+pub mod lights;
 pub mod map;
 pub mod model;
 pub mod other;
