@@ -14,7 +14,6 @@ use glam::{Mat4, Vec3};
 use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::{encode, given_polygons, GivenPolygon};
 use super::error::{GltfToWadError, NodeRef};
-use super::look::needs_fit;
 use super::model::{build_model, ModelSource};
 use super::nodes::{placement, says_no_collision, NewMesh};
 use super::recut::recut_new_quads;
@@ -27,6 +26,10 @@ use crate::gltf::fit::Fitter;
 use crate::gltf::read::Triangles;
 use crate::level::{Level, Model, Tile};
 use crate::raw::CollisionPolygon;
+
+mod one_tile;
+
+use one_tile::{as_one_tile, OneTile};
 
 /// Height of a band: collision planes store d in 1/4064 units as i16, so a polygon must lie within
 /// about ±8 units of its tile's origin; 6 leaves room for polygons that reach out of the band.
@@ -174,7 +177,7 @@ pub fn add_new_geometry(
     let map = level.map().ok_or_else(|| {
         GltfToWadError::level("the base level has no MAP chunk").code(Code::BaseIncomplete)
     })?;
-    let (width, height) = (map.width, map.height);
+    let grid = (map.width, map.height);
     let mut tiles: BTreeMap<Slot, NewTile> = BTreeMap::new();
     let base_models = &level.trak().expect("checked by gltf_to_wad").models;
     let mut sharing = Sharing::of(base_models);
@@ -182,141 +185,28 @@ pub fn add_new_geometry(
     let mut rotations = Vec::with_capacity(meshes.len());
     for (mesh_index, mesh) in meshes.iter().enumerate() {
         let culprit = mesh.node.culprit();
-        let object = mesh.node.raw_name();
         // Its tiles turn as the mesh does, so that its faces and polygons keep their own frame
         // (and a re-tiled level its planes); a scaled or tilted mesh is baked into unturned tiles.
         let rotation = placement(&mesh.frame, &culprit).map_or(0, |(_, r)| r);
         rotations.push(rotation);
-        // Every mesh is tried, so that a refusal names every culprit.
-        let mut place = || -> Result<(), GltfToWadError> {
-            let tris = match &mesh.tris {
-                Some(tris) => tris.clone(),
-                None => world_triangles(scene, mesh.node, (width, height), &culprit)?,
-            };
-            let tris = recut_new_quads(&tris, fitter).unwrap_or(tris);
-            let centroid = |t: usize| {
-                (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2])
-                    / 3.0
-            };
-
-            // Cell of each triangle by its centroid (the nearest cell inside the grid for geometry
-            // reaching outside), then height bands within a cell.
-            let mut by_cell: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
-            for t in 0..tris.count() {
-                let c = centroid(t);
-                if !c.is_finite() {
-                    return Err(GltfToWadError::faces(
-                        &culprit,
-                        vec![t],
-                        "a corner that is not a finite number",
-                    )
-                    .code(Code::NotFinite));
-                }
-                by_cell
-                    .entry(nearest_cell(c, width, height))
-                    .or_default()
-                    .push(t);
-            }
-            let flags = face_flags(&tris, &culprit)?;
-            let anchor = Anchor(mesh.frame.w_axis.truncate());
-            // A mesh with faces over its own origin's cell (a tile's node), or collision alone, keeps
-            // its collision at its origin; one drawn away from its origin (another tool's, at the
-            // world's) by cells.
-            let around =
-                by_cell.is_empty() || by_cell.contains_key(&nearest_cell(anchor.0, width, height));
-            // The polygons, and the triangles their face numbers count.
-            let given = match mesh.collision {
-                NewCollision::Node(node) => Some(world_triangles(
-                    scene,
-                    node,
-                    (width, height),
-                    &node.culprit(),
-                )?),
-                _ => None,
-            };
-            let polygons = match (&mesh.collision, &given) {
-                (NewCollision::Polygons(polygons), _) => polygons.clone(),
-                (_, Some(ctris)) => {
-                    let corners: Vec<[Vec3; 3]> =
-                        (0..ctris.count()).map(|t| corners_of(ctris, t)).collect();
-                    given_polygons(ctris, &corners, "POLYGON")
-                }
-                _ if generate_collision => {
-                    report.collision_generated.push(object.clone());
-                    collision_from_faces(&tris)
-                }
-                _ => {
-                    report.warnings.push(format!(
-                        "{culprit} has no collision: the llama falls through it (give it a child mesh named \"collision…\", or let export make it from its faces)"
-                    ));
-                    Vec::new()
-                }
-            };
-            let anchor_slot = at_anchor_slot(anchor, (width, height), mesh_index);
-            let one = match around.then_some(anchor_slot).flatten() {
-                Some(slot) => as_one_tile(
-                    OneTile {
-                        tris: &tris,
-                        flags: &flags,
-                        polygons: &polygons,
-                        slot,
-                        rotation,
-                        culprit: &culprit,
-                        object: &object,
-                    },
-                    fitter,
-                    (&sharing, base_models),
-                )?,
-                None => None,
-            };
-            if let (Some(tile), Some(slot)) = (one, anchor_slot) {
-                tiles.insert(slot, tile);
-                return Ok(());
-            }
-            for (cell, ts) in by_cell {
-                let mut bands: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
-                for t in ts {
-                    bands.entry(anchor.band(centroid(t).y)).or_default().push(t);
-                }
-                for (band, ts) in bands {
-                    let slot = anchor.slot(cell, band, mesh_index);
-                    let local = subset(&tris, &ts, slot.origin(), rotation);
-                    let local_flags: Vec<Option<u16>> = ts.iter().map(|&t| flags[t]).collect();
-                    let textures = per_triangle(&local, "TEXTURE");
-                    let source = ModelSource {
-                        tris: &local,
-                        flags: &local_flags,
-                        textures: &textures,
-                        culprit: &culprit,
-                        object: &object,
-                        base: None,
-                        frames: 1,
-                    };
-                    let built = build_model(source, fitter, report)
-                        .map_err(|e| e.in_source_faces(&local))?;
-                    tiles.insert(
-                        slot,
-                        NewTile {
-                            model: built.model,
-                            colours: built.colours,
-                            fitted: built.fitted > 0,
-                        },
-                    );
-                }
-            }
-
-            home_collision(
-                &polygons,
-                &mut tiles,
-                (width, height),
-                (mesh_index, anchor, around, rotation),
-                &culprit,
-            )
-            .map_err(|e| e.in_source_faces(given.as_ref().unwrap_or(&tris)))?;
-
-            Ok(())
+        let placing = Placing {
+            scene,
+            mesh,
+            mesh_index,
+            rotation,
+            grid,
+            object: mesh.node.raw_name(),
+            culprit,
         };
-        if let Err(e) = place() {
+        // Every mesh is tried, so that a refusal names every culprit.
+        let placed = placing.place(
+            generate_collision,
+            fitter,
+            (&sharing, base_models),
+            &mut tiles,
+            report,
+        );
+        if let Err(e) = placed {
             refused.push(e);
         }
     }
@@ -359,6 +249,189 @@ pub fn add_new_geometry(
         map.tiles.push(placed);
     }
     Ok(())
+}
+
+/// One mesh of new geometry being made into tiles.
+struct Placing<'a> {
+    scene: &'a Scene<'a>,
+    mesh: &'a NewGeometry<'a>,
+    mesh_index: usize,
+    rotation: u32,
+    grid: (u32, u32),
+    culprit: NodeRef,
+    object: String,
+}
+
+impl Placing<'_> {
+    /// The mesh's tiles into `tiles`: one tile at its anchor where that is a model the level has
+    /// already, else its faces split by cell and height band; then its collision entered.
+    fn place(
+        &self,
+        generate_collision: bool,
+        fitter: &mut Fitter,
+        shared: (&Sharing, &[Model]),
+        tiles: &mut BTreeMap<Slot, NewTile>,
+        report: &mut ChangeReport,
+    ) -> Result<(), GltfToWadError> {
+        let (mesh, culprit) = (self.mesh, &self.culprit);
+        let tris = match &mesh.tris {
+            Some(tris) => tris.clone(),
+            None => world_triangles(self.scene, mesh.node, self.grid, culprit)?,
+        };
+        let tris = recut_new_quads(&tris, fitter).unwrap_or(tris);
+        let by_cell = self.by_cell(&tris)?;
+        let flags = face_flags(&tris, culprit)?;
+        let anchor = Anchor(mesh.frame.w_axis.truncate());
+        let (width, height) = self.grid;
+        // A mesh with faces over its own origin's cell (a tile's node), or collision alone, keeps
+        // its collision at its origin; one drawn away from its origin (another tool's, at the
+        // world's) by cells.
+        let around =
+            by_cell.is_empty() || by_cell.contains_key(&nearest_cell(anchor.0, width, height));
+        let (polygons, given) = self.polygons(&tris, generate_collision, report)?;
+        let anchor_slot = at_anchor_slot(anchor, self.grid, self.mesh_index);
+        let one = match around.then_some(anchor_slot).flatten() {
+            Some(slot) => as_one_tile(
+                OneTile {
+                    tris: &tris,
+                    flags: &flags,
+                    polygons: &polygons,
+                    slot,
+                    rotation: self.rotation,
+                    culprit,
+                    object: &self.object,
+                },
+                fitter,
+                shared,
+            )?,
+            None => None,
+        };
+        if let (Some(tile), Some(slot)) = (one, anchor_slot) {
+            tiles.insert(slot, tile);
+            return Ok(());
+        }
+        for (cell, ts) in by_cell {
+            let mut bands: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+            for t in ts {
+                bands
+                    .entry(anchor.band(centroid(&tris, t).y))
+                    .or_default()
+                    .push(t);
+            }
+            for (band, ts) in bands {
+                let slot = anchor.slot(cell, band, self.mesh_index);
+                let tile = self.band_tile(&tris, &ts, &flags, slot, fitter, report)?;
+                tiles.insert(slot, tile);
+            }
+        }
+        home_collision(
+            &polygons,
+            tiles,
+            self.grid,
+            (self.mesh_index, anchor, around, self.rotation),
+            culprit,
+        )
+        .map_err(|e| e.in_source_faces(given.as_ref().unwrap_or(&tris)))
+    }
+
+    /// Each triangle's cell by its centroid (the nearest cell inside the grid for geometry
+    /// reaching outside).
+    fn by_cell(
+        &self,
+        tris: &Triangles,
+    ) -> Result<BTreeMap<(u32, u32), Vec<usize>>, GltfToWadError> {
+        let (width, height) = self.grid;
+        let mut by_cell: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
+        for t in 0..tris.count() {
+            let c = centroid(tris, t);
+            if !c.is_finite() {
+                return Err(GltfToWadError::faces(
+                    &self.culprit,
+                    vec![t],
+                    "a corner that is not a finite number",
+                )
+                .code(Code::NotFinite));
+            }
+            by_cell
+                .entry(nearest_cell(c, width, height))
+                .or_default()
+                .push(t);
+        }
+        Ok(by_cell)
+    }
+
+    /// The mesh's collision polygons (given as polygons, as a collision mesh, or made from its
+    /// faces), and the collision mesh's triangles, which their face numbers count.
+    fn polygons(
+        &self,
+        tris: &Triangles,
+        generate_collision: bool,
+        report: &mut ChangeReport,
+    ) -> Result<(Vec<GivenPolygon>, Option<Triangles>), GltfToWadError> {
+        let given = match self.mesh.collision {
+            NewCollision::Node(node) => Some(world_triangles(
+                self.scene,
+                node,
+                self.grid,
+                &node.culprit(),
+            )?),
+            _ => None,
+        };
+        let polygons = match (&self.mesh.collision, &given) {
+            (NewCollision::Polygons(polygons), _) => polygons.clone(),
+            (_, Some(ctris)) => {
+                let corners: Vec<[Vec3; 3]> =
+                    (0..ctris.count()).map(|t| corners_of(ctris, t)).collect();
+                given_polygons(ctris, &corners, "POLYGON")
+            }
+            _ if generate_collision => {
+                report.collision_generated.push(self.object.clone());
+                collision_from_faces(tris)
+            }
+            _ => {
+                report.warnings.push(format!(
+                    "{} has no collision: the llama falls through it (give it a child mesh named \"collision…\", or let export make it from its faces)",
+                    self.culprit
+                ));
+                Vec::new()
+            }
+        };
+        Ok((polygons, given))
+    }
+
+    /// The tile of the triangles `ts` of one cell and height band, at `slot`.
+    fn band_tile(
+        &self,
+        tris: &Triangles,
+        ts: &[usize],
+        flags: &[Option<u16>],
+        slot: Slot,
+        fitter: &mut Fitter,
+        report: &mut ChangeReport,
+    ) -> Result<NewTile, GltfToWadError> {
+        let local = subset(tris, ts, slot.origin(), self.rotation);
+        let local_flags: Vec<Option<u16>> = ts.iter().map(|&t| flags[t]).collect();
+        let textures = per_triangle(&local, "TEXTURE");
+        let source = ModelSource {
+            tris: &local,
+            flags: &local_flags,
+            textures: &textures,
+            culprit: &self.culprit,
+            object: &self.object,
+            base: None,
+            frames: 1,
+        };
+        let built = build_model(source, fitter, report).map_err(|e| e.in_source_faces(&local))?;
+        Ok(NewTile {
+            model: built.model,
+            colours: built.colours,
+            fitted: built.fitted > 0,
+        })
+    }
+}
+
+fn centroid(tris: &Triangles, t: usize) -> Vec3 {
+    (tris.positions[3 * t] + tris.positions[3 * t + 1] + tris.positions[3 * t + 2]) / 3.0
 }
 
 pub(super) fn corners_of(tris: &Triangles, t: usize) -> [Vec3; 3] {
@@ -408,95 +481,6 @@ fn at_anchor_slot(anchor: Anchor, (width, height): (u32, u32), mesh: usize) -> O
         let (col, row) = loader_col_row([a.x, a.y, -a.z]);
         anchor.slot((clamp(row, height), clamp(col, width)), 0, mesh)
     })
-}
-
-/// A mesh to be tried as one tile.
-struct OneTile<'a> {
-    tris: &'a Triangles,
-    flags: &'a [Option<u16>],
-    polygons: &'a [GivenPolygon],
-    slot: Slot,
-    rotation: u32,
-    culprit: &'a NodeRef,
-    object: &'a str,
-}
-
-/// The mesh as one tile at its anchor, where that tile is a model the level has already (after a
-/// quarter turn): a tile re-tiled whole, as the notes' builders merge identical tiles; the
-/// original drew its faces from that one cell too. None where it is not, or where its faces would
-/// need texture entries fitted: then it is split by cell like any new geometry.
-fn as_one_tile(
-    one: OneTile,
-    fitter: &mut Fitter,
-    (sharing, models): (&Sharing, &[Model]),
-) -> Result<Option<NewTile>, GltfToWadError> {
-    let OneTile {
-        tris,
-        flags,
-        polygons,
-        slot,
-        rotation,
-        culprit,
-        object,
-    } = one;
-    if !sharing.has_face_count(tris.count()) {
-        return Ok(None);
-    }
-    let all: Vec<usize> = (0..tris.count()).collect();
-    let local = subset(tris, &all, slot.origin(), rotation);
-    let textures = per_triangle(&local, "TEXTURE");
-    let fits = (0..local.count())
-        .any(|t| needs_fit(&local, t, (flags[t], textures[t]), &fitter.entries, None));
-    if fits {
-        return Ok(None);
-    }
-    let source = ModelSource {
-        tris: &local,
-        flags,
-        textures: &textures,
-        culprit,
-        object,
-        base: None,
-        frames: 1,
-    };
-    // Nothing is fitted: the report would only count what the split tiles count again.
-    let Ok(built) = build_model(source, fitter, &mut ChangeReport::default()) else {
-        return Ok(None);
-    };
-    let mut model = built.model;
-    for polygon in polygons {
-        let origin = slot.origin();
-        let local: Vec<Vec3> = polygon
-            .corners
-            .iter()
-            .map(|c| tile_local(*c, origin, rotation))
-            .collect();
-        if local
-            .iter()
-            .any(|c| !c.is_finite() || c.abs().max_element() > REACH)
-        {
-            return Ok(None);
-        }
-        let Ok(encoded) = encode(
-            &local,
-            polygon.material,
-            polygon.kind,
-            culprit,
-            &polygon.tris,
-            model.collision_count(),
-        ) else {
-            return Ok(None);
-        };
-        model.collision[polygon.group].push(encoded);
-    }
-    let shared = sharing
-        .find(&model, &built.colours, |i| &models[i as usize])
-        .is_some();
-    Ok(shared.then_some(NewTile {
-        model,
-        colours: built.colours,
-        fitted: false,
-    }))
 }
 
 /// Puts every polygon (world corners, file space) into a tile of its mesh: the one at the
