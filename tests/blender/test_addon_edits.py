@@ -601,7 +601,7 @@ TRAPEZIUM = ((0.0, 0.75), (0.25, 0.75), (0.2, 1.0), (0.05, 1.0))
 
 REFUSALS = {
     "no uvs": (None, "page", [0, 1], "no UVs to fit one from"),
-    "no material": ([RECTANGLE, RECTANGLE], "other", [0, 1], "no material named after a page"),
+    "no material": ([RECTANGLE, RECTANGLE], "other", [0, 1], "no material that says its page"),
     "no rectangle half": ([RECTANGLE, TRAPEZIUM], "page", [1], "no half of a texture rectangle"),
 }
 

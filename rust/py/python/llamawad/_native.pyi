@@ -154,8 +154,9 @@ def check_scene(
     generate_collision: bool = True,
     tile_collision_given: bool = True,
 ) -> tuple[ChangeReport, CheckReport, list[int]]: ...
-# scene: extras, nodes, meshes; optionally images (list of answers.SceneImage) and
-# material_images (dict of material name to an index into images).
+# scene: extras, nodes, meshes; optionally images (list of answers.SceneImage),
+# material_images (dict of material name to an index into images) and material_extras (dict of
+# material name to its extras: a page's material says its page there).
 def scene_to_wad(
     base: bytes,
     scene: dict[str, Any],
