@@ -162,7 +162,7 @@ def _mesh_tiles() -> list:
 
 
 def _page_material():
-    return next(m for m in bpy.data.materials if (m.get("llamawad_material") or "").startswith("page ") and m["llamawad_material"].endswith("blend 0"))
+    return next(m for m in bpy.data.materials if m.get("llamawad") == "page" and m.get("blend") == 0 and not m.get("double_sided"))
 
 
 def _new_mesh(name: str, segments: int, size: float, location, uv_scale: float) -> None:

@@ -59,7 +59,7 @@ def page_material(page: int = 0):
     """The material import made for the page's faces of blend 0."""
     import bpy
 
-    return next(m for m in bpy.data.materials if m.get("llamawad_material") == f"page {page} blend 0")
+    return next(m for m in bpy.data.materials if m.get("llamawad") == "page" and (m.get("page"), m.get("blend"), m.get("double_sided")) == (page, 0, False))
 
 
 def export(path, **options) -> bytes:

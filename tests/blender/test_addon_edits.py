@@ -1,6 +1,6 @@
 """Every edit an artist makes in Blender arrives in the WAD as the game shows it, or is refused by
 name with nothing written (issue 10), in real Blender 5.0 through the add-on's operators: UVs
-and materials of existing faces, free UVs on new geometry in every orientation, vertex paint on
+and materials of existing faces (a renamed page material among them), free UVs on new geometry in every orientation, vertex paint on
 single corners, collision for new meshes and copies, repeated exports over the base, and the
 refusals. Each written level is imported again through the add-on (the numbers compared) and
 checked by the Rust check against its base (no new error)."""
@@ -264,6 +264,25 @@ def test_a_faces_material_changed_to_another_page(level):
     assert_uvs_arrive(corners, expected)
     face = corners.face_at(points)
     assert {corners.material[i] for i in corners.of_face(face)} == {f"page {other} blend 0"}
+
+
+def test_a_renamed_page_material_keeps_its_page(level):
+    """Every page material renamed as an artist names them ("Sand"): its custom properties say
+    its page and blend mode, so a face moved onto one is written on that page, the same bytes as
+    before the rename."""
+    obj = textured_tiles()[0]
+    other = next(p for p in (0, 1, 2) if f"page {p} blend 0" != obj.data.materials[obj.data.polygons[0].material_index].get("llamawad_material"))
+    material = addon_support.page_material(other)
+    assert (material["llamawad"], material["page"], material["blend"]) == ("page", other, 0)
+    if material.name not in obj.data.materials:
+        obj.data.materials.append(material)
+    obj.data.polygons[0].material_index = list(obj.data.materials).index(material)
+    named = addon_support.export(level.out)
+    assert named != level.base.read_bytes()
+    for k, mat in enumerate(m for m in bpy.data.materials if m.get("llamawad") == "page"):
+        mat.name = f"Sand {k}"
+    assert material.name.startswith("Sand")
+    assert addon_support.export(level.tmp / "renamed.wad") == named
 
 
 # --- new geometry with free UVs

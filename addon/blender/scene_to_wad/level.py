@@ -1,8 +1,8 @@
 """The scene's level as the arrays ``llamawad.scene_to_wad`` turns into a WAD against the base:
 our glTF mapping's nodes and meshes (rust/core/src/gltf/MAPPING.md) without a glTF. This module
 says which objects are the level's and what node each becomes; ``nodes.py`` places them and
-takes their custom properties as extras, ``meshes.py`` reads their meshes, ``images.py`` the
-images their materials show, and ``gathered.py`` holds the result.
+takes their custom properties as extras, ``meshes.py`` reads their meshes, ``materials.py`` what
+the meshes' materials say and show, and ``gathered.py`` holds the result.
 
 What is handed over:
 
@@ -16,9 +16,9 @@ What is handed over:
   new geometry, which the Rust side cuts into new tiles; a child mesh named ``collision…`` is its
   collision;
 - the Zones mesh;
-- the images the written meshes' materials show, and which material shows which
-  (``images.py``): an edited page image is written into its page, another image becomes new
-  pages (MAPPING.md, "Images");
+- the materials the written meshes use, by name: each one's custom properties (a page's
+  material says its page in them) and the image it shows: an edited page image is written into
+  its page, another image becomes new pages (MAPPING.md, "Images");
 - the root node ``Strats`` and one node per strat object (custom property ``llamawad`` =
   ``strat``), with its world placement and its custom properties as extras: the Rust side writes
   where it stands and how it is turned about the vertical, its record's fields and parameters; a
@@ -47,7 +47,7 @@ import numpy as np
 
 from .. import read_only
 from .. import scene as level_scene
-from . import images as scene_images
+from . import materials
 from .gathered import Gathered, Note, Unwritable
 from .meshes import collision_arrays, object_model_arrays, render_arrays, zones_arrays
 from .nodes import IDENTITY, AsSeen, Nodes, Placements, extras, file_local, light_extras
@@ -161,7 +161,7 @@ def gather_level(context) -> Gathered:
 
 def _gather(context, out: Gathered, nodes: Nodes) -> Gathered:
     """The nodes in the order they are handed over (a tile before its collision, the groups
-    before their objects), then the images the written meshes' materials show."""
+    before their objects), then what the written meshes' materials say and show."""
     scene = context.scene
     placed = Placements(scene.objects)
     objects = _by_role(scene)
@@ -178,8 +178,9 @@ def _gather(context, out: Gathered, nodes: Nodes) -> Gathered:
     object_models = [o for o in objects.read_only if level_scene.role(o) == "object_model"]
     _object_models(scene, nodes, object_models, placed)
     out.scene = nodes.arrays(level_scene.level_document(scene))
-    out.scene["images"], out.scene["material_images"], image_notes = scene_images.gather({n for m in nodes.meshes for n in m["materials"] if n})
-    out.notes.extend(Note("", message) for message in image_notes)
+    used = materials.gather({n for m in nodes.meshes for n in m["materials"] if n})
+    out.scene.update(images=used.images, material_images=used.material_images, material_extras=used.material_extras)
+    out.notes.extend(Note("", message) for message in used.notes)
     return out
 
 

@@ -5,8 +5,9 @@ spreads them over the corners).
 
 - render meshes (tiles, new geometry, object models): POSITION, COLOR_0, TEXCOORD_0 and
   ``_FLAGS``, ``_TEXTURE``, ``_FACE``, ``_TILE``, ``_VERTEX``, ``_RGB_k``, ``_ALPHA_k`` from the
-  attributes the importer made, and each triangle's material (named like the import's); an object
-  model's with each vertex's bone (``_BONE``);
+  attributes the importer made, and each triangle's material by name (what the material says of
+  its page is handed over with it: ``materials.py``); an object model's with each vertex's bone
+  (``_BONE``);
 - collision meshes: ``_POLYGON``, ``_MATERIAL``, ``_KIND``, ``_GROUP``; a polygon index that two
   faces carry stays with the first, the other face is a new polygon;
 - the Zones mesh: ``_CELL``, ``_ZONE``.
@@ -113,7 +114,7 @@ NO_MATERIALS = np.zeros(0, np.uint32)
 
 
 def _material_names(mesh) -> list[str | None]:
-    return [None if m is None else (m.get(mats.KEY) or m.name) for m in mesh.materials]
+    return [None if m is None else m.name for m in mesh.materials]
 
 
 NOT_NUMBERS = {
