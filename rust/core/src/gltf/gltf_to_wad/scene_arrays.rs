@@ -491,19 +491,14 @@ impl SceneArrays {
                 extras: extras_json(node.extras()),
             })
             .collect();
-        let extras = doc.document.scenes().find_map(|s| {
-            extras_json(s.extras())?
-                .get("llamawad")
-                .filter(|v| v.is_object())
-                .cloned()
-        });
         let meshes = doc
             .document
             .meshes()
             .map(|mesh| doc.triangles(&mesh).map(mesh_arrays))
             .collect::<Result<_, _>>()?;
-        // Images as the glTF's scene reads them, decoded.
+        // The scene's extras and images as the glTF's scene reads them, the images decoded.
         let scene = Scene::of_document(doc);
+        let extras = scene.extras.clone();
         let images = doc
             .document
             .images()
