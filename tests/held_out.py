@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from wad_chunks import chunks_of, join, payload, replaced
+
 REPO = Path(__file__).resolve().parent.parent
 BASE = REPO / "tests" / "fixtures" / "tiny-1.wad"
 NAN = struct.pack("<f", float("nan"))
@@ -31,32 +33,6 @@ class Level:
 
 def words(*values: int) -> bytes:
     return struct.pack(f"<{len(values)}I", *values)
-
-
-def chunks_of(wad: bytes) -> list[tuple[str, bytes]]:
-    """The chunks of a WAD in this project's convention for new levels (no padding, `total` the
-    file size, a chunk's size without its header): (tag as the notes spell it, payload)."""
-    out, at = [], 4
-    while at < len(wad):
-        size = struct.unpack_from("<I", wad, at + 4)[0]
-        out.append((wad[at : at + 4][::-1].decode(), wad[at + 8 : at + 8 + size]))
-        at += 8 + size
-    assert join(out) == wad, "the fixture is in the default convention"
-    return out
-
-
-def join(chunks) -> bytes:
-    body = b"".join(tag.encode()[::-1] + struct.pack("<I", len(p)) + p for tag, p in chunks)
-    return struct.pack("<I", 4 + len(body)) + body
-
-
-def replaced(chunks, tag: str, payload: bytes | None):
-    """The chunks with `tag`'s payload replaced (None: the chunk left out)."""
-    return [(t, payload if t == tag else p) for t, p in chunks if t != tag or payload is not None]
-
-
-def payload(chunks, tag: str) -> bytes:
-    return next(p for t, p in chunks if t == tag)
 
 
 def patched(data: bytes, at: int, value: bytes) -> bytes:

@@ -17,7 +17,8 @@ from ..common import files
 from ..common import problems as found
 from ..common import source
 from . import scene as level_scene
-from .scene_to_wad.level import Gathered, Note, Unwritable, gather_level
+from .scene_to_wad.gathered import Gathered, Note, Unwritable
+from .scene_to_wad.level import gather_level
 
 if TYPE_CHECKING:
     from llamawad.answers import ChangeReport, CheckReport

@@ -1,7 +1,9 @@
 """Page images and materials. The glTF's PNG pages are packed into the .blend from memory; each
 glTF material becomes an unlit node material (texture × vertex colour, as the game lights it,
 KHR_materials_unlit): Image Texture (closest pixel) × Color Attribute → Emission, mixed with
-Transparent by the texture's alpha."""
+Transparent by the texture's alpha. A page's material carries its glTF extras as custom
+properties (``llamawad`` = ``page``, ``page``, ``blend``, ``double_sided``): what export reads
+of its faces' page, whatever the material is called."""
 
 from __future__ import annotations
 
@@ -13,7 +15,11 @@ import bpy
 from ..common import game
 
 COLOUR_ATTRIBUTE = "Col"
+# The material's name as import gave it, by which import and the face tools find it again
+# after the artist renamed it.
 KEY = "llamawad_material"
+# The custom properties a page's material carries (its glTF extras: rust/core/src/gltf/material.rs).
+PAGE_PROPERTIES = ("llamawad", "page", "blend", "double_sided")
 
 
 def build_images(info: Mapping[str, Any], pngs: list[bytes]) -> list[bpy.types.Image]:
@@ -28,14 +34,27 @@ def build_images(info: Mapping[str, Any], pngs: list[bytes]) -> list[bpy.types.I
     return images
 
 
-def new_material(name: str, *, base=(1.0, 1.0, 1.0, 1.0), image=None, alpha_mode="OPAQUE", double_sided=False, vertex_colours=True, key=None, templates=None):
-    """An unlit material. With ``templates`` (a dict kept over one import), materials of one
-    node layout are copies of the first: a copy costs a twentieth of building the nodes."""
+def _says(mat, extras: Mapping[str, Any] | None) -> None:
+    """The material's page as ``extras`` say it (a page material's glTF extras), in its custom
+    properties; none for a material that is no page's."""
+    for prop in PAGE_PROPERTIES:
+        if prop in mat:
+            del mat[prop]
+    for prop, value in (extras or {}).items():
+        if prop in PAGE_PROPERTIES:
+            mat[prop] = value
+
+
+def new_material(name: str, *, base=(1.0, 1.0, 1.0, 1.0), image=None, alpha_mode="OPAQUE", double_sided=False, vertex_colours=True, key=None, extras=None, templates=None):
+    """An unlit material; ``extras``, a page material's glTF extras, which say its page. With
+    ``templates`` (a dict kept over one import), materials of one node layout are copies of the
+    first: a copy costs a twentieth of building the nodes."""
     layout = (image is not None, alpha_mode if image is not None else "OPAQUE", vertex_colours)
     if templates is not None and layout in templates:
         mat = templates[layout].copy()
         mat.name = name
         mat[KEY] = key or name
+        _says(mat, extras)
         mat.diffuse_color = base
         mat.use_backface_culling = not double_sided
         mat.surface_render_method = "BLENDED" if alpha_mode == "BLEND" else "DITHERED"
@@ -49,6 +68,7 @@ def new_material(name: str, *, base=(1.0, 1.0, 1.0, 1.0), image=None, alpha_mode
                 node.image = image
         return mat
     mat = _build_material(name, base=base, image=image, alpha_mode=alpha_mode, double_sided=double_sided, vertex_colours=vertex_colours, key=key)
+    _says(mat, extras)
     if templates is not None:
         templates[layout] = mat
     return mat
@@ -138,6 +158,7 @@ def _level_material(m: Mapping[str, Any], images, templates=None) -> bpy.types.M
         alpha_mode=m["alpha_mode"],
         double_sided=m["double_sided"],
         key=_key(m),
+        extras=m["extras"],
         templates=templates,
     )
 
@@ -181,4 +202,4 @@ def material_for_entry(entries: list[dict], texture: int, double_sided: bool) ->
         return new_material(name, base=(*map(float, linear), 1.0), double_sided=double_sided)
     image = next((i for i in bpy.data.images if i.get("llamawad") == "page" and i.name.split(".")[0] == f"page {entry['page']}"), None)
     blend = game.blend_mode(entry)
-    return new_material(name, image=image, alpha_mode="BLEND" if blend else "MASK", double_sided=double_sided)
+    return new_material(name, image=image, alpha_mode="BLEND" if blend else "MASK", double_sided=double_sided, extras=game.page_material_extras(entry, double_sided))

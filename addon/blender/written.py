@@ -13,11 +13,11 @@ from .check import scene_index
 from .scene_to_wad.level import canonical_tile_name
 
 
-def store_changes(scene, report: dict, models_before: list[int], models_after: list[int], notes: list[str], reloaded: bool) -> list[words.TileChange]:
+def store_changes(scene, report: dict, told: words.Told, reloaded: bool) -> None:
     """The export's changes into the scene's list: one row per tile the report names (with the
-    object it came from, or after a reload the tile's object), then the export's figures and
-    ``notes`` (warnings). Returns the tile rows."""
-    rows = words.tile_changes(report)
+    object it came from, or after a reload the tile's object), then what it did beyond single
+    tiles and its warnings."""
+    rows = told.rows
     objects = {} if reloaded else {r.tile: r.source for r in rows if r.source}
     if len(objects) < len(rows):
         # Walking the scene's objects costs more than the rest of an export's bookkeeping: only
@@ -30,10 +30,9 @@ def store_changes(scene, report: dict, models_before: list[int], models_after: l
         item.text = r.text()
         item.tile = r.tile
         item.object = objects.get(r.tile, "")
-    for line in words.details(report, models_before, models_after) + notes:
+    for line in told.details + told.warnings:
         props.changes.add().text = line
     props["change_index"] = -1
-    return rows
 
 
 def reload(context, data: bytes, path: str, written_apart=()):

@@ -249,6 +249,27 @@ def details(report: dict, models_before: list[int] | None = None, models_after: 
     return out
 
 
+@dataclass
+class Told:
+    """An export in words, put once for the operator's reports, the Level panel's list and the
+    popup: its summary, a row per tile it changed, what it did beyond single tiles, and the
+    warnings (the edits it left out first, then the conversion's)."""
+
+    summary: str
+    rows: list[TileChange]
+    details: list[str]
+    warnings: list[str]
+
+
+def told(report: dict, models_before: list[int], models_after: list[int], not_written: list[str]) -> Told:
+    """The export of ``report`` in words, the tiles' models before and after and the edits it
+    left out (``not_written``) given."""
+    line = summary(report)
+    if not_written:
+        line += f"; {plural(len(not_written), 'edit', 'edits')} not written, named in the warnings"
+    return Told(line, tile_changes(report), details(report, models_before, models_after), not_written + list(report.get("warnings") or []))
+
+
 def page_changes(report: dict) -> list[str]:
     """One sentence per texture page the export wrote from an image, one for the pages it added,
     and the pages' size against the base's when it changed."""

@@ -66,6 +66,12 @@ def material_name(entry: dict | None, double_sided: bool) -> str:
     return f"page {entry['page']} blend {blend_mode(entry)}{suffix}"
 
 
+def page_material_extras(entry: dict, double_sided: bool) -> dict:
+    """What the material of a face with this page entry says of it, as the glTF export writes it
+    in the material's extras (rust/core/src/gltf/material.rs) and export reads it back."""
+    return {"llamawad": "page", "page": entry["page"], "blend": blend_mode(entry), "double_sided": double_sided}
+
+
 def blender_material_name(entry: dict | None, double_sided: bool) -> str:
     """The Blender material of a face: the export's name, with " double-sided" also for flat
     colours and missing entries (the export names those alike; Blender names must be unique)."""

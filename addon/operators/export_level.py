@@ -84,22 +84,16 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         layout.prop(self, "apply_modifiers")
 
     def execute(self, context):
+        """Export as one pipeline: gather and convert the scene (a refusal writes nothing), put
+        what changed into words, write the file, update the scene, report."""
         import llamawad
 
         scene = context.scene
-        if not level_scene.has_level(scene):
-            self.report({"ERROR"}, "This scene holds no level: import one with File › Import › Emperor's New Groove level")
-            return {"CANCELLED"}
         base_path = bpy.path.abspath(self.base_path or scene.llamawad.base_path)
         target = bpy.path.abspath(self.filepath)
-        if not target:
-            self.report({"ERROR"}, "No file to write to")
-            return {"CANCELLED"}
-        if base_path and os.path.exists(target) and same_file(target, base_path) and not self.overwrite_base:
-            self.report(
-                {"ERROR"},
-                f"{os.path.basename(target)} is the base level: choose another file, or tick 'Overwrite the base' to replace it",
-            )
+        problem = self.unwritable(scene, base_path, target)
+        if problem:
+            self.report({"ERROR"}, problem)
             return {"CANCELLED"}
         scene.llamawad.snap_uvs = self.snap_uvs
         scene.llamawad.generate_collision = self.generate_collision
@@ -109,65 +103,49 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
             converted = convert(context, base, force=self.force)
         except Refusal as e:
             return self.refused(context, e)
-        kept = None
-        if base_path and os.path.exists(target) and same_file(target, base_path):
-            # Over the level the scene was made from (in the game's folder): its original first.
-            try:
-                kept = keep_original(target, base)
-            except llamawad.WadError as e:
-                self.report({"ERROR"}, f"Cannot keep the original of {target} as {original_path(target)} ({e}): nothing written; make room for it there, or export to another file")
-                return {"CANCELLED"}
+        told = words.told(converted.report, llamawad.tile_models(base), llamawad.tile_models(converted.wad), [n.message for n in converted.gathered.notes])
+        over_base = bool(base_path) and os.path.exists(target) and same_file(target, base_path)
         try:
-            write_file(target, converted.wad)
+            kept = _write(target, base, converted.wad, over_base)
         except llamawad.WadError as e:
-            if kept is not None:
-                # Made for this write only (a read-only base refuses it): gone with it, so that
-                # a later write keeps the original the file then has.
-                os.remove(kept)
-            self.report({"ERROR"}, f"Cannot write {e}")
+            self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
-        return self.finish(context, base, converted, base_path, target, kept)
-
-    def finish(self, context, base: bytes, converted, base_path: str, target: str, kept: str | None):
-        import llamawad
-
-        scene = context.scene
-        report = converted.report
-        notes = [n.message for n in converted.gathered.notes] + list(report.get("warnings") or [])
-        overwritten = bool(base_path) and same_file(target, base_path)
-        if overwritten and (converted.wad != base or converted.gathered.notes):
-            # The file the scene was made from is gone: the scene becomes what was written, so
-            # that the next export starts from it (its new tiles and models, its texture
-            # entries, its checksum, the read-only parts as the level has them). Written as it
-            # was, with nothing left out, the scene is that level already.
-            level_objects = converted.gathered.read_only_edited or words.level_objects_changed(report)
-            written.update(context, converted.wad, target, report, converted.gathered.new_geometry(), level_objects)
-        summary = words.summary(report)
-        left_out = len(converted.gathered.notes)
-        if left_out:
-            summary += f"; {words.plural(left_out, 'edit', 'edits')} not written, named in the warnings"
-        models = (llamawad.tile_models(base), llamawad.tile_models(converted.wad))
-        rows = written.store_changes(scene, report, *models, notes, overwritten)
-        if overwritten:
-            scene.llamawad.last_export = f"{os.path.basename(target)}, written over its base: {summary}"
-            message = f"Wrote {target} over its base; the scene now holds the level as written, the base of the next export: {summary}"
+        _update_scene(context, converted, told, target, over_base and (converted.wad != base or bool(converted.gathered.notes)))
+        if over_base:
+            scene.llamawad.last_export = f"{os.path.basename(target)}, written over its base: {told.summary}"
+            message = f"Wrote {target} over its base; the scene now holds the level as written, the base of the next export: {told.summary}"
             if kept:
                 message += f"; the original kept as {kept} (Restore original in the Level panel brings it back)"
         else:
-            scene.llamawad.last_export = f"{os.path.basename(target)} (base {os.path.basename(base_path)}): {summary}"
-            message = f"Wrote {target} against the base {base_path}: {summary}"
-        for r in rows[:MAX_TILES_REPORTED]:
+            scene.llamawad.last_export = f"{os.path.basename(target)} (base {os.path.basename(base_path)}): {told.summary}"
+            message = f"Wrote {target} against the base {base_path}: {told.summary}"
+        self.tell(context, told, message)
+        return {"FINISHED"}
+
+    def unwritable(self, scene, base_path: str, target: str) -> str:
+        """Why nothing can be written, said before anything is gathered; empty when it can."""
+        if not level_scene.has_level(scene):
+            return "This scene holds no level: import one with File › Import › Emperor's New Groove level"
+        if not target:
+            return "No file to write to"
+        if base_path and os.path.exists(target) and same_file(target, base_path) and not self.overwrite_base:
+            return f"{os.path.basename(target)} is the base level: choose another file, or tick 'Overwrite the base' to replace it"
+        return ""
+
+    def tell(self, context, told: words.Told, message: str) -> None:
+        """The export reported: tile by tile (the first of them), what it did beyond tiles, the
+        warnings, the last line; the changes' popup in Blender's window."""
+        for r in told.rows[:MAX_TILES_REPORTED]:
             self.report({"INFO"}, r.text())
-        if len(rows) > MAX_TILES_REPORTED:
-            self.report({"INFO"}, f"… {len(rows) - MAX_TILES_REPORTED} more tiles in the Level panel's list of changes")
-        for line in words.details(report, *models):
+        if len(told.rows) > MAX_TILES_REPORTED:
+            self.report({"INFO"}, f"… {len(told.rows) - MAX_TILES_REPORTED} more tiles in the Level panel's list of changes")
+        for line in told.details:
             self.report({"INFO"}, line)
-        for note in notes:
+        for note in told.warnings:
             self.report({"WARNING"}, note)
         self.report({"INFO"}, message)
-        if not bpy.app.background and context.window is not None and len(scene.llamawad.changes):
+        if not bpy.app.background and context.window is not None and len(context.scene.llamawad.changes):
             bpy.ops.llamawad.export_changes("INVOKE_DEFAULT")
-        return {"FINISHED"}
 
     def refused(self, context, e: Refusal):
         props = context.scene.llamawad
@@ -186,6 +164,42 @@ class LLAMAWAD_OT_export_level(bpy.types.Operator, ExportHelper):
         if len(listed) > len(shown) + 1:
             self.report({"ERROR"}, f"… {len(listed) - len(shown) - 1} more in the Level panel's problem list")
         return {"CANCELLED"}
+
+
+def _write(target: str, base: bytes, wad: bytes, over_base: bool) -> str | None:
+    """The level written to ``target``; over the level the scene was made from (in the game's
+    folder), its original kept first. Returns the original's path when it was kept now. Raises
+    llamawad.WadError saying what was not written."""
+    import llamawad
+
+    kept = None
+    if over_base:
+        try:
+            kept = keep_original(target, base)
+        except llamawad.WadError as e:
+            raise llamawad.WadError(f"Cannot keep the original of {target} as {original_path(target)} ({e}): nothing written; make room for it there, or export to another file") from None
+    try:
+        write_file(target, wad)
+    except llamawad.WadError as e:
+        if kept is not None:
+            # Made for this write only (a read-only base refuses it): gone with it, so that a
+            # later write keeps the original the file then has.
+            os.remove(kept)
+        raise llamawad.WadError(f"Cannot write {e}") from None
+    return kept
+
+
+def _update_scene(context, converted, told: words.Told, target: str, reload: bool) -> None:
+    """What the export leaves in the scene: with ``reload`` (written over its base, other than
+    the scene was made from or with edits left out), the scene made the level as written, so
+    that the next export starts from it (its new tiles and models, its texture entries, its
+    checksum, the read-only parts as the level has them); and the changes listed for the Level
+    panel."""
+    if reload:
+        report = converted.report
+        level_objects = converted.gathered.read_only_edited or words.level_objects_changed(report)
+        written.update(context, converted.wad, target, report, converted.gathered.new_geometry(), level_objects)
+    written.store_changes(context.scene, converted.report, told, reload)
 
 
 def menu_export(self, context):

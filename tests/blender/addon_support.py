@@ -59,7 +59,64 @@ def page_material(page: int = 0):
     """The material import made for the page's faces of blend 0."""
     import bpy
 
-    return next(m for m in bpy.data.materials if m.get("llamawad_material") == f"page {page} blend 0")
+    return next(m for m in bpy.data.materials if m.get("llamawad") == "page" and (m.get("page"), m.get("blend"), m.get("double_sided")) == (page, 0, False))
+
+
+def reimport(path, collision: bool = False) -> None:
+    """The written level, imported into a fresh scene through the add-on (with ``collision``,
+    its tiles' collision objects made)."""
+    import bpy
+
+    assert import_level(path, collision) == {"FINISHED"}
+    bpy.context.view_layer.update()
+
+
+def ints(mesh, name, domain="FACE"):
+    """The values of a mesh's integer attribute."""
+    import numpy as np
+
+    n = {"FACE": len(mesh.polygons), "POINT": len(mesh.vertices)}[domain]
+    values = np.empty(n, np.int32)
+    mesh.attributes[name].data.foreach_get("value", values)
+    return values
+
+
+def tiles_collection():
+    import bpy
+
+    return next(c for c in bpy.context.scene.collection.children if c.get("llamawad") == "tiles")
+
+
+def floor_under(wad: bytes, x: float, y_blender: float, above: float) -> dict | None:
+    """The floor the game finds at Blender (x, y), dropped from ``above`` (Blender z)."""
+    import llamawad
+
+    (result,) = llamawad.probe(wad, [(x, above, -y_blender)])
+    return result["floor"]
+
+
+def new_floor(base: bytes, name="new floor"):
+    """A new mesh in the Tiles collection: a 0.8 × 0.8 floor quad with a page's UVs, over cell
+    (4, 5), 2 units above its ground. Returns the object and its height."""
+    import bmesh
+    import bpy
+
+    ground = floor_under(base, *SPOT, 60.0)
+    height = round((ground["height"] if ground else 0.0) + 2.0, 3)
+    mesh = bpy.data.meshes.new(name)
+    bm = bmesh.new()
+    uv = bm.loops.layers.uv.new("UVMap")
+    verts = [bm.verts.new(c) for c in ((0.1, 0.1, 0), (0.9, 0.1, 0), (0.9, 0.9, 0), (0.1, 0.9, 0))]
+    face = bm.faces.new(verts)
+    for loop, value in zip(face.loops, ((0.0, 0.75), (0.25, 0.75), (0.25, 1.0), (0.0, 1.0))):
+        loop[uv].uv = value
+    bm.to_mesh(mesh)
+    bm.free()
+    mesh.materials.append(page_material(0))
+    obj = bpy.data.objects.new(name, mesh)
+    obj.location = (SPOT[0] - 0.5, SPOT[1] - 0.5, height)
+    tiles_collection().objects.link(obj)
+    return obj, height
 
 
 def export(path, **options) -> bytes:

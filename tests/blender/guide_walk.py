@@ -133,7 +133,7 @@ def _grid() -> tuple[int, int]:
 
 
 def page_material(page: int = 0):
-    return next(m for m in bpy.data.materials if m.get("llamawad_material") == f"page {page} blend 0")
+    return next(m for m in bpy.data.materials if m.get("llamawad") == "page" and (m.get("page"), m.get("blend"), m.get("double_sided")) == (page, 0, False))
 
 
 def export(w: Walk, path: Path, **options) -> bytes:

@@ -166,7 +166,7 @@ def test_a_mesh_outside_the_tiles_collection_is_checked_and_one_excluded_is_a_wa
     scene.collection.objects.link(stray)
     assert bpy.ops.llamawad.check_level() == {"FINISHED"}
     (p,) = scene.llamawad.problems
-    assert p.object == "stray" and p.error and "no material named after a page" in p.message
+    assert p.object == "stray" and p.error and "no material that says its page" in p.message
     aside = bpy.data.collections.new("Aside")
     scene.collection.children.link(aside)
     scene.collection.objects.unlink(stray)

@@ -16,6 +16,7 @@ import time
 import addon_support
 import bpy
 import crafted
+import crafted_wad
 import pytest
 
 pytestmark = pytest.mark.generator
@@ -222,7 +223,7 @@ def test_a_level_naming_a_pool_many_times_over_is_refused_and_blender_keeps_runn
     """5,013 strats each naming a pool of 50,000 parameters: once 26 s, 4.2 GB and an abort."""
     wad = crafted.BASE.read_bytes()
     path = tmp_path / "strats.wad"
-    path.write_bytes(crafted.with_strats(wad, 50_000, [(50_000, None, -1)] * 5_000))
+    path.write_bytes(crafted_wad.with_strats(wad, 50_000, [(50_000, None, -1)] * 5_000))
     addon_support.register_addon()
     bpy.ops.wm.read_homefile(use_empty=True)
     with bounded():
@@ -238,7 +239,7 @@ def test_waypoint_lines_are_worked_out_once_a_change_not_at_each_redraw(tmp_path
     from addon.ui import overlay
 
     path = tmp_path / "chain.wad"
-    path.write_bytes(crafted.with_strats(crafted.BASE.read_bytes(), 0, [(0, None, None)] * 1_000, waypoints=2_000))
+    path.write_bytes(crafted_wad.with_strats(crafted.BASE.read_bytes(), 0, [(0, None, None)] * 1_000, waypoints=2_000))
     timed_import(path)
     scene = bpy.context.scene
     start = time.monotonic()
@@ -261,14 +262,14 @@ def test_lights_past_the_add_ons_limit_are_refused_and_up_to_it_import_in_time(t
     from addon.blender.wad_to_scene import level
 
     path = tmp_path / "lights.wad"
-    path.write_bytes(crafted.with_lights(crafted.BASE.read_bytes(), 20_000))
+    path.write_bytes(crafted_wad.with_lights(crafted.BASE.read_bytes(), 20_000))
     addon_support.register_addon()
     bpy.ops.wm.read_homefile(use_empty=True)
     with bounded():
         with pytest.raises(RuntimeError, match=f"20000 lights; the add-on makes at most {level.MAX_LIGHTS}"):
             bpy.ops.import_scene.llamawad(filepath=str(path))
     assert len(bpy.data.objects) == 0
-    path.write_bytes(crafted.with_lights(crafted.BASE.read_bytes(), level.MAX_LIGHTS))
+    path.write_bytes(crafted_wad.with_lights(crafted.BASE.read_bytes(), level.MAX_LIGHTS))
     seconds = timed_import(path)
     assert len([o for o in bpy.context.scene.objects if o.get("llamawad") == "light"]) == level.MAX_LIGHTS
     assert seconds < SECONDS, f"{seconds:.1f} s"

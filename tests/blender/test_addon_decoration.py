@@ -6,7 +6,7 @@ model has no collision says so in the panel and stays without. Read back with th
 import addon_support
 import bpy
 import pytest
-from test_addon_edits import SPOT, floor_under, new_floor
+from addon_support import SPOT, floor_under, new_floor
 from test_addon_panels import draw
 from test_addon_whole_edits import level  # noqa: F401  (level is a fixture)
 

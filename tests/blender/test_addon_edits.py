@@ -1,9 +1,10 @@
 """Every edit an artist makes in Blender arrives in the WAD as the game shows it, or is refused by
 name with nothing written (issue 10), in real Blender 5.0 through the add-on's operators: UVs
-and materials of existing faces, free UVs on new geometry in every orientation, vertex paint on
-single corners, collision for new meshes and copies, repeated exports over the base, and the
-refusals. Each written level is imported again through the add-on (the numbers compared) and
-checked by the Rust check against its base (no new error)."""
+and materials of existing faces (a renamed page material among them), free UVs on new geometry
+in every orientation, vertex paint on single corners, and the refusals of faces the game cannot
+show (collision: test_addon_collision_edits.py). Each written level is imported again through
+the add-on (the numbers compared) and checked by the Rust check against its base (no new
+error)."""
 
 from types import SimpleNamespace
 
@@ -28,28 +29,10 @@ def level(small_wad_file, tmp_path):
     return SimpleNamespace(base=small_wad_file, out=tmp_path / "edited.wad", tmp=tmp_path)
 
 
-def reimport(path, collision: bool = False) -> None:
-    """The written level, imported into a fresh scene through the add-on (with ``collision``,
-    its tiles' collision objects made)."""
-    assert addon_support.import_level(path, collision) == {"FINISHED"}
-    bpy.context.view_layer.update()
-
-
-def ints(mesh, name, domain="FACE"):
-    n = {"FACE": len(mesh.polygons), "POINT": len(mesh.vertices)}[domain]
-    values = np.empty(n, np.int32)
-    mesh.attributes[name].data.foreach_get("value", values)
-    return values
-
-
 def loop_array(collection, attr, width):
     values = np.empty(len(collection) * width, np.float32)
     collection.foreach_get(attr, values)
     return values.reshape(-1, width)
-
-
-def tiles_collection():
-    return next(c for c in bpy.context.scene.collection.children if c.get("llamawad") == "tiles")
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +125,7 @@ def textured_tiles():
     entries = addon_support.level_document()["texture_entries"]
     out = []
     for obj in addon_support.mesh_tiles():
-        tex = ints(obj.data, "wad_texture")
+        tex = addon_support.ints(obj.data, "wad_texture")
         if all(0 <= t < len(entries) and not game.is_flat_colour(entries[t]) and entries[t]["page"] < 3 for t in tex):
             out.append(obj)
     return out
@@ -157,7 +140,7 @@ def test_a_face_given_another_faces_uvs(level):
     entries = addon_support.level_document()["texture_entries"]
     edits = []
     for obj in textured_tiles():
-        tex = ints(obj.data, "wad_texture")
+        tex = addon_support.ints(obj.data, "wad_texture")
         slots = [p.material_index for p in obj.data.polygons]
         pairs = [(a, b) for a in range(len(tex)) for b in range(len(tex)) if slots[a] == slots[b] and entries[tex[a]] != entries[tex[b]]]
         if pairs:
@@ -177,15 +160,15 @@ def test_a_face_given_another_faces_uvs(level):
     addon_support.assert_no_new_errors(wad, level.base.read_bytes())
     changed = bpy.context.scene.llamawad.changes
     assert {c.tile for c in changed if "reshaped: textures, UVs, materials or face flags changed" in c.text} >= {obj["tile"] for obj, _, _ in edits}
-    reimport(level.out)
+    addon_support.reimport(level.out)
     assert_uvs_arrive(Corners(), expected)
 
 
 def uv_island(obj):
     """Two faces of a tile that make a quad (flags 0x800 and 0x810 on one entry) sharing an edge:
     (face, face)."""
-    tex = ints(obj.data, "wad_texture")
-    flags = ints(obj.data, "wad_flags")
+    tex = addon_support.ints(obj.data, "wad_texture")
+    flags = addon_support.ints(obj.data, "wad_flags")
     for a in range(len(tex)):
         for b in range(len(tex)):
             if tex[a] == tex[b] and flags[a] & 0x830 == 0x800 and flags[b] & 0x830 == 0x810:
@@ -239,7 +222,7 @@ def test_a_uv_island_moved_or_turned(level, edit):
             bpy.ops.object.mode_set(mode="OBJECT")
     wad = addon_support.export(level.out)
     addon_support.assert_no_new_errors(wad, level.base.read_bytes())
-    reimport(level.out)
+    addon_support.reimport(level.out)
     assert_uvs_arrive(Corners(), expected)
 
 
@@ -259,11 +242,30 @@ def test_a_faces_material_changed_to_another_page(level):
     expected = [{p: tuple(layer[k].vector) for p, k in zip(points, loops)}]
     wad = addon_support.export(level.out)
     addon_support.assert_no_new_errors(wad, level.base.read_bytes())
-    reimport(level.out)
+    addon_support.reimport(level.out)
     corners = Corners()
     assert_uvs_arrive(corners, expected)
     face = corners.face_at(points)
     assert {corners.material[i] for i in corners.of_face(face)} == {f"page {other} blend 0"}
+
+
+def test_a_renamed_page_material_keeps_its_page(level):
+    """Every page material renamed as an artist names them ("Sand"): its custom properties say
+    its page and blend mode, so a face moved onto one is written on that page, the same bytes as
+    before the rename."""
+    obj = textured_tiles()[0]
+    other = next(p for p in (0, 1, 2) if f"page {p} blend 0" != obj.data.materials[obj.data.polygons[0].material_index].get("llamawad_material"))
+    material = addon_support.page_material(other)
+    assert (material["llamawad"], material["page"], material["blend"]) == ("page", other, 0)
+    if material.name not in obj.data.materials:
+        obj.data.materials.append(material)
+    obj.data.polygons[0].material_index = list(obj.data.materials).index(material)
+    named = addon_support.export(level.out)
+    assert named != level.base.read_bytes()
+    for k, mat in enumerate(m for m in bpy.data.materials if m.get("llamawad") == "page"):
+        mat.name = f"Sand {k}"
+    assert material.name.startswith("Sand")
+    assert addon_support.export(level.tmp / "renamed.wad") == named
 
 
 # --- new geometry with free UVs
@@ -304,7 +306,7 @@ def test_free_uvs_in_every_orientation(level, page_size):
     mesh.materials.append(addon_support.page_material(0))
     obj = bpy.data.objects.new("free uvs", mesh)
     obj.location = (3.0, -4.0, 0.0)
-    tiles_collection().objects.link(obj)
+    addon_support.tiles_collection().objects.link(obj)
     offset = np.array(obj.location)
     expected = [{tuple(np.array(p) + offset): value for p, value in quad} for quad in quads]
     base = level.base.read_bytes()
@@ -312,7 +314,7 @@ def test_free_uvs_in_every_orientation(level, page_size):
     addon_support.assert_no_new_errors(wad, base)
     # One rectangle: one entry at most, shared by all eight quads.
     assert llamawad.parse_info(wad)["texture_entries"] - llamawad.parse_info(base)["texture_entries"] <= 1
-    reimport(level.out)
+    addon_support.reimport(level.out)
     assert_uvs_arrive(Corners(), expected)
 
 
@@ -332,7 +334,7 @@ def test_vertex_paint_on_single_corners(level):
         mesh = obj.data
         if "Col" not in mesh.color_attributes or len(mesh.polygons) < 2:
             continue
-        flags = ints(mesh, "wad_flags")
+        flags = addon_support.ints(mesh, "wad_flags")
         loop_vertex = np.empty(len(mesh.loops), np.int32)
         mesh.loops.foreach_get("vertex_index", loop_vertex)
         totals = np.empty(len(mesh.polygons), np.int32)
@@ -370,7 +372,7 @@ def test_vertex_paint_on_single_corners(level):
         expected.append((points, point, painted, others))
     wad = addon_support.export(level.out)
     addon_support.assert_no_new_errors(wad, level.base.read_bytes())
-    reimport(level.out)
+    addon_support.reimport(level.out)
     corners = Corners()
 
     def colour_at(points, point):
@@ -383,193 +385,6 @@ def test_vertex_paint_on_single_corners(level):
         assert np.abs(srgb(got) - srgb(painted)).max() <= COLOUR_TOLERANCE, (point, got, painted)
         for other_points, colour in others:
             assert np.abs(srgb(colour_at(other_points, point)) - srgb(colour)).max() <= COLOUR_TOLERANCE
-
-
-# --- collision
-
-
-def floor_under(wad: bytes, x: float, y_blender: float, above: float) -> dict | None:
-    """The floor the game finds at Blender (x, y), dropped from ``above`` (Blender z)."""
-    (result,) = llamawad.probe(wad, [(x, above, -y_blender)])
-    return result["floor"]
-
-
-# Where the tests add a floor: 2 units over the ground of cell (4, 5), by its centre.
-SPOT = (4.5, -5.5)
-
-
-def new_floor(base: bytes, name="new floor"):
-    """A new mesh in the Tiles collection: a 0.8 × 0.8 floor quad with a page's UVs, over cell
-    (4, 5), 2 units above its ground. Returns the object and its height."""
-    ground = floor_under(base, *SPOT, 60.0)
-    height = round((ground["height"] if ground else 0.0) + 2.0, 3)
-    mesh = bpy.data.meshes.new(name)
-    bm = bmesh.new()
-    uv = bm.loops.layers.uv.new("UVMap")
-    verts = [bm.verts.new(c) for c in ((0.1, 0.1, 0), (0.9, 0.1, 0), (0.9, 0.9, 0), (0.1, 0.9, 0))]
-    face = bm.faces.new(verts)
-    for loop, value in zip(face.loops, ((0.0, 0.75), (0.25, 0.75), (0.25, 1.0), (0.0, 1.0))):
-        loop[uv].uv = value
-    bm.to_mesh(mesh)
-    bm.free()
-    mesh.materials.append(addon_support.page_material(0))
-    obj = bpy.data.objects.new(name, mesh)
-    obj.location = (SPOT[0] - 0.5, SPOT[1] - 0.5, height)
-    tiles_collection().objects.link(obj)
-    return obj, height
-
-
-def test_a_new_mesh_gets_collision(level):
-    base = level.base.read_bytes()
-    _, height = new_floor(base)
-    wad = addon_support.export(level.out)
-    addon_support.assert_no_new_errors(wad, base)
-    assert "new floor: collision made from its floors and walls" in [c.text for c in bpy.context.scene.llamawad.changes]
-    # The llama stands on it.
-    floor = floor_under(wad, *SPOT, height + 0.25)
-    assert floor is not None and floor["height"] == pytest.approx(height, abs=1e-3)
-    reimport(level.out, collision=True)
-    collision = [o for o in bpy.context.scene.objects if o.get("llamawad") == "collision"]
-    # Collision starts hidden, out of the depsgraph: its placement from its own transforms.
-    corners = np.array([tuple(addon_support.world_matrix(o) @ v.co) for o in collision for v in o.data.vertices])
-    near = np.abs(corners[:, :2] - SPOT).max(axis=1) < 0.45
-    assert np.abs(corners[near, 2] - height).min() < 1e-3
-
-
-def test_a_new_mesh_without_collision_is_named(level, capfd):
-    base = level.base.read_bytes()
-    _, height = new_floor(base)
-    capfd.readouterr()
-    wad = addon_support.export(level.out, generate_collision=False)
-    out = capfd.readouterr().out
-    assert "new floor" in out and "has no collision" in out
-    assert any("new floor" in c.text and "has no collision" in c.text for c in bpy.context.scene.llamawad.changes)
-    assert not bpy.context.scene.llamawad.generate_collision
-    addon_support.assert_no_new_errors(wad, base)
-    # The llama falls through it, onto the ground.
-    floor = floor_under(wad, *SPOT, height + 0.25)
-    assert floor is not None and floor["height"] < height - 1
-
-
-def test_collision_from_faces_on_a_new_mesh(level):
-    base = level.base.read_bytes()
-    obj, height = new_floor(base)
-    addon_support.select_faces(obj, [0])
-    assert bpy.ops.llamawad.collision_from_faces(material=16) == {"FINISHED"}
-    (child,) = obj.children
-    assert child.name.startswith("collision") and list(ints(child.data, "wad_material")) == [16]
-    wad = addon_support.export(level.out)
-    addon_support.assert_no_new_errors(wad, base)
-    # Its own collision: none was made from its faces.
-    assert not any("collision made" in c.text for c in bpy.context.scene.llamawad.changes)
-    floor = floor_under(wad, *SPOT, height + 0.25)
-    assert floor is not None and floor["material"] == 16 and floor["height"] == pytest.approx(height, abs=1e-3)
-
-
-@pytest.mark.parametrize("made", [False, True], ids=["collision-not-made", "collision-made"])
-@pytest.mark.parametrize("linked", [False, True], ids=["shift-d", "alt-d"])
-def test_a_copied_tile_keeps_its_collision(level, linked, made):
-    """A tile copied with Shift D or Alt D (its collision object not copied along, or not made
-    yet) and moved by two cells: the copy stands on the collision of its model."""
-    if made:
-        assert bpy.ops.llamawad.collision_show(show=True) == {"FINISHED"}
-    with_collision = addon_support.tiles_with_collision(level.base.read_bytes())
-    tile = next(o for o in addon_support.mesh_tiles() if o["tile"] in with_collision)
-    addon_support.select_faces(tile, [])
-    assert bpy.ops.object.duplicate(linked=linked) == {"FINISHED"}
-    copy = bpy.context.active_object
-    assert copy != tile and not [c for c in copy.children if c.get("llamawad") == "collision"]
-    copy.location.x += 2.0
-    base = level.base.read_bytes()
-    before = addon_support.level_state(base)
-    wad = addon_support.export(level.out)
-    addon_support.assert_no_new_errors(wad, base)
-    after = addon_support.level_state(wad)
-    added = [t for t in after["tiles"] if t not in before["tiles"] and after["tiles"][t]["faces"]]
-    assert len(added) == 1
-    assert after["tiles"][added[0]]["collision"] == before["tiles"][tile["tile"]]["collision"]
-    reimport(level.out, collision=True)
-    copies = [o for o in bpy.context.scene.objects if o.get("llamawad") == "tile" and o.get("tile") == added[0]]
-    assert [c for c in copies[0].children if c.get("llamawad") == "collision"]
-
-
-# --- repeated exports
-
-
-def test_export_edit_export_over_the_base(level):
-    """Written over its base, the scene becomes the level as written: the next export, edited or
-    not, over the base or elsewhere, starts from it."""
-    base = level.tmp / "base.wad"
-    original = level.base.read_bytes()
-    base.write_bytes(original)
-    bpy.context.scene.llamawad.base_path = str(base)
-
-    addon_support.tile_object(3).location.x += 1.0
-    first = addon_support.export(base, overwrite_base=True)
-    assert first != original
-    assert "written over its base" in bpy.context.scene.llamawad.last_export
-    addon_support.assert_no_new_errors(first, original)
-    # Unchanged since: the base again, byte for byte, written over it or elsewhere.
-    assert addon_support.export(level.tmp / "again.wad") == first
-    assert addon_support.export(base, overwrite_base=True) == first
-
-    new_floor(first)
-    second = addon_support.export(level.out)
-    addon_support.assert_no_new_errors(second, first)
-    assert base.read_bytes() == first
-    assert "base.wad" in bpy.context.scene.llamawad.last_export
-    third = addon_support.export(base, overwrite_base=True)
-    assert third == second
-    added = llamawad.parse_info(third)["tiles"] - llamawad.parse_info(first)["tiles"]
-    assert added >= 1
-
-    # Once more: a move on the level as written.
-    addon_support.tile_object(4).location.x += 1.0
-    fourth = addon_support.export(base, overwrite_base=True)
-    addon_support.assert_no_new_errors(fourth, third)
-    diff = addon_support.level_diff(addon_support.level_state(third), addon_support.level_state(fourth))
-    assert 4 in diff.get("placement", []) and "added" not in diff and "gone" not in diff
-    reimport(base)
-    assert addon_support.tile_object(3).location.x == pytest.approx(addon_support.level_state(original)["tiles"][3]["placement"][0][0] + 1.0, abs=1e-4)
-
-
-def test_a_tile_without_faces_moved_arrives(level):
-    """Tiles without faces start excluded from the view layer; included and moved, the move is
-    written, and the level as written imports with the tile where it was put."""
-    bpy.context.view_layer.layer_collection.children["Tiles"].children["Tiles without faces"].exclude = False
-    tile = min(bpy.data.collections["Tiles without faces"].objects, key=lambda o: o.name)
-    index = int(tile["tile"])
-    # This one, moved up, keeps its collision within cells that hold it; a move the coverage
-    # rule refuses is not what this test is about.
-    tile.location.z += 0.25
-    moved = tile.location.z
-    original = level.base.read_bytes()
-    written = addon_support.export(level.out)
-    addon_support.assert_no_new_errors(written, original)
-    diff = addon_support.level_diff(addon_support.level_state(original), addon_support.level_state(written))
-    assert diff.get("placement") == [index] and "added" not in diff and "gone" not in diff
-    reimport(level.out)
-    assert addon_support.tile_object(index).location.z == pytest.approx(moved, abs=1e-4)
-
-
-def test_a_tile_without_faces_that_held_a_wall_moved_is_refused(level):
-    """A tile without faces that stands on its own floor (the floor test finds its polygon at its
-    origin) also holds, in its cell, a neighbour's wall that reaches in. Moved up, it holds the
-    wall no more: the llama would walk through there, so export refuses, naming the neighbour's
-    wall and the cell the move left, selects the tile the artist moved (issue 34) and writes
-    nothing."""
-    bpy.context.view_layer.layer_collection.children["Tiles"].children["Tiles without faces"].exclude = False
-    faceless = sorted(bpy.data.collections["Tiles without faces"].objects, key=lambda o: o.name)
-    floors = llamawad.probe(level.base.read_bytes(), [(o.location.x, 60.0, -o.location.y) for o in faceless])
-    tile = next(o for o, r in zip(faceless, floors) if r["floor"] and r["floor"]["tile"] == int(o["tile"]))
-    tile.location.z += 0.25
-    with pytest.raises(RuntimeError, match="Not written") as error:
-        bpy.ops.export_scene.llamawad(filepath=str(level.out))
-    assert not level.out.exists()
-    assert "where no tile holds it: the llama there walks through it" in str(error.value)
-    assert f"is where tile {tile['tile']} was moved)" in str(error.value)
-    culprit = bpy.context.view_layer.objects.active
-    assert culprit == tile and f"(selected: {tile.name}" in str(error.value)
 
 
 # --- refusals
@@ -592,7 +407,7 @@ def new_quad_pair(name, uvs, material):
         mesh.materials.append(material)
     obj = bpy.data.objects.new(name, mesh)
     obj.location = (2.1, -3.1, 0.0)
-    tiles_collection().objects.link(obj)
+    addon_support.tiles_collection().objects.link(obj)
     return obj
 
 
@@ -601,7 +416,7 @@ TRAPEZIUM = ((0.0, 0.75), (0.25, 0.75), (0.2, 1.0), (0.05, 1.0))
 
 REFUSALS = {
     "no uvs": (None, "page", [0, 1], "no UVs to fit one from"),
-    "no material": ([RECTANGLE, RECTANGLE], "other", [0, 1], "no material named after a page"),
+    "no material": ([RECTANGLE, RECTANGLE], "other", [0, 1], "no material that says its page"),
     "no rectangle half": ([RECTANGLE, TRAPEZIUM], "page", [1], "no half of a texture rectangle"),
 }
 

@@ -75,6 +75,43 @@ def test_never_over_the_base_without_confirmation(small, tmp_path):
     assert base_copy.read_bytes() != before
 
 
+def test_export_edit_export_over_the_base(small, tmp_path):
+    """Written over its base, the scene becomes the level as written: the next export, edited or
+    not, over the base or elsewhere, starts from it."""
+    base = tmp_path / "base.wad"
+    original = small.base.read_bytes()
+    base.write_bytes(original)
+    bpy.context.scene.llamawad.base_path = str(base)
+
+    addon_support.tile_object(3).location.x += 1.0
+    first = addon_support.export(base, overwrite_base=True)
+    assert first != original
+    assert "written over its base" in bpy.context.scene.llamawad.last_export
+    addon_support.assert_no_new_errors(first, original)
+    # Unchanged since: the base again, byte for byte, written over it or elsewhere.
+    assert addon_support.export(tmp_path / "again.wad") == first
+    assert addon_support.export(base, overwrite_base=True) == first
+
+    addon_support.new_floor(first)
+    second = addon_support.export(small.out)
+    addon_support.assert_no_new_errors(second, first)
+    assert base.read_bytes() == first
+    assert "base.wad" in bpy.context.scene.llamawad.last_export
+    third = addon_support.export(base, overwrite_base=True)
+    assert third == second
+    added = llamawad.parse_info(third)["tiles"] - llamawad.parse_info(first)["tiles"]
+    assert added >= 1
+
+    # Once more: a move on the level as written.
+    addon_support.tile_object(4).location.x += 1.0
+    fourth = addon_support.export(base, overwrite_base=True)
+    addon_support.assert_no_new_errors(fourth, third)
+    diff = addon_support.level_diff(addon_support.level_state(third), addon_support.level_state(fourth))
+    assert 4 in diff.get("placement", []) and "added" not in diff and "gone" not in diff
+    addon_support.reimport(base)
+    assert addon_support.tile_object(3).location.x == pytest.approx(addon_support.level_state(original)["tiles"][3]["placement"][0][0] + 1.0, abs=1e-4)
+
+
 def test_another_base_is_refused_unless_forced(small, levels, tmp_path):
     with pytest.raises(RuntimeError, match="tiny-3.wad is not the level this scene was made from"):
         bpy.ops.export_scene.llamawad(filepath=str(small.out), base_path=str(levels.tiny))

@@ -175,7 +175,7 @@ def test_model_vertices_are_merged_unless_a_face_repeats_one():
     vertex; a mesh with a face that repeats a vertex (the game keeps such faces), or a corner
     without a vertex, keeps a vertex per corner, as a Blender face needs three different ones."""
     from addon.blender.wad_to_scene.building import Batch
-    from addon.blender.wad_to_scene.level import build_render_meshes
+    from addon.blender.wad_to_scene.meshes import build_render_meshes
 
     addon_support.register_addon()
     bpy.ops.wm.read_homefile(use_empty=True)

@@ -201,7 +201,7 @@ def test_a_refusal_of_a_modified_mesh_names_the_object_not_faces(level):
     selects the object, without face numbers that would point at other faces."""
     obj, _ = new_floor(level, "unpainted")
     obj.data.materials.clear()
-    with pytest.raises(RuntimeError, match="no material named after a page") as error:
+    with pytest.raises(RuntimeError, match="no material that says its page") as error:
         bpy.ops.export_scene.llamawad(filepath=str(level.out))
     assert "(selected: unpainted)" in str(error.value)
     assert not level.out.exists()

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from gltf_arrays import Document
 
-from addon.blender.scene_to_wad.images import rgba_bytes
+from addon.blender.page_files import rgba_bytes
 
 pytestmark = pytest.mark.generator
 

@@ -12,7 +12,7 @@ import bmesh
 import llamawad
 import numpy as np
 import pytest
-from test_addon_edits import SPOT, floor_under, new_floor
+from addon_support import SPOT, floor_under, new_floor
 
 pytestmark = pytest.mark.generator
 

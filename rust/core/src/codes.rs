@@ -111,7 +111,7 @@ codes! {
     TextureEntryLimit = "texture-entry-limit": "more texture entries than a face's 16-bit index can name"
         => "Reuse texture entries: map faces onto rectangles already used (Face › Select same entry shows them) instead of new UVs for each face.",
     NoMaterial = "no-material": "faces have no material, so no page to show"
-        => "Give the faces a page's material (a material named like \"page 3 blend 0\" from the level) or a material of your own with an Image Texture.",
+        => "Give the faces a page's material (one of the level's, whatever it is called now: its custom properties say its page) or a material of your own with an Image Texture.",
     NoUvs = "no-uvs": "faces have no UVs, so no texture rectangle to show"
         => "Unwrap the faces (U in Edit Mode) onto their page or image.",
     UvsNotRectangle = "uvs-not-rectangle": "a face's UVs are not half of a rectangle, all the game can show"

@@ -737,6 +737,20 @@ fn uv_edits_and_a_page_change_on_a_tile_arrive_and_other_tiles_keep_their_look()
         case.tiles()[other].model_index
     );
     assert_rest_unchanged(&case, &level, &bytes, only_tiles(&[tile]));
+
+    // Every material renamed as an artist names them, its extras kept: the extras say the page,
+    // so the same faces are fitted on the same pages.
+    let materials = &mut case.gltf.root.materials;
+    let names: Vec<Option<String>> = materials.iter().map(|m| m.name.clone()).collect();
+    for (k, m) in materials.iter_mut().enumerate() {
+        m.name = Some(format!("Sand {k}"));
+    }
+    assert!(case.written().2 == bytes, "renamed materials");
+    // A glTF written before materials had extras: the names say the page.
+    for (m, name) in case.gltf.root.materials.iter_mut().zip(names) {
+        (m.name, m.extras) = (name, None);
+    }
+    assert!(case.written().2 == bytes, "materials without extras");
 }
 
 #[test]

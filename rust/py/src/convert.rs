@@ -171,9 +171,12 @@ pub fn gltf_to_wad<'py>(
 /// why there are no pixels, e.g. a file that is gone; a page's image missing keeps the page
 /// with a warning, a new one is refused by material); `material_images`, a
 /// dict of material name to the index of the image in `images` the material shows (its
-/// base colour). A page's material (`page 3 blend 0`) shows its page: an image that differs
-/// from the page is written into it. Any other material's image is a new texture, placed on
-/// new pages (resampled to fit a page when larger), its faces fitted within it.
+/// base colour); `material_extras`, a dict of material name to its extras (a dict: a page's
+/// material's say `{"llamawad": "page", "page": 3, "blend": 0, "double_sided": False}`; a
+/// material without says its page by its name, `page 3 blend 0`, if at all). A page's
+/// material shows its page: an image that differs from the page is written into it. Any other
+/// material's image is a new texture, placed on new pages (resampled to fit a page when
+/// larger), its faces fitted within it.
 /// `tile_collision_given` False says the scene leaves tile collision out: a tile without a
 /// collision node keeps its model's instead of having had it deleted.
 /// Raises GltfToWadRefused for arrays that are wrong (code `unreadable`, naming the node), as

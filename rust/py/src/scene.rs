@@ -22,6 +22,8 @@ struct SceneColumns<'py> {
     images: Vec<ImageColumns>,
     #[pyo3(default)]
     material_images: BTreeMap<String, usize>,
+    #[pyo3(default)]
+    material_extras: BTreeMap<String, Bound<'py, PyAny>>,
 }
 
 /// An image: RGBA8 pixels, rows top first.
@@ -196,5 +198,15 @@ pub(crate) fn scene_arrays<'py>(
         meshes,
         images,
         material_images: columns.material_images.into_iter().collect(),
+        material_extras: columns
+            .material_extras
+            .iter()
+            .map(|(name, extras)| {
+                Ok((
+                    name.clone(),
+                    json(extras, &format!("material '{name}''s extras"))?,
+                ))
+            })
+            .collect::<PyResult<_>>()?,
     })
 }

@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap;
 
 use serde::Serialize;
 
+use crate::gltf::material::PageMaterial;
 use crate::gltf::uv::face_uvs;
 use crate::raw::{face_flags, TextureEntry};
 
@@ -28,36 +29,6 @@ const CORNER_FLAGS: [u16; 6] = [
     face_flags::MIRROR_U,
 ];
 const CORNER_BITS: u16 = face_flags::QUAD_HALF | face_flags::SECOND_HALF | face_flags::MIRROR_U;
-
-/// What a material says about its faces: our materials are named `page 3 blend 0`, with
-/// ` double-sided` for faces with flag 0x400.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PageMaterial {
-    pub page: i8,
-    pub blend: u16,
-    pub double_sided: bool,
-}
-
-impl PageMaterial {
-    pub fn from_name(name: &str) -> Option<PageMaterial> {
-        let mut words = name.split_whitespace();
-        (words.next()? == "page").then_some(())?;
-        let page = words.next()?.parse().ok()?;
-        (words.next()? == "blend").then_some(())?;
-        // Blender names a copy `page 3 blend 0.001`: the digits before the dot count.
-        let blend = words.next()?.split('.').next()?.parse().ok()?;
-        Some(PageMaterial {
-            page,
-            blend,
-            double_sided: name.contains("double-sided"),
-        })
-    }
-
-    /// Whether an entry draws on this material's page the way it does.
-    pub fn shows(&self, entry: &TextureEntry) -> bool {
-        !entry.is_flat_colour() && entry.page == self.page && entry.blend_mode() == self.blend
-    }
-}
 
 /// How a face shows an entry: its corner flags, and how far its corners are turned (the face's
 /// corner k is the given corner (k + rotation) mod 3; the winding stays).

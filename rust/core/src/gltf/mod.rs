@@ -6,6 +6,7 @@
 mod buffer;
 pub mod fit;
 pub mod gltf_to_wad;
+pub mod material;
 pub mod read;
 pub mod texture;
 pub mod uv;

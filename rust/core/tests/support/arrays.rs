@@ -96,6 +96,10 @@ pub fn check_hand_over(gltf: &Gltf) -> (HandOver, Compared) {
                 .map(|t| t.texture().source().index())
         );
         assert_eq!(m.double_sided, material.double_sided());
+        assert_eq!(
+            m.extras.as_ref().map(|e| e.to_string()),
+            material.extras().as_ref().map(|e| e.get().to_string())
+        );
         let alpha = match material.alpha_mode() {
             gltf::material::AlphaMode::Opaque => "OPAQUE",
             gltf::material::AlphaMode::Mask => "MASK",

@@ -4,7 +4,7 @@
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, final
+from typing import Any, Literal, Protocol, TypeVar, final
 
 from .answers import (
     BakeReport,
@@ -81,6 +81,8 @@ class GltfToWadRefused(WadError):
     strat_sources: list[tuple[int, str]]
     refusals: list[Refusal]
 
+_Answer = TypeVar("_Answer", covariant=True)
+
 # --- functions ----------------------------------------------------------------------------------
 
 def parse_info(data: bytes) -> Info: ...
@@ -146,21 +148,24 @@ def gltf_to_wad(
     snap_uvs: bool = False,
     generate_collision: bool = True,
 ) -> tuple[bytes, ChangeReport]: ...
-def check_scene(
-    base: bytes,
-    scene: dict[str, Any],
-    force: bool = False,
-    snap_uvs: bool = False,
-    generate_collision: bool = True,
-    tile_collision_given: bool = True,
-) -> tuple[ChangeReport, CheckReport, list[int]]: ...
-# scene: extras, nodes, meshes; optionally images (list of answers.SceneImage) and
-# material_images (dict of material name to an index into images).
-def scene_to_wad(
-    base: bytes,
-    scene: dict[str, Any],
-    force: bool = False,
-    snap_uvs: bool = False,
-    generate_collision: bool = True,
-    tile_collision_given: bool = True,
-) -> tuple[bytes, ChangeReport]: ...
+
+class _SceneConversion(Protocol[_Answer]):
+    """scene_to_wad and check_scene: one conversion of a scene handed over as arrays, with one
+    set of options; they differ only in what they answer.
+
+    scene: extras, nodes, meshes; optionally images (list of answers.SceneImage),
+    material_images (dict of material name to an index into images) and material_extras (dict
+    of material name to its extras: a page's material says its page there)."""
+
+    def __call__(
+        self,
+        base: bytes,
+        scene: dict[str, Any],
+        force: bool = False,
+        snap_uvs: bool = False,
+        generate_collision: bool = True,
+        tile_collision_given: bool = True,
+    ) -> _Answer: ...
+
+scene_to_wad: _SceneConversion[tuple[bytes, ChangeReport]]
+check_scene: _SceneConversion[tuple[ChangeReport, CheckReport, list[int]]]

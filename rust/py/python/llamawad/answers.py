@@ -366,6 +366,8 @@ class HandOverMaterial(TypedDict):
     image: int | None
     alpha_mode: str
     double_sided: bool
+    # A page's material: {"llamawad": "page", "page": 3, "blend": 0, "double_sided": False}.
+    extras: dict[str, Any] | None
 
 class HandOverNodes(TypedDict):
     scene: list[int]

@@ -20,25 +20,6 @@ const MATERIAL: PageMaterial = PageMaterial {
 };
 
 #[test]
-fn material_names_give_the_page() {
-    assert_eq!(PageMaterial::from_name("page 2 blend 0"), Some(MATERIAL));
-    assert_eq!(
-        PageMaterial::from_name("page 5 blend 1 double-sided"),
-        Some(PageMaterial {
-            page: 5,
-            blend: 1,
-            double_sided: true
-        })
-    );
-    // Blender appends a number to a copied material.
-    assert_eq!(
-        PageMaterial::from_name("page 2 blend 0.001").map(|m| m.page),
-        Some(2)
-    );
-    assert_eq!(PageMaterial::from_name("Material.001"), None);
-}
-
-#[test]
 fn an_existing_entry_is_found_with_its_corner_flags() {
     let mut fitter = Fitter::new(vec![entry(0, 63, 0, 63), entry(64, 127, 0, 63)], false);
     let flags = face_flags::QUAD_HALF | face_flags::SECOND_HALF;

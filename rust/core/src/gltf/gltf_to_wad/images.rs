@@ -10,7 +10,7 @@ use super::error::GltfToWadError;
 use super::report::{ChangeReport, PageChanged};
 use super::scene::{ImageData, Retexture, Scene};
 use crate::codes::Code;
-use crate::gltf::fit::PageMaterial;
+use crate::gltf::material::PageMaterial;
 use crate::level::pages::{
     add_pages, decode_page, encode_png, fit_to_page, update_page, PageError, PageUpdate, PAGE_SIDE,
 };
@@ -26,7 +26,7 @@ fn refused(e: PageError) -> GltfToWadError {
 }
 
 /// Writes the edited images of `text`'s pages into them. A page's image is the base-colour image
-/// of a material named after the page (`page 3 blend 0`); an image whose bytes are the PNG the
+/// of a material that says it is the page's (`material.rs`); an image whose bytes are the PNG the
 /// way there wrote is unchanged without being decoded, any other is decoded and compared with the
 /// page at its own precision ([`update_page`]). Refused: a changed page that cannot hold it
 /// (RLE16, damaged, another size), and two images of one page that differ.
@@ -36,10 +36,10 @@ pub(super) fn write_page_images(
     report: &mut ChangeReport,
 ) -> Result<(), GltfToWadError> {
     let mut by_page: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
-    for (material, image) in &scene.material_images {
-        let page = PageMaterial::from_name(material).and_then(|m| usize::try_from(m.page).ok());
+    for material in &scene.material_images {
+        let page = material.page.and_then(|m| usize::try_from(m.page).ok());
         if let Some(page) = page.filter(|&p| p < text.pages.len()) {
-            by_page.entry(page).or_default().insert(*image);
+            by_page.entry(page).or_default().insert(material.image);
         }
     }
     for (page, images) in by_page {
@@ -116,14 +116,16 @@ pub(super) fn add_new_images(
     let page_images: BTreeSet<usize> = scene
         .material_images
         .iter()
-        .filter(|(m, _)| PageMaterial::from_name(m).is_some())
-        .map(|&(_, i)| i)
+        .filter(|m| m.page.is_some())
+        .map(|m| m.image)
         .collect();
     // Image number → the materials showing it, in image order.
     let mut new: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for (material, image) in &scene.material_images {
-        if PageMaterial::from_name(material).is_none() && !page_images.contains(image) {
-            new.entry(*image).or_default().push(material.clone());
+    for material in &scene.material_images {
+        if material.page.is_none() && !page_images.contains(&material.image) {
+            new.entry(material.image)
+                .or_default()
+                .push(material.name.clone());
         }
     }
     if new.is_empty() {
@@ -154,7 +156,11 @@ pub(super) fn add_new_images(
     let side = PAGE_SIDE as f32;
     for ((_, materials), at) in new.into_iter().zip(&added.placements) {
         let retexture = Retexture {
-            material: format!("page {} blend 0", at.page),
+            page: PageMaterial {
+                page: i8::try_from(at.page).expect("add_pages places images on pages 0 to 127"),
+                blend: 0,
+                double_sided: false,
+            },
             rectangle: [
                 at.x as f32 / side,
                 at.y as f32 / side,

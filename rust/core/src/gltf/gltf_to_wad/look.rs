@@ -2,7 +2,8 @@
 //! agree (a face whose UVs or page the artist changed needs an entry fitted).
 
 use super::attributes::FILE_CORNER;
-use crate::gltf::fit::{uv_distance, PageMaterial, SHARE_TOLERANCE};
+use crate::gltf::fit::{uv_distance, SHARE_TOLERANCE};
+use crate::gltf::material::PageMaterial;
 use crate::gltf::read::Triangles;
 use crate::gltf::uv::face_uvs;
 use crate::raw::{face_flags, Face, TextureEntry};
@@ -14,10 +15,9 @@ pub(super) fn export_uvs(tris: &Triangles, t: usize) -> Option<[[f32; 2]; 3]> {
     uvs.iter().flatten().all(|v| v.is_finite()).then_some(uvs)
 }
 
+/// The page a triangle's material says it shows (its extras, else its name).
 pub(super) fn page_material(tris: &Triangles, t: usize) -> Option<PageMaterial> {
-    tris.materials[t]
-        .as_deref()
-        .and_then(PageMaterial::from_name)
+    tris.materials[t].page
 }
 
 /// Whether a triangle needs a texture entry fitted: it has none, or its UVs or its material's

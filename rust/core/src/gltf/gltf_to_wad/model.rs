@@ -463,8 +463,9 @@ pub(super) fn fit_entries(
         return Err(GltfToWadError::faces(
             culprit,
             no_material,
-            "no texture entry, and no material named after a page (\"page 3 blend 0\") to \
-             fit one on: give them a page's material",
+            "no texture entry, and no material that says its page (a page's material of the \
+             level, or one named like \"page 3 blend 0\") to fit one on: give them a page's \
+             material",
         )
         .code(Code::NoMaterial));
     }

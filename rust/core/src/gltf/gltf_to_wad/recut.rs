@@ -86,7 +86,8 @@ fn other_cut(
     fitter: &Fitter,
     only_if_needed: bool,
 ) -> Option<[[usize; 3]; 2]> {
-    let material = page_material(tris, a).filter(|_| tris.materials[a] == tris.materials[b])?;
+    // One quad shows one page one way: whatever their materials are called.
+    let material = page_material(tris, a).filter(|&m| page_material(tris, b) == Some(m))?;
     let uvs = tris.uvs.as_ref()?;
     let key = |c: usize| tris.positions[c].to_array().map(f32::to_bits);
     let in_b = |c: usize| (0..3).map(|k| 3 * b + k).find(|&d| key(d) == key(c));

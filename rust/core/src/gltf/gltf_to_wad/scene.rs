@@ -10,6 +10,7 @@ use image::RgbaImage;
 use rustc_hash::FxHashMap;
 
 use super::error::NodeRef;
+use crate::gltf::material::{Material, PageMaterial};
 use crate::gltf::read::{extras_json, Document, ReadError, Triangles};
 use crate::level::pages::{decode_png, PageError};
 
@@ -77,12 +78,21 @@ impl ImageData<'_> {
     }
 }
 
-/// Faces of a material showing a new image, once the image is placed on a page: the material
-/// they take instead, and the rectangle of the page their UVs (0–1 across the image) map to, in
-/// the page's 0–1 coordinates (`[u, v, width, height]`).
+/// A material that shows an image (its base colour's): its name, what it says of its page, and
+/// the image's number.
+#[derive(Debug, Clone)]
+pub struct MaterialImage {
+    pub name: String,
+    pub page: Option<PageMaterial>,
+    pub image: usize,
+}
+
+/// Faces of a material showing a new image, once the image is placed on a page: the page they
+/// show instead, and the rectangle of the page their UVs (0–1 across the image) map to, in the
+/// page's 0–1 coordinates (`[u, v, width, height]`).
 #[derive(Debug, Clone)]
 pub struct Retexture {
-    pub material: String,
+    pub page: PageMaterial,
     pub rectangle: [f32; 4],
 }
 
@@ -95,9 +105,9 @@ pub struct Scene<'a> {
     /// Where each node number is in `nodes` (None for a node no scene holds).
     position: Vec<Option<usize>>,
     meshes: Meshes<'a>,
-    /// The images materials show, and which each material shows (by material name).
+    /// The images materials show, and which each material shows.
     pub images: Vec<ImageData<'a>>,
-    pub material_images: Vec<(String, usize)>,
+    pub material_images: Vec<MaterialImage>,
     /// Materials whose new image was placed on a new page, by name: their faces are read as
     /// faces of that page (`triangles`), so that the one fitter gives them entries.
     pub retextured: FxHashMap<String, Retexture>,
@@ -134,7 +144,12 @@ impl<'a> Scene<'a> {
             .materials()
             .filter_map(|m| {
                 let texture = m.pbr_metallic_roughness().base_color_texture()?;
-                Some((m.name()?.to_string(), texture.texture().source().index()))
+                let name = m.name()?;
+                Some(MaterialImage {
+                    name: name.to_string(),
+                    page: PageMaterial::of(Some(name), extras_json(m.extras()).as_ref()),
+                    image: texture.texture().source().index(),
+                })
             })
             .collect();
         scene
@@ -244,24 +259,16 @@ impl Scene<'_> {
     /// placed on a page show that page ([`Retexture`]).
     pub fn triangles(&self, mesh: usize) -> Result<Cow<'_, Triangles>, ReadError> {
         let tris = self.read_triangles(mesh)?;
-        if self.retextured.is_empty()
-            || !tris
-                .materials
-                .iter()
-                .flatten()
-                .any(|m| self.retextured.contains_key(m))
-        {
+        let retextured = |m: &Material| m.name.as_ref().and_then(|n| self.retextured.get(n));
+        if self.retextured.is_empty() || !tris.materials.iter().any(|m| retextured(m).is_some()) {
             return Ok(tris);
         }
         let mut tris = tris.into_owned();
         for t in 0..tris.count() {
-            let Some(to) = tris.materials[t]
-                .as_ref()
-                .and_then(|m| self.retextured.get(m))
-            else {
+            let Some(to) = retextured(&tris.materials[t]) else {
                 continue;
             };
-            tris.materials[t] = Some(to.material.clone());
+            tris.materials[t].page = Some(to.page);
             let [u, v, w, h] = to.rectangle;
             for uv in tris
                 .uvs

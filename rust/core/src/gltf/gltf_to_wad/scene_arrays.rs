@@ -8,9 +8,11 @@
 use crate::codes::Code;
 use glam::{Mat4, Vec3};
 use image::RgbaImage;
+use rustc_hash::FxHashMap;
 
 use super::error::GltfToWadError;
-use super::scene::{ImageData, Node, Scene};
+use super::scene::{ImageData, MaterialImage, Node, Scene};
+use crate::gltf::material::Material;
 use crate::gltf::read::{
     extras_json, is_mapping_attribute, spelled_out, Document, ReadError, Triangles,
     MAX_MESH_TRIANGLES, MAX_NODE_DEPTH,
@@ -28,9 +30,12 @@ pub struct SceneArrays {
     /// The images materials show.
     pub images: Vec<ImageArrays>,
     /// (material name, index into `images`): the base-colour image each material shows. A
-    /// page's material (`page 3 blend 0`) shows its page's image; any other material's image is
-    /// a new texture.
+    /// page's material shows its page's image; any other material's image is a new texture.
     pub material_images: Vec<(String, usize)>,
+    /// (material name, extras): what a glTF material's extras say, by the name the meshes give
+    /// it (a page's material: `{"llamawad": "page", "page": 3, "blend": 0, …}`). A material
+    /// without says its page in its name, if at all (`material.rs`).
+    pub material_extras: Vec<(String, serde_json::Value)>,
 }
 
 /// An image: RGBA, 8 bits a channel, rows top first (as a page's, and a glTF's image).
@@ -79,7 +84,8 @@ pub struct MeshArrays {
     pub face_attributes: Vec<(String, Vec<f32>)>,
     /// Each triangle's face.
     pub triangle_faces: Vec<u32>,
-    /// The names of the materials the triangles use (None: a slot without a material).
+    /// The names of the materials the triangles use (None: a slot without a material); what
+    /// each says is in the scene's `material_extras`.
     pub materials: Vec<Option<String>>,
     /// Each triangle's material, an index into `materials`; empty when every triangle has the
     /// first (or none, when there is no material).
@@ -105,6 +111,7 @@ impl Scene<'static> {
             meshes,
             images,
             material_images,
+            material_extras,
         } = arrays;
         let images = images
             .into_iter()
@@ -198,10 +205,26 @@ impl Scene<'static> {
             .into_iter()
             .map(|i| slots[i].take().expect("each node is walked once"))
             .collect();
-        let meshes = meshes.into_iter().map(mesh_triangles).collect();
+        let extras_of: FxHashMap<String, serde_json::Value> = material_extras
+            .into_iter()
+            .map(|(name, extras)| (name, spelled_out(extras)))
+            .collect();
+        let material =
+            |name: Option<&str>| Material::read(name, name.and_then(|n| extras_of.get(n)));
+        let meshes = meshes
+            .into_iter()
+            .map(|mesh| mesh_triangles(mesh, &material))
+            .collect();
         let mut scene = Scene::of_checked_arrays(walked, extras, count, meshes);
         scene.images = images;
-        scene.material_images = material_images;
+        scene.material_images = material_images
+            .into_iter()
+            .map(|(name, image)| MaterialImage {
+                page: material(Some(&name)).page,
+                name,
+                image,
+            })
+            .collect();
         Ok(scene)
     }
 }
@@ -300,8 +323,12 @@ fn spread(
     Ok(())
 }
 
-/// A mesh's arrays as triangles, every length, value and index checked.
-fn mesh_triangles(mesh: MeshArrays) -> Result<Triangles, ReadError> {
+/// A mesh's arrays as triangles, every length, value and index checked; `material` reads a
+/// material by its name.
+fn mesh_triangles(
+    mesh: MeshArrays,
+    material: &impl Fn(Option<&str>) -> Material,
+) -> Result<Triangles, ReadError> {
     let MeshArrays {
         mut attributes,
         point_attributes,
@@ -403,8 +430,9 @@ fn mesh_triangles(mesh: MeshArrays) -> Result<Triangles, ReadError> {
             }
         }
     }
+    let materials: Vec<Material> = materials.iter().map(|m| material(m.as_deref())).collect();
     out.materials = if triangle_materials.is_empty() {
-        vec![materials.first().cloned().flatten(); count]
+        vec![materials.first().cloned().unwrap_or_default(); count]
     } else {
         if triangle_materials.len() != count {
             return Err(read_error(format!(
@@ -463,19 +491,14 @@ impl SceneArrays {
                 extras: extras_json(node.extras()),
             })
             .collect();
-        let extras = doc.document.scenes().find_map(|s| {
-            extras_json(s.extras())?
-                .get("llamawad")
-                .filter(|v| v.is_object())
-                .cloned()
-        });
         let meshes = doc
             .document
             .meshes()
             .map(|mesh| doc.triangles(&mesh).map(mesh_arrays))
             .collect::<Result<_, _>>()?;
-        // Images as the glTF's scene reads them, decoded.
+        // The scene's extras and images as the glTF's scene reads them, the images decoded.
         let scene = Scene::of_document(doc);
+        let extras = scene.extras.clone();
         let images = doc
             .document
             .images()
@@ -500,12 +523,23 @@ impl SceneArrays {
                 }
             })
             .collect();
+        let material_images = scene
+            .material_images
+            .iter()
+            .map(|m| (m.name.clone(), m.image))
+            .collect();
+        let material_extras = doc
+            .document
+            .materials()
+            .filter_map(|m| Some((m.name()?.to_string(), extras_json(m.extras())?)))
+            .collect();
         Ok(SceneArrays {
             extras,
             nodes,
             meshes,
             images,
-            material_images: scene.material_images.clone(),
+            material_images,
+            material_extras,
         })
     }
 }
@@ -535,6 +569,7 @@ fn mesh_arrays(tris: Triangles) -> MeshArrays {
     let triangle_materials = tris
         .materials
         .into_iter()
+        .map(|m| m.name)
         .map(|m| match materials.iter().position(|known| *known == m) {
             Some(k) => k as u32,
             None => {

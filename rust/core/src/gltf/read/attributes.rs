@@ -7,7 +7,8 @@ use glam::Vec3;
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
 
-use super::{Document, ReadError, MAX_MESH_TRIANGLES};
+use super::{extras_json, Document, ReadError, MAX_MESH_TRIANGLES};
+use crate::gltf::material::Material;
 
 /// An accessor's elements in its buffer, with every range checked.
 pub(super) struct Elements<'a> {
@@ -124,8 +125,8 @@ pub struct Triangles {
     /// The mapping's custom attributes by name without the leading underscore (`FLAGS`,
     /// `RGB_0`).
     pub scalars: HashMap<String, Vec<f32>>,
-    /// Name of each triangle's material.
-    pub materials: Vec<Option<String>>,
+    /// Each triangle's material.
+    pub materials: Vec<Material>,
 }
 
 impl Triangles {
@@ -323,7 +324,8 @@ impl Document {
                     .iter()
                     .map(|&i| Vec3::from_slice(&positions[3 * i..3 * i + 3])),
             );
-            let material = prim.material().name().map(str::to_string);
+            let material = prim.material();
+            let material = Material::read(material.name(), extras_json(material.extras()).as_ref());
             out.materials
                 .extend(std::iter::repeat_n(material, indices.len() / 3));
 

@@ -103,6 +103,9 @@ pub struct Material {
     /// `OPAQUE`, `MASK` or `BLEND`.
     pub alpha_mode: &'static str,
     pub double_sided: bool,
+    /// Its extras (a page's material: `{"llamawad": "page", "page": 3, …}`), which the add-on
+    /// keeps as the material's custom properties.
+    pub extras: Option<serde_json::Value>,
 }
 
 /// The nodes, one list per field (a node is the same position in each).
@@ -216,6 +219,7 @@ pub fn hand_over(gltf: &Gltf) -> Result<HandOver, HandOverError> {
                 _ => "OPAQUE",
             },
             double_sided: m.double_sided,
+            extras: extras_value(&m.extras),
         })
         .collect();
     Ok(HandOver {

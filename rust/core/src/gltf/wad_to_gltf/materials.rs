@@ -2,6 +2,7 @@
 //! zones; the pages as PNG textures.
 
 use super::*;
+use crate::gltf::material::PageMaterial;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(super) enum MaterialKey {
@@ -27,6 +28,8 @@ impl Exporter<'_> {
         if let Some(&m) = self.materials.get(&key) {
             return m;
         }
+        // A page's material says its page in its extras, which a rename leaves alone.
+        let mut extras = None;
         let (name, base, texture, alpha_mode, double_sided) = match key {
             MaterialKey::Page {
                 page,
@@ -42,11 +45,14 @@ impl Exporter<'_> {
                 } else {
                     AlphaMode::Opaque
                 };
+                let says = PageMaterial {
+                    page,
+                    blend,
+                    double_sided,
+                };
+                extras = Some(says.extras());
                 (
-                    format!(
-                        "page {page} blend {blend}{}",
-                        if double_sided { " double-sided" } else { "" }
-                    ),
+                    says.name(),
                     [1.0, 1.0, 1.0, 1.0],
                     texture.map(|(t, _)| t),
                     alpha,
@@ -103,6 +109,7 @@ impl Exporter<'_> {
             extensions: Some(extensions::material::Material {
                 unlit: Some(extensions::material::Unlit {}),
             }),
+            extras: extras.and_then(super::extras),
             ..Default::default()
         });
         self.materials.insert(key, material);
