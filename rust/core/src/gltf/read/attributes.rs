@@ -185,147 +185,20 @@ impl Document {
         let (mut any_uv, mut any_colour) = (false, false);
         let mut scalars: HashMap<String, Vec<f32>> = HashMap::new();
         for prim in mesh.primitives() {
-            let p = prim.index();
-            if prim.mode() != Mode::Triangles {
-                return Err(ReadError::new(format!(
-                    "primitive {p} uses {:?}; only triangle lists carry faces",
-                    prim.mode()
-                )));
-            }
-            let Some(position) = prim.get(&Semantic::Positions) else {
-                return Err(ReadError::new(format!("primitive {p} has no POSITION")));
-            };
-            expect_type(
-                &position,
-                p,
-                "POSITION",
-                &[Dimensions::Vec3],
-                |t, _| t == DataType::F32,
-                "VEC3 FLOAT",
-            )?;
-            let n = position.count();
-            let corners = prim.indices().map_or(n, |acc| acc.count());
             let before = out.positions.len();
-            if (before + corners) / 3 > MAX_MESH_TRIANGLES {
-                return Err(ReadError::new(format!(
-                    "has more than {MAX_MESH_TRIANGLES} triangles, more than a level can use"
-                )));
-            }
-            // Every attribute read has one element per vertex.
-            let same_count = |acc: &gltf::Accessor, semantic: &str| {
-                if acc.count() == n {
-                    Ok(())
-                } else {
-                    Err(ReadError::new(format!(
-                        "primitive {p}: {semantic} has {} elements, POSITION {n}",
-                        acc.count()
-                    )))
-                }
-            };
-            // Read first: the data bound the vertex count before anything is allocated for it.
-            let positions = self.floats(&position)?;
-            let mut bad = NonFinite {
-                vertices: vec![false; n],
-                first: None,
-            };
-            bad.check("POSITION", &positions, 3);
-            if let Some(acc) = prim.get(&Semantic::Normals) {
-                expect_type(
-                    &acc,
-                    p,
-                    "NORMAL",
-                    &[Dimensions::Vec3],
-                    |t, _| t == DataType::F32,
-                    "VEC3 FLOAT",
-                )?;
-                same_count(&acc, "NORMAL")?;
-                bad.check("NORMAL", &self.floats(&acc)?, 3);
-            }
-            let uv = match prim.get(&Semantic::TexCoords(0)) {
-                Some(acc) => {
-                    expect_type(
-                        &acc,
-                        p,
-                        "TEXCOORD_0",
-                        &[Dimensions::Vec2],
-                        float_or_normalized,
-                        "VEC2 FLOAT (or normalized UNSIGNED_BYTE or UNSIGNED_SHORT)",
-                    )?;
-                    same_count(&acc, "TEXCOORD_0")?;
-                    let uv = self.floats(&acc)?;
-                    bad.check("TEXCOORD_0", &uv, 2);
-                    Some(uv)
-                }
-                None => None,
-            };
-            let colour = match prim.get(&Semantic::Colors(0)) {
-                Some(acc) => {
-                    expect_type(
-                        &acc,
-                        p,
-                        "COLOR_0",
-                        &[Dimensions::Vec3, Dimensions::Vec4],
-                        float_or_normalized,
-                        "VEC3 or VEC4 FLOAT (or normalized UNSIGNED_BYTE or UNSIGNED_SHORT)",
-                    )?;
-                    same_count(&acc, "COLOR_0")?;
-                    let components = acc.dimensions().multiplicity();
-                    let c = self.floats(&acc)?;
-                    bad.check("COLOR_0", &c, components);
-                    Some((c, components))
-                }
-                None => None,
-            };
-            let mut customs = Vec::new();
-            for (semantic, acc) in prim.attributes() {
-                let Semantic::Extras(name) = semantic else {
-                    continue;
-                };
-                if !is_mapping_attribute(&name) {
-                    continue;
-                }
-                let label = format!("_{name}");
-                expect_type(
-                    &acc,
-                    p,
-                    &label,
-                    &[Dimensions::Scalar],
-                    |t, normalized| t == DataType::F32 || !normalized,
-                    "SCALAR FLOAT (or a SCALAR of integers)",
-                )?;
-                same_count(&acc, &label)?;
-                // NaN is the mapping's "no value" (a face without a base face); not checked.
-                customs.push((name, self.floats(&acc)?));
-            }
-            let indices: Vec<usize> = match prim.indices() {
-                Some(acc) => self.indices(&acc, p)?,
-                None => (0..n).collect(),
-            };
-            if indices.len() % 3 != 0 || indices.iter().any(|&i| i >= n) {
-                return Err(ReadError::new(format!(
-                    "primitive {p}: its indices are not whole triangles of its vertices"
-                )));
-            }
-            if let Some(semantic) = bad.first {
-                let faces = (0..indices.len() / 3)
-                    .filter(|t| (0..3).any(|k| bad.vertices[indices[3 * t + k]]))
-                    .map(|t| before / 3 + t)
-                    .collect();
-                return Err(ReadError {
-                    message: format!(
-                        "primitive {p}: {semantic} holds values that are not finite numbers (NaN or infinity)"
-                    ),
-                    faces,
-                });
-            }
-
+            let Primitive {
+                positions,
+                uv,
+                colour,
+                customs,
+                indices,
+                material,
+            } = self.primitive(&prim, before)?;
             out.positions.extend(
                 indices
                     .iter()
                     .map(|&i| Vec3::from_slice(&positions[3 * i..3 * i + 3])),
             );
-            let material = prim.material();
-            let material = Material::read(material.name(), extras_json(material.extras()).as_ref());
             out.materials
                 .extend(std::iter::repeat_n(material, indices.len() / 3));
 
@@ -358,5 +231,191 @@ impl Document {
         out.uvs = any_uv.then_some(uvs);
         out.colours = any_colour.then_some(colours);
         Ok(out)
+    }
+
+    /// One primitive read and checked: triangles, a POSITION, every attribute of the type the
+    /// mapping reads and one element per vertex, every value finite (the faces named, counted
+    /// after the `before` corners of the primitives before it, where one is not).
+    fn primitive(&self, prim: &gltf::Primitive, before: usize) -> Result<Primitive, ReadError> {
+        let p = prim.index();
+        if prim.mode() != Mode::Triangles {
+            return Err(ReadError::new(format!(
+                "primitive {p} uses {:?}; only triangle lists carry faces",
+                prim.mode()
+            )));
+        }
+        let Some(position) = prim.get(&Semantic::Positions) else {
+            return Err(ReadError::new(format!("primitive {p} has no POSITION")));
+        };
+        expect_type(
+            &position,
+            p,
+            "POSITION",
+            &[Dimensions::Vec3],
+            |t, _| t == DataType::F32,
+            "VEC3 FLOAT",
+        )?;
+        let n = position.count();
+        let corners = prim.indices().map_or(n, |acc| acc.count());
+        if (before + corners) / 3 > MAX_MESH_TRIANGLES {
+            return Err(ReadError::new(format!(
+                "has more than {MAX_MESH_TRIANGLES} triangles, more than a level can use"
+            )));
+        }
+        // Read first: the data bound the vertex count before anything is allocated for it.
+        let positions = self.floats(&position)?;
+        let mut bad = NonFinite {
+            vertices: vec![false; n],
+            first: None,
+        };
+        bad.check("POSITION", &positions, 3);
+        let (uv, colour) = self.vertex_attributes(prim, n, &mut bad)?;
+        let customs = self.custom_attributes(prim, n)?;
+        let indices: Vec<usize> = match prim.indices() {
+            Some(acc) => self.indices(&acc, p)?,
+            None => (0..n).collect(),
+        };
+        if indices.len() % 3 != 0 || indices.iter().any(|&i| i >= n) {
+            return Err(ReadError::new(format!(
+                "primitive {p}: its indices are not whole triangles of its vertices"
+            )));
+        }
+        if let Some(semantic) = bad.first {
+            let faces = (0..indices.len() / 3)
+                .filter(|t| (0..3).any(|k| bad.vertices[indices[3 * t + k]]))
+                .map(|t| before / 3 + t)
+                .collect();
+            return Err(ReadError {
+                message: format!(
+                    "primitive {p}: {semantic} holds values that are not finite numbers (NaN or infinity)"
+                ),
+                faces,
+            });
+        }
+        let material = prim.material();
+        let material = Material::read(material.name(), extras_json(material.extras()).as_ref());
+        Ok(Primitive {
+            positions,
+            uv,
+            colour,
+            customs,
+            indices,
+            material,
+        })
+    }
+
+    /// A primitive's NORMAL (checked only: the game's normals are the faces'), TEXCOORD_0 and
+    /// COLOR_0 (with its components), each value's finiteness into `bad`.
+    fn vertex_attributes(
+        &self,
+        prim: &gltf::Primitive,
+        n: usize,
+        bad: &mut NonFinite,
+    ) -> Result<(Option<Vec<f32>>, Option<Colours>), ReadError> {
+        let p = prim.index();
+        if let Some(acc) = prim.get(&Semantic::Normals) {
+            expect_type(
+                &acc,
+                p,
+                "NORMAL",
+                &[Dimensions::Vec3],
+                |t, _| t == DataType::F32,
+                "VEC3 FLOAT",
+            )?;
+            same_count(&acc, p, "NORMAL", n)?;
+            bad.check("NORMAL", &self.floats(&acc)?, 3);
+        }
+        let uv = match prim.get(&Semantic::TexCoords(0)) {
+            Some(acc) => {
+                expect_type(
+                    &acc,
+                    p,
+                    "TEXCOORD_0",
+                    &[Dimensions::Vec2],
+                    float_or_normalized,
+                    "VEC2 FLOAT (or normalized UNSIGNED_BYTE or UNSIGNED_SHORT)",
+                )?;
+                same_count(&acc, p, "TEXCOORD_0", n)?;
+                let uv = self.floats(&acc)?;
+                bad.check("TEXCOORD_0", &uv, 2);
+                Some(uv)
+            }
+            None => None,
+        };
+        let colour = match prim.get(&Semantic::Colors(0)) {
+            Some(acc) => {
+                expect_type(
+                    &acc,
+                    p,
+                    "COLOR_0",
+                    &[Dimensions::Vec3, Dimensions::Vec4],
+                    float_or_normalized,
+                    "VEC3 or VEC4 FLOAT (or normalized UNSIGNED_BYTE or UNSIGNED_SHORT)",
+                )?;
+                same_count(&acc, p, "COLOR_0", n)?;
+                let components = acc.dimensions().multiplicity();
+                let c = self.floats(&acc)?;
+                bad.check("COLOR_0", &c, components);
+                Some((c, components))
+            }
+            None => None,
+        };
+        Ok((uv, colour))
+    }
+
+    /// A primitive's custom attributes of the mapping, by name without the underscore. NaN is
+    /// the mapping's "no value" (a face without a base face): not checked.
+    fn custom_attributes(
+        &self,
+        prim: &gltf::Primitive,
+        n: usize,
+    ) -> Result<Vec<(String, Vec<f32>)>, ReadError> {
+        let p = prim.index();
+        let mut customs = Vec::new();
+        for (semantic, acc) in prim.attributes() {
+            let Semantic::Extras(name) = semantic else {
+                continue;
+            };
+            if !is_mapping_attribute(&name) {
+                continue;
+            }
+            let label = format!("_{name}");
+            expect_type(
+                &acc,
+                p,
+                &label,
+                &[Dimensions::Scalar],
+                |t, normalized| t == DataType::F32 || !normalized,
+                "SCALAR FLOAT (or a SCALAR of integers)",
+            )?;
+            same_count(&acc, p, &label, n)?;
+            customs.push((name, self.floats(&acc)?));
+        }
+        Ok(customs)
+    }
+}
+
+/// COLOR_0's values and how many a vertex has (3 or 4).
+type Colours = (Vec<f32>, usize);
+
+/// One primitive's vertex data as read, and the corners of its triangles.
+struct Primitive {
+    positions: Vec<f32>,
+    uv: Option<Vec<f32>>,
+    colour: Option<Colours>,
+    customs: Vec<(String, Vec<f32>)>,
+    indices: Vec<usize>,
+    material: Material,
+}
+
+/// Every attribute read has one element per vertex (`n`, POSITION's count).
+fn same_count(acc: &gltf::Accessor, p: usize, semantic: &str, n: usize) -> Result<(), ReadError> {
+    if acc.count() == n {
+        Ok(())
+    } else {
+        Err(ReadError::new(format!(
+            "primitive {p}: {semantic} has {} elements, POSITION {n}",
+            acc.count()
+        )))
     }
 }
