@@ -352,17 +352,9 @@ fn batch(
         corner_start: vec![0],
         ..Default::default()
     };
-    // Attributes in the order they first come (an attribute is its index here from now on):
-    // semantic, name, whether it is a tile's colour, and the meshes having each.
-    let mut semantics: Vec<&Semantic> = Vec::new();
-    let mut names: Vec<String> = Vec::new();
-    let mut tile_colour: Vec<bool> = Vec::new();
-    let mut having: Vec<Vec<bool>> = Vec::new();
+    let mut columns = Columns::default();
     // Per primitive of the batch: its corner count and its (attribute, accessor) pairs, sorted.
     let mut primitives: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
-    // A mesh's primitives without the tile's colours (material, then attributes and accessors;
-    // the colours' accessors left out), and the first mesh with each.
-    type Shape = Vec<(Option<usize>, Vec<(usize, Option<usize>)>)>;
     let mut shapes: HashMap<Shape, usize> = HashMap::new();
     for (position, &m) in meshes.iter().enumerate() {
         let mesh = root
@@ -374,60 +366,8 @@ fn batch(
         let mut triangles = Vec::with_capacity(mesh.primitives.len());
         let mut corners = 0;
         for (p, prim) in mesh.primitives.iter().enumerate() {
-            if prim.indices.is_some() || prim.mode != Valid(Mode::Triangles) {
-                return Err(HandOverFault::NotTriangleList {
-                    mesh: m,
-                    primitive: p,
-                }
-                .into());
-            }
-            let mut attributes = Vec::with_capacity(prim.attributes.len());
-            let mut count = None;
-            for (semantic, accessor) in &prim.attributes {
-                // NORMAL is left out; an invalid semantic is one this exporter never writes.
-                let Valid(semantic) = semantic else {
-                    continue;
-                };
-                if *semantic == Semantic::Normals {
-                    continue;
-                }
-                let n = root
-                    .accessors
-                    .get(accessor.value())
-                    .map_or(0, |a| a.count.0 as usize);
-                if *count.get_or_insert(n) != n {
-                    return Err(HandOverFault::AttributeLengthsDiffer {
-                        mesh: m,
-                        primitive: p,
-                    }
-                    .into());
-                }
-                let k = match semantics.iter().position(|&s| s == semantic) {
-                    Some(k) => k,
-                    None => {
-                        let name = semantic.to_string();
-                        semantics.push(semantic);
-                        tile_colour.push(is_tile_colour(&name));
-                        names.push(name);
-                        having.push(vec![false; meshes.len()]);
-                        names.len() - 1
-                    }
-                };
-                having[k][position] = true;
-                attributes.push((k, accessor.value()));
-            }
-            attributes.sort_unstable();
-            let count = count.unwrap_or(0);
-            let has_positions = attributes
-                .iter()
-                .any(|&(k, _)| *semantics[k] == Semantic::Positions);
-            if count % 3 != 0 || !has_positions {
-                return Err(HandOverFault::NotWholeTriangles {
-                    mesh: m,
-                    primitive: p,
-                }
-                .into());
-            }
+            let having = (position, meshes.len());
+            let (count, attributes) = columns.of_primitive(root, (m, p), prim, having)?;
             materials.push(prim.material.map(|i| i.value()));
             triangles.push(count / 3);
             corners += count;
@@ -435,7 +375,7 @@ fn batch(
                 prim.material.map(|i| i.value()),
                 attributes
                     .iter()
-                    .map(|&(k, a)| (k, (!tile_colour[k]).then_some(a)))
+                    .map(|&(k, a)| (k, (!columns.tile_colour[k]).then_some(a)))
                     .collect(),
             ));
             primitives.push((count, attributes));
@@ -455,38 +395,8 @@ fn batch(
         out.primitive_triangles.push(triangles);
     }
     let total = out.corner_start.last().copied().unwrap_or(0);
-    for (k, (name, having)) in names.into_iter().zip(having).enumerate() {
-        let accessor_of = |attributes: &[(usize, usize)]| {
-            attributes
-                .binary_search_by_key(&k, |&(a, _)| a)
-                .ok()
-                .map(|i| attributes[i].1)
-        };
-        let first = primitives
-            .iter()
-            .find_map(|(_, attributes)| accessor_of(attributes))
-            .expect("every name comes from a primitive");
-        let width = accessor_bytes(gltf, first)?.1;
-        let missing = missing_value(&name).to_le_bytes();
-        let mut bytes = Vec::with_capacity(total * width * 4);
-        for (count, attributes) in &primitives {
-            match accessor_of(attributes) {
-                Some(accessor) => {
-                    let (data, w) = accessor_bytes(gltf, accessor)?;
-                    if w != width {
-                        return Err(HandOverFault::AttributeWidthsDiffer { attribute: name }.into());
-                    }
-                    bytes.extend_from_slice(data);
-                }
-                None => {
-                    let start = bytes.len();
-                    bytes.resize(start + count * width * 4, 0);
-                    for value in bytes[start..].chunks_exact_mut(4) {
-                        value.copy_from_slice(&missing);
-                    }
-                }
-            }
-        }
+    for (k, (name, having)) in columns.names.into_iter().zip(columns.having).enumerate() {
+        let (width, bytes) = attribute_array(gltf, k, &name, &primitives, total)?;
         out.attributes.push(Attribute {
             name,
             width,
@@ -497,6 +407,137 @@ fn batch(
     }
     out.meshes = meshes;
     Ok(out)
+}
+
+/// A mesh's primitives without the tile's colours (material, then attributes and accessors; the
+/// colours' accessors left out): two meshes of one shape differ in their colours alone.
+type Shape = Vec<(Option<usize>, Vec<(usize, Option<usize>)>)>;
+
+/// The attributes of a batch in the order they first come (an attribute is its index here from
+/// then on): semantic, name, whether it is a tile's colour, and the meshes having each.
+#[derive(Default)]
+struct Columns<'a> {
+    semantics: Vec<&'a Semantic>,
+    names: Vec<String>,
+    tile_colour: Vec<bool>,
+    having: Vec<Vec<bool>>,
+}
+
+impl<'a> Columns<'a> {
+    /// Primitive `p` of mesh `m`, the `position`th of the batch's `meshes`: its corner count and
+    /// its (attribute, accessor) pairs, sorted; refused unless a list of whole triangles with
+    /// positions, every attribute as long.
+    fn of_primitive(
+        &mut self,
+        root: &gltf::json::Root,
+        (m, p): (usize, usize),
+        prim: &'a gltf::json::mesh::Primitive,
+        (position, meshes): (usize, usize),
+    ) -> Result<(usize, Vec<(usize, usize)>), HandOverError> {
+        if prim.indices.is_some() || prim.mode != Valid(Mode::Triangles) {
+            return Err(HandOverFault::NotTriangleList {
+                mesh: m,
+                primitive: p,
+            }
+            .into());
+        }
+        let mut attributes = Vec::with_capacity(prim.attributes.len());
+        let mut count = None;
+        for (semantic, accessor) in &prim.attributes {
+            // NORMAL is left out; an invalid semantic is one this exporter never writes.
+            let Valid(semantic) = semantic else {
+                continue;
+            };
+            if *semantic == Semantic::Normals {
+                continue;
+            }
+            let n = root
+                .accessors
+                .get(accessor.value())
+                .map_or(0, |a| a.count.0 as usize);
+            if *count.get_or_insert(n) != n {
+                return Err(HandOverFault::AttributeLengthsDiffer {
+                    mesh: m,
+                    primitive: p,
+                }
+                .into());
+            }
+            let k = self.column(semantic, meshes);
+            self.having[k][position] = true;
+            attributes.push((k, accessor.value()));
+        }
+        attributes.sort_unstable();
+        let count = count.unwrap_or(0);
+        let has_positions = attributes
+            .iter()
+            .any(|&(k, _)| *self.semantics[k] == Semantic::Positions);
+        if count % 3 != 0 || !has_positions {
+            return Err(HandOverFault::NotWholeTriangles {
+                mesh: m,
+                primitive: p,
+            }
+            .into());
+        }
+        Ok((count, attributes))
+    }
+
+    fn column(&mut self, semantic: &'a Semantic, meshes: usize) -> usize {
+        if let Some(k) = self.semantics.iter().position(|&s| s == semantic) {
+            return k;
+        }
+        let name = semantic.to_string();
+        self.semantics.push(semantic);
+        self.tile_colour.push(is_tile_colour(&name));
+        self.names.push(name);
+        self.having.push(vec![false; meshes]);
+        self.names.len() - 1
+    }
+}
+
+/// Attribute `k`'s values over every primitive of the batch (`total` corners), its missing value
+/// where a primitive lacks it: its width (floats a corner) and its bytes.
+fn attribute_array(
+    gltf: &Gltf,
+    k: usize,
+    name: &str,
+    primitives: &[(usize, Vec<(usize, usize)>)],
+    total: usize,
+) -> Result<(usize, Vec<u8>), HandOverError> {
+    let accessor_of = |attributes: &[(usize, usize)]| {
+        attributes
+            .binary_search_by_key(&k, |&(a, _)| a)
+            .ok()
+            .map(|i| attributes[i].1)
+    };
+    let first = primitives
+        .iter()
+        .find_map(|(_, attributes)| accessor_of(attributes))
+        .expect("every name comes from a primitive");
+    let width = accessor_bytes(gltf, first)?.1;
+    let missing = missing_value(name).to_le_bytes();
+    let mut bytes = Vec::with_capacity(total * width * 4);
+    for (count, attributes) in primitives {
+        match accessor_of(attributes) {
+            Some(accessor) => {
+                let (data, w) = accessor_bytes(gltf, accessor)?;
+                if w != width {
+                    return Err(HandOverFault::AttributeWidthsDiffer {
+                        attribute: name.to_string(),
+                    }
+                    .into());
+                }
+                bytes.extend_from_slice(data);
+            }
+            None => {
+                let start = bytes.len();
+                bytes.resize(start + count * width * 4, 0);
+                for value in bytes[start..].chunks_exact_mut(4) {
+                    value.copy_from_slice(&missing);
+                }
+            }
+        }
+    }
+    Ok((width, bytes))
 }
 
 /// A node's or scene's extras as plain data (the document's own: always JSON).
