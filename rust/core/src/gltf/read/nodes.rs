@@ -9,34 +9,8 @@ use super::{node_name, ReadError, MAX_NODE_DEPTH};
 /// order (parents before children) with their world transforms.
 pub(super) fn node_forest(document: &gltf::Document) -> Result<Vec<(usize, Mat4)>, ReadError> {
     let nodes: Vec<gltf::Node> = document.nodes().collect();
+    let parent = parents(&nodes)?;
     let name = |i: usize| node_name(&nodes[i]);
-    let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
-    for node in &nodes {
-        for child in node.children() {
-            let c = child.index();
-            if c == node.index() {
-                return Err(ReadError::new(format!("{} is its own child", name(c))));
-            }
-            match parent[c] {
-                Some(p) if p == node.index() => {
-                    return Err(ReadError::new(format!(
-                        "{} is listed twice among the children of {}",
-                        name(c),
-                        name(p)
-                    )))
-                }
-                Some(p) => {
-                    return Err(ReadError::new(format!(
-                        "{} is a child of both {} and {}: a node has one parent",
-                        name(c),
-                        name(p),
-                        name(node.index())
-                    )))
-                }
-                None => parent[c] = Some(node.index()),
-            }
-        }
-    }
     // Every node now has at most one parent: a walk down from the parentless nodes meets each
     // node once, and a node it never meets is in a cycle.
     let mut reached = vec![false; nodes.len()];
@@ -107,4 +81,38 @@ pub(super) fn node_forest(document: &gltf::Document) -> Result<Vec<(usize, Mat4)
         out.push((i, world));
     }
     Ok(out)
+}
+
+/// Each node's parent, refused where a node is its own child, listed twice among a node's
+/// children or a child of two.
+fn parents(nodes: &[gltf::Node]) -> Result<Vec<Option<usize>>, ReadError> {
+    let name = |i: usize| node_name(&nodes[i]);
+    let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
+    for node in nodes {
+        for child in node.children() {
+            let c = child.index();
+            if c == node.index() {
+                return Err(ReadError::new(format!("{} is its own child", name(c))));
+            }
+            match parent[c] {
+                Some(p) if p == node.index() => {
+                    return Err(ReadError::new(format!(
+                        "{} is listed twice among the children of {}",
+                        name(c),
+                        name(p)
+                    )))
+                }
+                Some(p) => {
+                    return Err(ReadError::new(format!(
+                        "{} is a child of both {} and {}: a node has one parent",
+                        name(c),
+                        name(p),
+                        name(node.index())
+                    )))
+                }
+                None => parent[c] = Some(node.index()),
+            }
+        }
+    }
+    Ok(parent)
 }
