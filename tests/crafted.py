@@ -204,9 +204,12 @@ def wad_file_cases(root: Path, wad: bytes) -> list[Case]:
     """The commands that read a level given each crafted WAD: `wad2gltf`, `strats`, `testlevel`,
     `bake` and `fit-light`, as each case says."""
     cases: list[Case] = []
-    for name, data, words in [*wad_cases(wad), *limit_wad_cases(wad)]:
-        path = _in_wad(root, name, data)
-        cases.append(Case(name, path, ["wad2gltf", "in.wad", "out.glb"], "out.glb", ("wad_to_glb", data), words, inputs=["in.wad"]))
+    # Bytes that are no level, which the parser refuses; levels past a cap.
+    for cases_of, exception in [(wad_cases, "WadParseError"), (limit_wad_cases, "WadError")]:
+        for name, data, words in cases_of(wad):
+            path = _in_wad(root, name, data)
+            cli = ["wad2gltf", "in.wad", "out.glb"]
+            cases.append(Case(name, path, cli, "out.glb", ("wad_to_glb", data), words, exception=exception, inputs=["in.wad"]))
 
     for name, data, words in strat_cases(wad):
         path = _in_wad(root, name, data)

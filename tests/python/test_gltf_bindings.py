@@ -115,7 +115,7 @@ def test_unreadable_bytes_raise_wad_error(data):
     for convert in (llamawad.wad_to_glb, llamawad.wad_to_gltf):
         with pytest.raises(llamawad.WadError) as caught:
             convert(data)
-        assert type(caught.value) is llamawad.WadError
+        assert type(caught.value) is llamawad.WadParseError
         # The same message as parsing alone gives.
         with pytest.raises(llamawad.WadError) as parsed:
             llamawad.parse_info(data)

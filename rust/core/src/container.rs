@@ -218,7 +218,7 @@ fn split_any(data: &[u8]) -> Result<RawWad<'_>, ParseError> {
         // file, not a shorter level.
         Some((_, Some((at, tag, needed, available)))) => Err(ParseError::Truncated {
             at: Location {
-                chunk: tag.name(),
+                chunk: tag.to_string(),
                 offset: at as u64,
                 ..Location::default()
             },

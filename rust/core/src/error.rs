@@ -5,10 +5,13 @@
 
 use std::fmt;
 
+use serde::Serialize;
+
 /// Where in the file a parse error happened.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct Location {
-    /// The chunk tag as the notes spell it (`TRAK`, `MAP `, ...) or `container`.
+    /// The chunk tag as the notes spell it, without the padding (`TRAK`, `MAP`, ...), or
+    /// `container`.
     pub chunk: String,
     /// Absolute byte offset in the WAD file.
     pub offset: u64,
@@ -20,20 +23,18 @@ pub struct Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} chunk, byte {:#x}",
-            self.chunk.trim_end(),
-            self.offset
-        )
+        write!(f, "{} chunk, byte {:#x}", self.chunk, self.offset)
     }
 }
 
-/// Every way the bytes of a WAD file can fail to be a level.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Every way the bytes of a WAD file can fail to be a level. Serialised as its fields beside
+/// its `kind` (`truncated`, `count-too-large`, …), the location's among them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ParseError {
     #[error("{at}: {what} needs {needed} bytes, only {available} are left")]
     Truncated {
+        #[serde(flatten)]
         at: Location,
         what: String,
         needed: u64,
@@ -43,6 +44,7 @@ pub enum ParseError {
         "{at}: {what} says {count} entries of {element_size} bytes, but only {available} bytes are left"
     )]
     CountTooLarge {
+        #[serde(flatten)]
         at: Location,
         what: String,
         count: u64,
@@ -51,6 +53,7 @@ pub enum ParseError {
     },
     #[error("{at}: {what}: expected {expected}, found {found}")]
     BadValue {
+        #[serde(flatten)]
         at: Location,
         what: String,
         expected: String,
@@ -58,6 +61,7 @@ pub enum ParseError {
     },
     #[error("{at}: {count} bytes left over after {what}")]
     TrailingBytes {
+        #[serde(flatten)]
         at: Location,
         what: String,
         count: u64,
@@ -158,6 +162,42 @@ pub fn catch_panic<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parse_error_serialises_as_its_kind_beside_its_fields() {
+        let e = ParseError::Truncated {
+            at: Location {
+                chunk: "MAP".into(),
+                offset: 12,
+                tile: Some(3),
+                model: None,
+            },
+            what: "tile 3".into(),
+            needed: 52,
+            available: 8,
+        };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            serde_json::json!({
+                "kind": "truncated",
+                "chunk": "MAP",
+                "offset": 12,
+                "tile": 3,
+                "model": null,
+                "what": "tile 3",
+                "needed": 52,
+                "available": 8,
+            })
+        );
+        let missing = ParseError::MissingChunk {
+            chunk: "MAP".into(),
+            needed_by: "the strats".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&missing).unwrap()["kind"],
+            "missing-chunk"
+        );
+    }
 
     #[test]
     fn a_panic_becomes_an_error_naming_the_input() {

@@ -919,6 +919,8 @@ fn many_new_texture_entries_are_warned_of_and_past_the_u16_limit_refused_by_name
     assert_eq!((node.index, e.object()), (None, Some("Finest plate")));
     assert!(e.message.contains("need 65580 texture entries"), "{e}");
     assert!(e.message.contains("at most 65536"), "{e}");
+    // The same numbers as fields.
+    assert_eq!((e.cause.count, e.cause.limit), (Some(65580), Some(65536)));
 }
 
 /// The level with decoration the llama passes through: over every sixth tile that has faces and

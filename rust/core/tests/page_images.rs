@@ -366,6 +366,7 @@ fn more_pages_than_entries_can_name_are_refused() {
     let e = scene_to_wad(&base, &bytes, arrays, GltfToWadOptions::default()).unwrap_err();
     assert_eq!(e.code, Code::PageCount);
     assert!(e.message.contains("129 texture pages"), "{}", e.message);
+    assert_eq!((e.cause.count, e.cause.limit), (Some(129), Some(128)));
 }
 
 /// The arrays a tool would hand over for `gltf`, with the image `image` handed over as one whose

@@ -443,16 +443,17 @@ fn strat_edits_the_record_cannot_hold_are_refused_by_name() {
         let mut json = json.clone();
         edit(&mut json);
         let e = convert(&bytes, &json, &d).unwrap_err();
-        (e.code, e.object().map(str::to_string), e.message)
+        (e.code, e.object().map(str::to_string), e.message, e.cause)
     };
     // Turned about x.
-    let (code, object, _) = refused(&|j| {
+    let (code, object, _, cause) = refused(&|j| {
         let h = 0.3f64;
         strat_node(j, i)["rotation"] = json!([libm::sin(h), 0.0, 0.0, libm::cos(h)]);
     });
     assert_eq!((code, object.as_deref()), (Code::StratTilted, Some(&*name)));
+    assert_eq!(cause.strat, Some(i));
     // A parameter too many, a flag that is no whole number, a parameter past u32.
-    let (code, object, message) = refused(&|j| {
+    let (code, object, message, cause) = refused(&|j| {
         let n = strat_node(j, i);
         let mut v: Vec<i64> = serde_json::from_value(n["extras"]["parameters"].clone()).unwrap();
         v.push(1);
@@ -460,33 +461,48 @@ fn strat_edits_the_record_cannot_hold_are_refused_by_name() {
     });
     assert_eq!((code, object.as_deref()), (Code::StratField, Some(&*name)));
     assert!(message.contains("`parameters`"), "{message}");
-    let (code, _, message) = refused(&|j| strat_node(j, i)["extras"]["flags"] = json!(1.5));
+    assert_eq!(
+        (cause.strat, cause.field.as_deref(), cause.value),
+        (Some(i), Some("parameters"), None)
+    );
+    let (code, _, message, cause) = refused(&|j| strat_node(j, i)["extras"]["flags"] = json!(1.5));
     assert_eq!(code, Code::StratField);
     assert!(
         message.contains(&format!("strat {i}: `flags`")),
         "{message}"
     );
-    let (code, _, _) = refused(&|j| {
+    assert_eq!((cause.field.as_deref(), cause.value), (Some("flags"), None));
+    let (code, _, _, _) = refused(&|j| {
         let n = strat_node(j, i);
         let mut v: Vec<i64> = serde_json::from_value(n["extras"]["parameters"].clone()).unwrap();
         v[0] = 1 << 32;
         n["extras"]["parameters"] = json!(v);
     });
     assert_eq!(code, Code::StratField);
+    let (_, _, _, cause) = refused(&|j| strat_node(j, i)["extras"]["flags"] = json!(70_000));
+    assert_eq!(
+        (cause.field.as_deref(), cause.value),
+        (Some("flags"), Some(70_000))
+    );
     // A waypoint that does not exist: the check's error, naming the node it came from.
-    let (code, object, message) =
+    let (code, object, message, cause) =
         refused(&|j| strat_node(j, i)["extras"]["waypoint"] = json!(99_999));
     assert_eq!((code, object.as_deref()), (Code::GameRules, Some(&*name)));
     assert!(
         message.contains("waypoint 99999 does not exist"),
         "{message}"
     );
+    // The first broken rule's strat.
+    assert_eq!(cause.strat, Some(i));
     // A strat the base does not have.
-    let (code, object, _) = refused(&|j| strat_node(j, i)["extras"]["strat"] = json!(99_999));
+    let (code, object, _, cause) =
+        refused(&|j| strat_node(j, i)["extras"]["strat"] = json!(99_999));
     assert_eq!(
         (code, object.as_deref()),
         (Code::UnknownStrat, Some(&*name))
     );
+    let strats = Level::parse(&bytes).unwrap().map().unwrap().strats.len();
+    assert_eq!((cause.strat, cause.count), (Some(99_999), Some(strats)));
     std::fs::remove_dir_all(&d).unwrap();
 }
 

@@ -10,7 +10,7 @@ use llamawad::{Level, WadError as CoreError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::{bytes_input, detach, to_python, GltfToWadRefused, WadError};
+use crate::{bytes_input, detach, set_fields, to_python, Failure, GltfToWadRefused};
 
 /// wad_to_glb(data: bytes) -> tuple[bytes, list[str]]
 ///
@@ -28,10 +28,9 @@ pub fn wad_to_glb<'py>(
         || {
             let gltf = convert(&data)?;
             let glb = gltf.to_glb().map_err(|e| e.to_string())?;
-            Ok::<_, String>((glb, gltf.warnings))
+            Ok::<_, Failure>((glb, gltf.warnings))
         },
-    )?
-    .map_err(WadError::new_err)?;
+    )??;
     Ok((PyBytes::new(py, &glb), warnings))
 }
 
@@ -51,10 +50,9 @@ pub fn wad_to_gltf<'py>(
         || {
             let gltf = convert(&data)?;
             let json = gltf.root.to_string().expect("a glTF document serialises");
-            Ok::<_, String>((json, gltf))
+            Ok::<_, Failure>((json, gltf))
         },
-    )?
-    .map_err(WadError::new_err)?;
+    )??;
     Ok((json, PyBytes::new(py, &gltf.bin), gltf.warnings))
 }
 
@@ -94,10 +92,9 @@ pub fn wad_to_scene<'py>(py: Python<'py>, data: Cow<'_, [u8]>) -> PyResult<HandO
             // (where no thread can be started, the failed spawn frees it here).
             let document = (root, bin);
             let _ = std::thread::Builder::new().spawn(move || drop(document));
-            Ok::<_, String>((level, warnings))
+            Ok::<_, Failure>((level, warnings))
         },
-    )?
-    .map_err(WadError::new_err)?;
+    )??;
     let bytes = |all: &[Vec<u8>]| all.iter().map(|b| PyBytes::new(py, b)).collect();
     Ok((
         to_python(py, &level.info)?,
@@ -268,22 +265,23 @@ fn scene_given<'a>(
 /// other error.
 enum ImportFailure {
     Refused(wad_gltf::GltfToWadError),
-    Other(String),
+    Other(Failure),
 }
 
 fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
     match failure {
-        ImportFailure::Other(message) => WadError::new_err(message),
+        ImportFailure::Other(failure) => failure.into(),
         ImportFailure::Refused(e) => {
             let err = GltfToWadRefused::new_err(e.to_string());
             let value = err.value(py);
             let object = e.object().map(str::to_string);
             let node_index = e.node_index();
-            // Every refusal of the conversion, this one first, each with its own culprit.
+            // Every refusal of the conversion, this one first, each with its own culprit and
+            // the numbers of its cause.
             let refusals = e
                 .each()
                 .map(|r| {
-                    let d = PyDict::new(py);
+                    let d = to_python(py, &r.cause)?.cast_into::<PyDict>()?;
                     d.set_item("code", r.code.as_str())?;
                     d.set_item("message", &r.message)?;
                     d.set_item("node_index", r.node_index())?;
@@ -297,14 +295,6 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
                 .broken
                 .map(|b| (b.problems, b.sources, b.strat_sources))
                 .unwrap_or_default();
-            // Where the first broken rule is, in the game's terms.
-            let first = problems.first();
-            let (tile, polygon, cell) = (
-                first.and_then(|p| p.tile),
-                first.and_then(|p| p.polygon),
-                // A tuple, as the stub says and as the problems' own `cell` arrives.
-                first.and_then(|p| p.cell).map(|[col, row]| (col, row)),
-            );
             let culprit = value
                 .setattr("code", e.code.as_str())
                 .and_then(|()| value.setattr("message", e.message.clone()))
@@ -312,9 +302,7 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
                 .and_then(|()| value.setattr("object", object))
                 .and_then(|()| value.setattr("faces", e.faces))
                 .and_then(|()| value.setattr("source_faces", e.source_faces))
-                .and_then(|()| value.setattr("tile", tile))
-                .and_then(|()| value.setattr("polygon", polygon))
-                .and_then(|()| value.setattr("cell", cell))
+                .and_then(|()| set_fields(value.as_any(), &to_python(py, &e.cause)?))
                 .and_then(|()| value.setattr("problems", to_python(py, &problems)?))
                 .and_then(|()| value.setattr("sources", sources))
                 .and_then(|()| value.setattr("strat_sources", strat_sources))
@@ -328,9 +316,9 @@ fn import_failure(py: Python<'_>, failure: ImportFailure) -> PyErr {
 }
 
 /// A level's bytes converted to glTF. Parse and export errors both become `WadError`.
-fn convert(data: &[u8]) -> Result<Gltf, String> {
-    let level = Level::parse(data).map_err(|e| CoreError::from(e).to_string())?;
-    wad_gltf::wad_to_gltf(&level, Source::of(data)).map_err(|e| e.to_string())
+fn convert(data: &[u8]) -> Result<Gltf, Failure> {
+    let level = Level::parse(data)?;
+    wad_gltf::wad_to_gltf(&level, Source::of(data)).map_err(|e| Failure::from(e.to_string()))
 }
 
 /// Runs one conversion of the way back against the base with the GIL released, with the options
@@ -345,7 +333,7 @@ fn written_level<'py>(
     convert: impl FnOnce(
             &Level,
             wad_gltf::GltfToWadOptions,
-        ) -> Result<Converted<(Level, wad_gltf::ChangeReport)>, String>
+        ) -> Result<Converted<(Level, wad_gltf::ChangeReport)>, Failure>
         + Send,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>)> {
     let (bytes, report) = against_base(py, input, base, options, |level, options| {
@@ -353,10 +341,9 @@ fn written_level<'py>(
             written
                 .to_bytes()
                 .map(|bytes| (bytes, report))
-                .map_err(|e| CoreError::from(e).to_string())
+                .map_err(|e| Failure::from(CoreError::from(e)))
         }))
-    })?
-    .map_err(WadError::new_err)?;
+    })??;
     Ok((PyBytes::new(py, &bytes), to_python(py, &report)?))
 }
 
@@ -368,14 +355,13 @@ fn against_base<T: Send>(
     input: impl FnOnce() -> String + Send,
     base: &[u8],
     options: wad_gltf::GltfToWadOptions,
-    convert: impl FnOnce(&Level, wad_gltf::GltfToWadOptions) -> Result<Converted<T>, String> + Send,
+    convert: impl FnOnce(&Level, wad_gltf::GltfToWadOptions) -> Result<Converted<T>, Failure> + Send,
 ) -> PyResult<T> {
     let result = detach(py, input, || {
-        let other = |e: String| ImportFailure::Other(e);
         let level =
-            Level::parse(base).map_err(|e| other(format!("base: {}", CoreError::from(e))))?;
+            Level::parse(base).map_err(|e| ImportFailure::Other(Failure::from(e).of("base")))?;
         convert(&level, options)
-            .map_err(other)?
+            .map_err(ImportFailure::Other)?
             .map_err(ImportFailure::Refused)
     })?;
     result.map_err(|f| import_failure(py, f))

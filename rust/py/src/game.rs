@@ -13,7 +13,7 @@ use llamawad::{Level, WadError as CoreError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::{bytes_input, detach, items, to_python, wad_error, WadError};
+use crate::{bytes_input, detach, items, to_python, wad_error, Failure, WadError};
 use llamawad::limits::MAX_PROBE_POINTS;
 
 /// Refuses more points (or polygons) than a probe takes, before any is probed.
@@ -69,7 +69,7 @@ pub fn probe<'py>(
         py,
         || bytes_input("a level", &level),
         || {
-            let level = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+            let level = Level::parse(&level)?;
             let world = World::of(&level).ok_or("the level has no MAP or TRAK chunk")?;
             let probes = points
                 .iter()
@@ -80,10 +80,9 @@ pub fn probe<'py>(
                         .map_err(|e| format!("point {k}: {e}"))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok::<_, String>(probes)
+            Ok::<_, Failure>(probes)
         },
-    )?
-    .map_err(WadError::new_err)?;
+    )??;
     to_python(py, &probes)
 }
 
@@ -112,12 +111,10 @@ pub fn floors<'py>(
             )
         },
         || {
-            let parse = |d: &[u8]| Level::parse(d).map_err(|e| CoreError::from(e).to_string());
-            let (a, b) = (parse(&a)?, parse(&b)?);
-            compare_levels(&a, &b, points, seed).map_err(|e| e.to_string())
+            let (a, b) = (Level::parse(&a)?, Level::parse(&b)?);
+            compare_levels(&a, &b, points, seed).map_err(|e| Failure::from(e.to_string()))
         },
-    )?
-    .map_err(WadError::new_err)?;
+    )??;
     to_python(py, &compared)
 }
 
@@ -282,16 +279,13 @@ pub fn test_level<'py>(
         py,
         || bytes_input("a level", &level),
         || {
-            let level = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+            let level = Level::parse(&level)?;
             let (made, report) = test_level(&level, &TestLevelOptions { name, spacing })
                 .map_err(|e| e.to_string())?;
-            let bytes = made
-                .to_bytes()
-                .map_err(|e| CoreError::from(e).to_string())?;
-            Ok::<_, String>((bytes, report))
+            let bytes = made.to_bytes().map_err(CoreError::from)?;
+            Ok::<_, Failure>((bytes, report))
         },
-    )?
-    .map_err(WadError::new_err)?;
+    )??;
     Ok((PyBytes::new(py, &bytes), to_python(py, &report)?))
 }
 

@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::{bytes_input, detach, to_python, wad_error, WadError};
+use crate::{bytes_input, detach, to_python, wad_error, Failure, WadError};
 
 /// parse_info(data: bytes) -> dict
 ///
@@ -126,12 +126,12 @@ pub fn tile_models(py: Python<'_>, level: Cow<'_, [u8]>) -> PyResult<Vec<u32>> {
         py,
         || bytes_input("a level", &level),
         || {
-            let level = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+            let level = Level::parse(&level)?;
             let map = level.map().ok_or("the level has no MAP chunk")?;
-            Ok::<_, String>(map.tiles.iter().map(|t| t.model_index).collect())
+            Ok::<_, Failure>(map.tiles.iter().map(|t| t.model_index).collect())
         },
     )?
-    .map_err(WadError::new_err)
+    .map_err(PyErr::from)
 }
 
 /// RGBA8 bytes (rows top first) as an image, or ValueError when they are not `width` ×

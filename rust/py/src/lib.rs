@@ -3,11 +3,12 @@
 //!
 //! A thin layer: each function converts its arguments, runs the core with the GIL released (so
 //! Blender's UI and other Python threads keep running), and turns every error of the WAD layer
-//! into the one exception `llamawad.WadError`, whose message is the Rust error's message. A glTF
-//! the way back refuses raises its subclass `llamawad.GltfToWadRefused`, which also names the node
-//! and faces at fault. A panic (a bug) raises `WadError` too, "internal error, please report",
-//! naming the input: never pyo3's `PanicException`, a BaseException Blender's operators would
-//! not catch.
+//! into the one exception `llamawad.WadError`, whose message is the Rust error's message. Bytes
+//! that are not a level raise its subclass `llamawad.WadParseError`, which also carries where
+//! and why as fields; a glTF the way back refuses raises its subclass `llamawad.GltfToWadRefused`,
+//! which also names the node and faces at fault and the numbers of its cause. A panic (a bug)
+//! raises `WadError` too, "internal error, please report", naming the input: never pyo3's
+//! `PanicException`, a BaseException Blender's operators would not catch.
 //!
 //! By what they ask of the core: `level` (a level's bytes read, written, summarised, generated),
 //! `convert` (WAD → glTF or the add-on's arrays, and back against a base), `game` (the floor
@@ -15,10 +16,10 @@
 //! the add-on's scene apart into the core's arrays.
 
 use llamawad::gltf::Source;
-use llamawad::WadError as CoreError;
+use llamawad::{ParseError, WadError as CoreError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 use serde::Serialize;
 
 mod convert;
@@ -37,6 +38,21 @@ pyo3::create_exception!(
 
 pyo3::create_exception!(
     llamawad,
+    WadParseError,
+    WadError,
+    "The bytes are not a level this project can read. Besides the message, the fields say where \
+     and why, never to be parsed from the message: `kind` (`truncated`, `count-too-large`, \
+     `bad-value`, `trailing-bytes`, `not-a-wad`, `missing-chunk`); where in the file: `chunk` \
+     (the chunk tag as the notes spell it, `TRAK`, `MAP`, or `container`; for `missing-chunk` \
+     the chunk missing), `offset` (the absolute byte offset), `tile` and `model` (the MAP tile \
+     or TRAK model being read, or found at fault); and by kind `what` (what was being read), \
+     `needed` and `available` (bytes), `count` and `element_size` (entries a count says, and \
+     their size; for `trailing-bytes` the bytes left over), `expected` and `found`, `reason` \
+     and `needed_by`. A field the kind does not have is None."
+);
+
+pyo3::create_exception!(
+    llamawad,
     GltfToWadRefused,
     WadError,
     "The glTF (or the scene handed over as arrays) cannot become a level. Besides the message, the fields say what to select and \
@@ -48,13 +64,115 @@ pyo3::create_exception!(
      wrote it gave it, the Blender object; None when no node is named or it has no name), \
      `faces` (its triangles at fault, in the order the node's mesh lists them) and \
      `source_faces` (the same as the faces of the tool that wrote the glTF, where its triangles \
-     carry `_SOURCE_FACE`: Blender's faces); for the game's rules (`game-rules`) `problems` (dicts as `check` gives \
-     them), `sources` (the (tile, glTF node name) pairs of the conversion), `strat_sources` (the \
-     (strat, glTF node name) pairs of the strats it changed or added) and the first \
-     problem's `tile`, `polygon` and `cell` [x, z]; `refusals`: every refusal of the \
-     conversion, this one first, as dicts with `code`, `message`, `node_index`, `object`, `faces` and \
-     `source_faces` (every node is tried, so that each culprit is named)."
+     carry `_SOURCE_FACE`: Blender's faces); the numbers the message quotes (None where it \
+     quotes none): `tile`, `model` (TRAK), `object_model` (STPC), `polygon`, `strat`, \
+     `waypoint`, `light`, `zone`, `page`, `image`, `cell` (column, row), `grid` (width, \
+     height), `count` and `limit` (how many, and the most a level holds), `field` (the custom \
+     property whose value does not fit) and `value` (a whole number that does not fit); for \
+     the game's rules (`game-rules`) the first problem's `tile`, `model`, `polygon`, `strat` \
+     and `cell`, and `problems` (dicts as `check` gives them), `sources` (the (tile, glTF node \
+     name) pairs of the conversion) and `strat_sources` (the (strat, glTF node name) pairs of \
+     the strats it changed or added); `refusals`: every refusal of the conversion, this one \
+     first, as dicts with `code`, `message`, `node_index`, `object`, `faces`, `source_faces` \
+     and the numbers of its cause (every node is tried, so that each culprit is named)."
 );
+
+/// An error of the core on its way to Python, kept typed until it is raised with the GIL held:
+/// a parse error raises WadParseError with its fields, any other error WadError with its words.
+enum Failure {
+    Parse { words: String, error: ParseError },
+    Said(String),
+}
+
+impl Failure {
+    /// The same failure said of `what` (`base`: the base level could not be read).
+    fn of(self, what: &str) -> Failure {
+        match self {
+            Failure::Parse { words, error } => Failure::Parse {
+                words: format!("{what}: {words}"),
+                error,
+            },
+            Failure::Said(words) => Failure::Said(format!("{what}: {words}")),
+        }
+    }
+}
+
+impl From<ParseError> for Failure {
+    fn from(error: ParseError) -> Failure {
+        Failure::Parse {
+            words: error.to_string(),
+            error,
+        }
+    }
+}
+
+impl From<CoreError> for Failure {
+    fn from(e: CoreError) -> Failure {
+        match e {
+            CoreError::Parse(error) => error.into(),
+            other => Failure::Said(other.to_string()),
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(words: String) -> Failure {
+        Failure::Said(words)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(words: &str) -> Failure {
+        Failure::Said(words.to_string())
+    }
+}
+
+impl From<Failure> for PyErr {
+    fn from(failure: Failure) -> PyErr {
+        match failure {
+            Failure::Said(words) => WadError::new_err(words),
+            Failure::Parse { words, error } => Python::attach(|py| {
+                let err = WadParseError::new_err(words);
+                // Every field the stub promises is there: the kind's, and None for the others.
+                let value = err.value(py);
+                let fields = PARSE_FIELDS
+                    .iter()
+                    .try_for_each(|name| value.setattr(*name, py.None()))
+                    .and_then(|()| set_fields(value.as_any(), &to_python(py, &error)?));
+                match fields {
+                    Ok(()) => err,
+                    Err(e) => e,
+                }
+            }),
+        }
+    }
+}
+
+/// Every field of WadParseError: the location's and those of every kind of parse error.
+const PARSE_FIELDS: &[&str] = &[
+    "kind",
+    "chunk",
+    "offset",
+    "tile",
+    "model",
+    "what",
+    "needed",
+    "available",
+    "count",
+    "element_size",
+    "expected",
+    "found",
+    "reason",
+    "needed_by",
+];
+
+/// Each item of `fields` (a dict the core's data became) as an attribute of the exception.
+fn set_fields(exception: &Bound<'_, PyAny>, fields: &Bound<'_, PyAny>) -> PyResult<()> {
+    fields
+        .cast::<PyDict>()?
+        .iter()
+        .try_for_each(|(name, value)| exception.setattr(name.cast::<PyString>()?, value))
+}
 
 /// `py.detach(f)`: runs the core's work with the GIL released, and turns a panic in it into
 /// `WadError` naming `input` (what was being read).
@@ -92,7 +210,7 @@ where
 }
 
 fn wad_error(e: impl Into<CoreError>) -> PyErr {
-    WadError::new_err(e.into().to_string())
+    Failure::from(e.into()).into()
 }
 
 /// The core's plain data (what the command line prints with `--json`) as Python dicts, lists
@@ -119,6 +237,9 @@ mod _native {
         }
         m.add("CODES", codes)
     }
+
+    #[pymodule_export]
+    use super::WadParseError;
 
     #[pymodule_export]
     use super::GltfToWadRefused;

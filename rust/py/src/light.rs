@@ -11,7 +11,7 @@ use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::{bytes_input, detach, items, to_python, WadError};
+use crate::{bytes_input, detach, items, to_python, Failure, WadError};
 
 // The signatures spell the default out, so that Python's help and the stubs show the number.
 const _: () = assert!(light::DEFAULT_RAYS == 64);
@@ -54,16 +54,13 @@ pub fn bake<'py>(
         py,
         || bytes_input("a level", &level),
         || {
-            let mut parsed = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+            let mut parsed = Level::parse(&level)?;
             let report = light::bake(&mut parsed, &lighting, &options, &|_, _| {})
                 .map_err(|e| e.to_string())?;
-            let bytes = parsed
-                .to_bytes()
-                .map_err(|e| CoreError::from(e).to_string())?;
-            Ok::<_, String>((bytes, report))
+            let bytes = parsed.to_bytes().map_err(CoreError::from)?;
+            Ok::<_, Failure>((bytes, report))
         },
-    )?
-    .map_err(WadError::new_err)?;
+    )??;
     Ok((PyBytes::new(py, &bytes), to_python(py, &report)?))
 }
 
@@ -153,17 +150,16 @@ pub fn bake_points<'py>(
         py,
         || bytes_input("a level", &level),
         || {
-            let parsed = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
+            let parsed = Level::parse(&level)?;
             let points: Vec<([f32; 3], [f32; 3])> = positions
                 .chunks_exact(3)
                 .zip(normals.chunks_exact(3))
                 .map(|(p, n)| ([p[0], p[1], p[2]], [n[0], n[1], n[2]]))
                 .collect();
             light::bake_points(&parsed, &points, &lighting, &lamps, rays, &|_, _| {})
-                .map_err(|e| e.to_string())
+                .map_err(|e| Failure::from(e.to_string()))
         },
-    )?
-    .map_err(WadError::new_err)?;
+    )??;
     Ok(PyBytes::new(py, colours.as_flattened()))
 }
 
@@ -184,11 +180,10 @@ pub fn fit_light<'py>(
         py,
         || bytes_input("a level", &level),
         || {
-            let parsed = Level::parse(&level).map_err(|e| CoreError::from(e).to_string())?;
-            light::fit(&parsed, &FitOptions { rays }).map_err(|e| e.to_string())
+            let parsed = Level::parse(&level)?;
+            light::fit(&parsed, &FitOptions { rays }).map_err(|e| Failure::from(e.to_string()))
         },
-    )?
-    .map_err(WadError::new_err)?;
+    )??;
     to_python(py, &fitted)
 }
 

@@ -13,7 +13,7 @@ pub mod uv;
 pub mod wad_to_gltf;
 
 pub use gltf_to_wad::{
-    gltf_to_wad, scene_to_wad, scene_to_wad_checked, BrokenRules, ChangeReport, Checked,
+    gltf_to_wad, scene_to_wad, scene_to_wad_checked, BrokenRules, Cause, ChangeReport, Checked,
     GltfToWadError, GltfToWadOptions, ImageArrays, MeshArrays, NodeArrays, NodeRef, PageChanged,
     SceneArrays, TileEdit,
 };

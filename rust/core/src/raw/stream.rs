@@ -347,7 +347,7 @@ pub(crate) fn read_chunk<T: ChunkLayout>(
     base: u64,
     args: <T as BinRead>::Args<'_>,
 ) -> Result<T, ParseError> {
-    let chunk = T::TAG.name();
+    let chunk = T::TAG.to_string();
     let (value, used) = read_part(data, base, &chunk, args)?;
     if used != data.len() {
         return Err(ParseError::TrailingBytes {

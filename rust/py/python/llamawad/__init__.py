@@ -67,10 +67,14 @@ tuples for fixed pairs and triples); ``llamawad.answers`` types each as a ``Type
 - ``CODES: dict[str, str]``: every problem and refusal code (``check``'s problems,
   ``GltfToWadRefused.code``) and what it means: decide by code, never by a message's wording
 - ``WadError`` (a ``ValueError``): raised for every file that cannot be read or written
+- ``WadParseError`` (a ``WadError``): bytes that are not a level; ``kind`` says why and ``chunk``,
+  ``offset``, ``tile`` and ``model`` where, with the kind's numbers (``needed``, ``available``,
+  ``count``, …) as fields
 - ``GltfToWadRefused`` (a ``WadError``): a glTF that cannot become a level; ``node_index`` (the
   node's index among the glTF's nodes or the nodes handed to ``scene_to_wad``, or None),
   ``object`` (the node's name, or None) and ``faces`` (list of triangle indices in the node's
-  mesh) name the culprit
+  mesh) name the culprit, ``code`` says what is wrong and the numbers its message quotes are
+  fields (``count`` and ``limit``, ``cell``, ``tile``, …: ``llamawad.answers.Cause``)
 """
 
 # Every name of the native module, listed once: in its own __all__ (which _native.pyi holds as

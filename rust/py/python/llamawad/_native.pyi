@@ -30,6 +30,7 @@ __all__ = [
     "GltfToWadRefused",
     "LightFitting",
     "WadError",
+    "WadParseError",
     "bake",
     "bake_points",
     "check",
@@ -66,6 +67,24 @@ CODES: dict[str, str]
 
 class WadError(ValueError): ...
 
+class WadParseError(WadError):
+    # Bytes that are not a level (llamawad::ParseError): its kind, where, and the kind's fields;
+    # a field the kind does not have is None.
+    kind: Literal["truncated", "count-too-large", "bad-value", "trailing-bytes", "not-a-wad", "missing-chunk"]
+    chunk: str | None  # the chunk tag ("TRAK", "MAP", "container"); missing-chunk: the one missing
+    offset: int | None  # absolute byte offset in the file
+    tile: int | None  # the MAP tile being read, or found at fault
+    model: int | None  # the TRAK model being read, or found at fault
+    what: str | None
+    needed: int | None  # truncated: bytes
+    available: int | None  # truncated, count-too-large: bytes left
+    count: int | None  # count-too-large: entries; trailing-bytes: bytes left over
+    element_size: int | None
+    expected: str | None
+    found: str | None
+    reason: str | None  # not-a-wad
+    needed_by: str | None  # missing-chunk
+
 class GltfToWadRefused(WadError):
     code: str
     message: str
@@ -73,9 +92,23 @@ class GltfToWadRefused(WadError):
     object: str | None
     faces: list[int]
     source_faces: list[int]
+    # The numbers the message quotes, as answers.Cause says; for game-rules the first problem's.
     tile: int | None
+    model: int | None
+    object_model: int | None
     polygon: int | None
+    strat: int | None
+    waypoint: int | None
+    light: int | None
+    zone: int | None
+    page: int | None
+    image: int | None
     cell: tuple[int, int] | None
+    grid: tuple[int, int] | None
+    count: int | None
+    limit: int | None
+    field: str | None
+    value: int | None
     problems: list[Problem]
     sources: list[tuple[int, str]]
     strat_sources: list[tuple[int, str]]

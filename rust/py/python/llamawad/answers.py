@@ -7,9 +7,29 @@ an Option as None or the value. For type checkers and readers; at run time they 
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-__all__ = ["Candidate", "Cell", "ChangeReport", "CheckReport", "ChunkInfo", "Convention", "FitReport", "FloorComparison", "HandOverAttribute", "HandOverBatch", "HandOverInfo", "HandOverMaterial", "HandOverNodes", "Info", "PageChanged", "PageItem", "PolygonOutline", "Probe", "Problem", "Refusal", "SceneImage", "StratTable", "StratTableRow", "StratTableSkipped", "Surface", "TestLevelLeftOut", "TestLevelReport", "TestLevelStrat"]
+__all__ = ["Candidate", "Cause", "Cell", "ChangeReport", "CheckReport", "ChunkInfo", "Convention", "FitReport", "FloorComparison", "HandOverAttribute", "HandOverBatch", "HandOverInfo", "HandOverMaterial", "HandOverNodes", "Info", "PageChanged", "PageItem", "PolygonOutline", "Probe", "Problem", "Refusal", "SceneImage", "StratTable", "StratTableRow", "StratTableSkipped", "Surface", "TestLevelLeftOut", "TestLevelReport", "TestLevelStrat"]
 
-class Refusal(TypedDict):
+class Cause(TypedDict):
+    """The numbers a refusal's message quotes (llamawad::gltf::Cause), each None where it quotes
+    none of it: fields of GltfToWadRefused and items of each of its refusals."""
+    tile: int | None
+    model: int | None  # a TRAK model
+    object_model: int | None  # an STPC object model
+    polygon: int | None  # a collision polygon of the tile's model
+    strat: int | None
+    waypoint: int | None
+    light: int | None
+    zone: int | None
+    page: int | None
+    image: int | None  # among the glTF's images, or those handed over
+    cell: tuple[int, int] | None  # (column, row) as the loader finds it: outside the grid for a tile outside it
+    grid: tuple[int, int] | None  # the base's (width, height)
+    count: int | None  # how many the message counts: the scene's, against `limit`; the base's, for one it lacks
+    limit: int | None  # the most a level, the game or the file holds
+    field: str | None  # the custom property whose value does not fit
+    value: int | None  # a whole number that does not fit its field, or names nothing
+
+class Refusal(Cause):
     code: str  # one of llamawad.CODES
     message: str
     node_index: int | None  # the node's index among the glTF's (or the handed-over) nodes

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use glam::Vec3;
 
-use super::error::{GltfToWadError, NodeRef};
+use super::error::{Cause, GltfToWadError, NodeRef};
 use super::scene::{Node, Scene};
 use crate::gltf::read::Triangles;
 
@@ -55,7 +55,11 @@ pub(super) fn face_flags(
                 values[3 * t]
             ),
         )
-        .code(Code::AttributeValue)),
+        .code(Code::AttributeValue)
+        .cause(Cause {
+            value: integer(values[3 * t]),
+            ..Cause::default()
+        })),
     }
 }
 
@@ -97,6 +101,10 @@ pub(super) fn node_triangles<'s>(
         ),
     )
     .code(Code::BeyondGrid)
+    .cause(Cause {
+        grid: Some(grid.into()),
+        ..Cause::default()
+    })
     .in_source_faces(&tris))
 }
 

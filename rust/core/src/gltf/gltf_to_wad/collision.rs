@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use glam::{Mat4, Vec3};
 
 use super::attributes::per_triangle;
-use super::error::{GltfToWadError, NodeRef};
+use super::error::{Cause, GltfToWadError, NodeRef};
 use crate::geometry::{
     decode_collision_polygon, encode_collision_polygon, COLLISION_FACING_DOWN, COLLISION_QUAD,
 };
@@ -250,16 +250,7 @@ pub(super) fn collision_from_node(
         if same_shape && kind == base_poly.kind as i64 {
             // The planes stay as they were; only the material or the group may change.
             let mut poly = *base_poly;
-            if let Ok(m) = u8::try_from(material) {
-                poly.material = m;
-            } else {
-                return Err(GltfToWadError::faces(
-                    culprit,
-                    ts.clone(),
-                    format!("collision material {material} is not 0 to 255"),
-                )
-                .code(Code::CollisionMaterial));
-            }
+            poly.material = material_byte(material, culprit, ts)?;
             if poly != *base_poly || new_group != *group {
                 changed += 1;
             }
@@ -318,6 +309,23 @@ pub(super) fn collision_from_node(
     Ok((changed > 0).then_some((groups, changed)))
 }
 
+/// The byte a polygon's collision material is stored in: the triangles' material is refused
+/// where it is not one.
+fn material_byte(material: i64, culprit: &NodeRef, tris: &[usize]) -> Result<u8, GltfToWadError> {
+    u8::try_from(material).map_err(|_| {
+        GltfToWadError::faces(
+            culprit,
+            tris.to_vec(),
+            format!("collision material {material} is not 0 to 255"),
+        )
+        .code(Code::CollisionMaterial)
+        .cause(Cause {
+            value: Some(material),
+            ..Cause::default()
+        })
+    })
+}
+
 pub(super) fn encode(
     corners: &[Vec3],
     material: i64,
@@ -326,14 +334,7 @@ pub(super) fn encode(
     tris: &[usize],
     polygon: usize,
 ) -> Result<CollisionPolygon, GltfToWadError> {
-    let Ok(material) = u8::try_from(material) else {
-        return Err(GltfToWadError::faces(
-            culprit,
-            tris.to_vec(),
-            format!("collision material {material} is not 0 to 255"),
-        )
-        .code(Code::CollisionMaterial));
-    };
+    let material = material_byte(material, culprit, tris)?;
     let mut poly = encode_collision_polygon(corners, material).map_err(|e| {
         GltfToWadError::faces(
             culprit,
@@ -341,6 +342,10 @@ pub(super) fn encode(
             format!("collision polygon {polygon}: {e}"),
         )
         .code(Code::CollisionPolygon)
+        .cause(Cause {
+            polygon: Some(polygon),
+            ..Cause::default()
+        })
     })?;
     // Keep the type bits the notes do not explain; quad and facing-down follow the shape.
     let known = COLLISION_QUAD | COLLISION_FACING_DOWN;

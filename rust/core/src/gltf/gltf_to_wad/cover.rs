@@ -3,7 +3,7 @@
 use crate::codes::Code;
 use std::collections::HashMap;
 
-use super::error::GltfToWadError;
+use super::error::{Cause, GltfToWadError};
 use super::report::ChangeReport;
 use crate::game::coverage;
 use crate::level::Level;
@@ -57,6 +57,12 @@ pub(super) fn cover(
             "{e}: keep the tile's collision within about 8 units of its origin"
         ))
         .code(Code::CollisionReach)
+        .cause(Cause {
+            tile: Some(e.tile),
+            polygon: Some(e.polygon),
+            cell: Some([e.cell.col, e.cell.row].map(i64::from)),
+            ..Cause::default()
+        })
     })?;
     report.models_added += trak.models.len() - models_before;
     let source_of: HashMap<usize, String> = report.sources.iter().cloned().collect();

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use serde::Serialize;
+
 use crate::codes::Code;
 use crate::game::Problem;
 use crate::gltf::read::ReadError;
@@ -18,6 +20,9 @@ pub struct GltfToWadError {
     /// What kind of refusal, short and stable (`no-uvs`, `tile-outside-grid`, `game-rules`, …):
     /// for tools, never parsed from the message.
     pub code: Code,
+    /// The numbers the message quotes, for tools, never parsed from the message. (Boxed: a
+    /// refusal is returned through every step of the conversion.)
+    pub cause: Box<Cause>,
     /// `faces` as the faces of the tool that wrote the glTF (`_SOURCE_FACE`: Blender's faces,
     /// which the artist sees), when the triangles carry them.
     pub source_faces: Vec<usize>,
@@ -59,6 +64,106 @@ impl fmt::Display for NodeRef {
             (None, Some(index)) => write!(f, "node {index}"),
             // The conversion always knows one of them; a NodeRef made elsewhere may know neither.
             (None, None) => f.write_str("a node without name or number"),
+        }
+    }
+}
+
+/// The numbers a refusal's message quotes: what it is about and how far it is off. Each is None
+/// where the refusal quotes none of it; the message is made from the same numbers where the
+/// refusal is made.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Cause {
+    /// A tile: one the node or its faces (`_TILE`) name that the base does not have, whose
+    /// collision reaches too far, or the first broken rule's.
+    pub tile: Option<usize>,
+    /// A TRAK model: the first broken rule's.
+    pub model: Option<usize>,
+    /// An object model (STPC) the node stands for, or names that the base does not have.
+    pub object_model: Option<usize>,
+    /// A collision polygon of the tile's model (counted over its groups A, B and C).
+    pub polygon: Option<usize>,
+    /// A strat the node stands for, or names that the base does not have; the first broken
+    /// rule's.
+    pub strat: Option<usize>,
+    /// A waypoint the node stands for, or names that the base does not have.
+    pub waypoint: Option<usize>,
+    /// A level light (LGHT) the node stands for, or names that the base does not have.
+    pub light: Option<usize>,
+    /// A zone of the visibility table.
+    pub zone: Option<usize>,
+    /// A texture page.
+    pub page: Option<usize>,
+    /// An image of the scene, by its number among the glTF's images or those handed over.
+    pub image: Option<usize>,
+    /// A grid cell (column, row) as the loader finds it from a position: outside the grid for a
+    /// tile that stands outside it; the first broken rule's.
+    pub cell: Option<[i64; 2]>,
+    /// The base's grid (width, height) that something lies beyond.
+    pub grid: Option<[u32; 2]>,
+    /// How many the message counts: of what the scene makes, where `limit` says how many a
+    /// level holds; of the base's, where a node names one the base does not have.
+    pub count: Option<usize>,
+    /// The most the level, the game or the file format holds.
+    pub limit: Option<usize>,
+    /// The custom property (the node's extras key) whose value does not fit: `parameters`.
+    pub field: Option<String>,
+    /// A whole number given for a field that cannot hold it, or naming nothing (a zone, a
+    /// collision material, face flags, a texture entry, a light's type).
+    pub value: Option<i64>,
+}
+
+impl Cause {
+    /// More of something than a level holds.
+    pub(super) fn too_many(count: usize, limit: usize) -> Cause {
+        Cause {
+            count: Some(count),
+            limit: Some(limit),
+            ..Cause::default()
+        }
+    }
+}
+
+/// A part of the level a node edits in place, as a refusal names it (`strat 5`) and as its
+/// cause's field: the words and the field are made from one number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Record {
+    Strat(usize),
+    Waypoint(usize),
+    Light(usize),
+    ObjectModel(usize),
+}
+
+impl Record {
+    pub(super) fn cause(self) -> Cause {
+        let none = Cause::default();
+        match self {
+            Record::Strat(i) => Cause {
+                strat: Some(i),
+                ..none
+            },
+            Record::Waypoint(i) => Cause {
+                waypoint: Some(i),
+                ..none
+            },
+            Record::Light(i) => Cause {
+                light: Some(i),
+                ..none
+            },
+            Record::ObjectModel(i) => Cause {
+                object_model: Some(i),
+                ..none
+            },
+        }
+    }
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Record::Strat(i) => write!(f, "strat {i}"),
+            Record::Waypoint(i) => write!(f, "waypoint {i}"),
+            Record::Light(i) => write!(f, "light {i}"),
+            Record::ObjectModel(i) => write!(f, "object model {i}"),
         }
     }
 }
@@ -111,6 +216,7 @@ impl GltfToWadError {
             faces: Vec::new(),
             message: message.into(),
             code: Code::Refused,
+            cause: Box::default(),
             source_faces: Vec::new(),
             broken: None,
             next: None,
@@ -133,6 +239,11 @@ impl GltfToWadError {
 
     pub(super) fn code(mut self, code: Code) -> GltfToWadError {
         self.code = code;
+        self
+    }
+
+    pub(super) fn cause(mut self, cause: Cause) -> GltfToWadError {
+        *self.cause = cause;
         self
     }
 
@@ -192,6 +303,14 @@ impl GltfToWadError {
             faces: Vec::new(),
             message: format!("{}{more}", first.message),
             code: Code::GameRules,
+            cause: Box::new(Cause {
+                tile: first.tile,
+                model: first.model,
+                polygon: first.polygon,
+                strat: first.strat,
+                cell: first.cell.map(|c| c.map(i64::from)),
+                ..Cause::default()
+            }),
             source_faces: Vec::new(),
             broken: Some(Box::new(BrokenRules {
                 problems: errors,

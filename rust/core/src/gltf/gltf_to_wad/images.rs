@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use image::RgbaImage;
 
-use super::error::GltfToWadError;
+use super::error::{Cause, GltfToWadError};
 use super::report::{ChangeReport, PageChanged};
 use super::scene::{ImageData, Retexture, Scene};
 use crate::codes::Code;
@@ -15,14 +15,15 @@ use crate::level::pages::{
     add_pages, decode_page, encode_png, fit_to_page, update_page, PageError, PageUpdate, PAGE_SIDE,
 };
 use crate::level::text::Text;
+use crate::limits::MAX_PAGES;
 
-/// A page refusal: the page is named in the message.
+/// A refusal of new pages: the page is named in the message.
 fn refused(e: PageError) -> GltfToWadError {
-    let code = match e {
-        PageError::TooManyPages { .. } => Code::PageCount,
-        _ => Code::PageImage,
+    let (code, cause) = match e {
+        PageError::TooManyPages { count } => (Code::PageCount, Cause::too_many(count, MAX_PAGES)),
+        _ => (Code::PageImage, Cause::default()),
     };
-    GltfToWadError::level(e.to_string()).code(code)
+    GltfToWadError::level(e.to_string()).code(code).cause(cause)
 }
 
 /// Writes the edited images of `text`'s pages into them. A page's image is the base-colour image
@@ -55,8 +56,14 @@ pub(super) fn write_page_images(
                 ));
                 continue;
             }
+            let of_page = Cause {
+                page: Some(page),
+                ..Cause::default()
+            };
             let update = page_update(data, text, page).map_err(|why| {
-                GltfToWadError::level(format!("page {page}'s image: {why}")).code(Code::PageImage)
+                GltfToWadError::level(format!("page {page}'s image: {why}"))
+                    .code(Code::PageImage)
+                    .cause(of_page.clone())
             })?;
             let Some(update) = update else { continue };
             match &written {
@@ -65,7 +72,8 @@ pub(super) fn write_page_images(
                         "page {page} is shown by images {other} and {image}, which differ: give \
                          the page's materials one image"
                     ))
-                    .code(Code::PageImage))
+                    .code(Code::PageImage)
+                    .cause(of_page))
                 }
                 Some(_) => {}
                 None => written = Some((image, update)),
@@ -133,18 +141,25 @@ pub(super) fn add_new_images(
     }
     let mut pixels: Vec<RgbaImage> = Vec::with_capacity(new.len());
     for (&image, materials) in &new {
-        let unread = |why: String| {
+        let unread = |why: String, count: Option<usize>| {
             GltfToWadError::level(format!("material '{}': {why}", materials[0]))
                 .code(Code::Unreadable)
+                .cause(Cause {
+                    image: Some(image),
+                    count,
+                    ..Cause::default()
+                })
         };
+        let images = scene.images.len();
         let data = scene.images.get(image).ok_or_else(|| {
-            unread(format!(
-                "names image {image}, but there are {}",
-                scene.images.len()
-            ))
+            unread(
+                format!("names image {image}, but there are {images}"),
+                Some(images),
+            )
         })?;
         // Fitted here rather than by add_pages, so that the warning names the material.
-        let (fitted, warning) = fit_to_page(data.pixels().map_err(unread)?.into_owned());
+        let read = data.pixels().map_err(|why| unread(why, None))?;
+        let (fitted, warning) = fit_to_page(read.into_owned());
         report
             .warnings
             .extend(warning.map(|w| format!("material '{}': {w}", materials[0])));

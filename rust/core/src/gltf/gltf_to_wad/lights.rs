@@ -6,7 +6,7 @@
 
 use glam::Vec3;
 
-use super::error::GltfToWadError;
+use super::error::{Cause, GltfToWadError, Record};
 use super::nodes::{nodes_of, one_each, Naming};
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
@@ -38,7 +38,7 @@ pub(super) fn apply_lights(
     };
     let count = base_lights.lights.len();
     let naming = Naming {
-        one: "light",
+        record: Record::Light,
         a_one: "a light",
         many: "lights",
         no_copies: "level lights cannot be added",
@@ -80,16 +80,23 @@ pub(super) fn apply_lights(
 /// transform no longer shows the base's.
 fn read_node(node: &Node, i: usize, base: &Light, z: LightZ) -> Result<Light, Vec<GltfToWadError>> {
     let culprit = node.culprit();
-    let what = format!("light {i}");
+    let what = Record::Light(i);
     let mut errors = Vec::new();
-    let mut fields = Fields::of(node, &culprit, what.clone(), &mut errors);
+    let mut fields = Fields::of(node, &culprit, what, &mut errors);
     let mut light = base.clone();
     if let Some(kind) = fields.whole("kind", U8) {
         if kind != i64::from(base.kind) {
-            fields.errors.push(GltfToWadError::node(
-                &culprit,
-                format!("{what}: `kind` is {kind}, the base's is {}: a light's type cannot change (its words would be read otherwise)", base.kind),
-            ));
+            fields.errors.push(
+                GltfToWadError::node(
+                    &culprit,
+                    format!("{what}: `kind` is {kind}, the base's is {}: a light's type cannot change (its words would be read otherwise)", base.kind),
+                )
+                .cause(Cause {
+                    field: Some("kind".to_string()),
+                    value: Some(kind),
+                    ..what.cause()
+                }),
+            );
         }
     }
     if let Some(v) = fields.list("colour", Some(3), U8) {
@@ -110,10 +117,13 @@ fn read_node(node: &Node, i: usize, base: &Light, z: LightZ) -> Result<Light, Ve
                 light.words[..3].copy_from_slice(&moved.words[..3])
             }
             Some(_) => {}
-            None => errors.push(GltfToWadError::node(
-                &culprit,
-                format!("{what}: its place {place} does not fit the light's 20.12 words: move it within the level"),
-            )),
+            None => errors.push(
+                GltfToWadError::node(
+                    &culprit,
+                    format!("{what}: its place {place} does not fit the light's 20.12 words: move it within the level"),
+                )
+                .cause(what.cause()),
+            ),
         }
     }
     match errors.is_empty() {

@@ -33,7 +33,7 @@ mod tile;
 mod waypoints;
 mod zones;
 
-pub use error::{BrokenRules, GltfToWadError, NodeRef};
+pub use error::{BrokenRules, Cause, GltfToWadError, NodeRef};
 pub use report::{ChangeReport, GltfToWadOptions, PageChanged, TileEdit};
 pub use scene_arrays::{ImageArrays, MeshArrays, NodeArrays, SceneArrays};
 
@@ -277,7 +277,8 @@ fn check_tile_count(base_tiles: usize, nodes: &nodes::Nodes) -> Result<(), GltfT
     Err(GltfToWadError::level(format!(
         "the scene makes at least {at_least} tiles (the base's {base_tiles}, {copies} copies of tiles, {new} new meshes); a level holds at most {MAX_TILES} tiles"
     ))
-    .code(Code::LevelSize))
+    .code(Code::LevelSize)
+    .cause(Cause::too_many(at_least, MAX_TILES)))
 }
 
 /// Faces name their texture entry with a u16: a table past 65,536 entries is refused, naming the
@@ -302,7 +303,9 @@ fn check_entry_count(entries: usize, report: &mut ChangeReport) -> Result<(), Gl
             Some((first, _)) => GltfToWadError::node(&NodeRef::named(first), message),
             None => GltfToWadError::level(message),
         };
-        return Err(e.code(Code::TextureEntryLimit));
+        return Err(e
+            .code(Code::TextureEntryLimit)
+            .cause(Cause::too_many(entries, MAX_TEXTURE_ENTRIES)));
     }
     let warnings: Vec<String> = by_object
         .iter()

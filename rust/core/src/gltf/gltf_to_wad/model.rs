@@ -8,7 +8,7 @@ use glam::Vec3;
 
 use super::attributes::{integer, FILE_CORNER};
 use super::colours::{corner_colours, same_colour, vertex_colours};
-use super::error::{GltfToWadError, NodeRef};
+use super::error::{Cause, GltfToWadError, NodeRef};
 use super::look::{export_uvs, needs_fit, page_material};
 use super::recut::recut_quads;
 use super::report::{ChangeReport, TileEdit};
@@ -234,16 +234,21 @@ pub(super) fn build_model(
         .filter(|&t| textures[t].is_some_and(|i| i < 0 || i as usize >= entries.len()))
         .collect();
     if let Some(&first) = out_of_range.first() {
+        let entry = textures[first].unwrap_or(0);
         return Err(GltfToWadError::faces(
             culprit,
             out_of_range,
             format!(
-                "texture entry {} does not exist: the level's table has entries 0 to {}",
-                textures[first].unwrap_or(0),
+                "texture entry {entry} does not exist: the level's table has entries 0 to {}",
                 entries.len().saturating_sub(1)
             ),
         )
-        .code(Code::TextureEntry));
+        .code(Code::TextureEntry)
+        .cause(Cause {
+            value: Some(entry),
+            count: Some(entries.len()),
+            ..Cause::default()
+        }));
     }
     let face_attr = tris.scalar("FACE");
     let vertex_attr = tris.scalar("VERTEX");
@@ -360,7 +365,8 @@ pub(super) fn build_model(
                 positions.len()
             ),
         )
-    .code(Code::VertexLimit));
+        .code(Code::VertexLimit)
+        .cause(Cause::too_many(positions.len(), MAX_MODEL_VERTICES)));
     }
     if faces.len() > u16::MAX as usize {
         return Err(GltfToWadError::node(
@@ -370,7 +376,8 @@ pub(super) fn build_model(
                 faces.len()
             ),
         )
-        .code(Code::FaceLimit));
+        .code(Code::FaceLimit)
+        .cause(Cause::too_many(faces.len(), u16::MAX as usize)));
     }
     if degenerate > 0 {
         report.warnings.push(format!(

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use glam::{Mat4, Vec3};
 
-use super::error::{GltfToWadError, NodeRef};
+use super::error::{Cause, GltfToWadError, NodeRef, Record};
 use super::scene::{Node, Scene};
 use crate::gltf::read::number;
 
@@ -131,7 +131,12 @@ pub(super) fn sort_nodes<'a>(
                     &node.culprit(),
                     format!("names a tile the base level does not have ({tile_count} tiles)"),
                 )
-                .code(Code::UnknownTile));
+                .code(Code::UnknownTile)
+                .cause(Cause {
+                    tile: role.index,
+                    count: Some(tile_count),
+                    ..Cause::default()
+                }));
             }
             ("collision", tile) => match (node.parent, tile) {
                 (Some(parent), _) => {
@@ -169,8 +174,8 @@ pub(super) fn nodes_of<'s>(scene: &'s Scene, kind: &str) -> Vec<(&'s Node, Optio
 
 /// How refusals name what a kind of node stands for.
 pub(super) struct Naming {
-    /// "light", "object model".
-    pub one: &'static str,
+    /// The part a node's index names: `Record::Light`.
+    pub record: fn(usize) -> Record,
     /// "a light".
     pub a_one: &'static str,
     /// "lights".
@@ -191,20 +196,36 @@ pub(super) fn one_each<'s>(
 ) -> BTreeMap<usize, &'s Node> {
     let mut by_index: BTreeMap<usize, &Node> = BTreeMap::new();
     for (node, index) in nodes {
-        let problem = match index {
+        let named = index.map(naming.record);
+        let (problem, counted) = match index {
             Some(i) if i < count => match by_index.insert(i, node) {
                 None => continue,
-                Some(_) => format!(
-                    "names {} {i}, as another node does: {}",
-                    naming.one, naming.no_copies
+                Some(_) => (
+                    format!(
+                        "names {}, as another node does: {}",
+                        (naming.record)(i),
+                        naming.no_copies
+                    ),
+                    None,
                 ),
             },
-            _ => format!(
-                "names {} the base level does not have ({count} {})",
-                naming.a_one, naming.many
+            _ => (
+                format!(
+                    "names {} the base level does not have ({count} {})",
+                    naming.a_one, naming.many
+                ),
+                Some(count),
             ),
         };
-        refused.push(GltfToWadError::node(&node.culprit(), problem).code(code));
+        let cause = Cause {
+            count: counted,
+            ..named.map_or_else(Cause::default, Record::cause)
+        };
+        refused.push(
+            GltfToWadError::node(&node.culprit(), problem)
+                .code(code)
+                .cause(cause),
+        );
     }
     by_index
 }

@@ -8,7 +8,7 @@
 use glam::Vec3;
 
 use super::attributes::{face_flags, integer, per_triangle, FILE_CORNER};
-use super::error::GltfToWadError;
+use super::error::{GltfToWadError, Record};
 use super::look::needs_fit;
 use super::model::{export_corners, fit_entries, matches_model, POSITION_TOLERANCE};
 use super::motion::{motion, moved_collision, Motion};
@@ -38,7 +38,7 @@ pub(super) fn apply_object_models(
         return;
     };
     let naming = Naming {
-        one: "object model",
+        record: Record::ObjectModel,
         a_one: "an object model",
         many: "object models",
         no_copies: "object models cannot be copied or added",
@@ -97,6 +97,7 @@ fn read_back(
             ),
         )
         .code(Code::ObjectModelCounts)
+        .cause(Record::ObjectModel(index).cause())
     })?;
     // (A vertex given another bone changes nothing else: it is asked first.)
     if matches_model(&tris, base, &flags, &textures, &fitter.entries) {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use glam::{Mat4, Quat, Vec3};
 
 use super::attributes::{node_triangles, per_triangle};
-use super::error::{GltfToWadError, NodeRef};
+use super::error::{Cause, GltfToWadError, NodeRef};
 use super::new_geometry::NewGeometry;
 use super::nodes::Nodes;
 use super::scene::{Node, Scene};
@@ -61,22 +61,29 @@ fn by_tile(
 ) -> Result<BTreeMap<Option<usize>, Vec<usize>>, GltfToWadError> {
     let mut out: BTreeMap<Option<usize>, Vec<usize>> = BTreeMap::new();
     let mut unknown = Vec::new();
-    for (t, tile) in per_triangle(tris, "TILE").into_iter().enumerate() {
+    let named = per_triangle(tris, "TILE");
+    for (t, tile) in named.iter().enumerate() {
         match tile.map(usize::try_from) {
             None => out.entry(None).or_default().push(t),
             Some(Ok(k)) if k < tiles => out.entry(Some(k)).or_default().push(t),
             Some(_) => unknown.push(t),
         }
     }
-    if unknown.is_empty() {
+    let Some(&first) = unknown.first() else {
         return Ok(out);
-    }
+    };
     Err(GltfToWadError::faces(
         culprit,
         unknown,
         format!("_TILE names a tile the base level does not have ({tiles} tiles)"),
     )
     .code(Code::UnknownTile)
+    .cause(Cause {
+        // A negative number names no tile.
+        tile: named[first].and_then(|k| usize::try_from(k).ok()),
+        count: Some(tiles),
+        ..Cause::default()
+    })
     .in_source_faces(tris))
 }
 
@@ -93,7 +100,8 @@ fn one_model(scene: &Scene, node: &Node) -> Result<(), GltfToWadError> {
             &node.culprit(),
             format!("has {triangles} triangles; a tile model can have at most 65,535 faces"),
         )
-        .code(Code::FaceLimit)),
+        .code(Code::FaceLimit)
+        .cause(Cause::too_many(triangles, u16::MAX as usize))),
         _ => Ok(()),
     }
 }

@@ -9,14 +9,14 @@ use std::collections::BTreeMap;
 use glam::Vec3;
 use serde_json::Value;
 
-use super::error::{GltfToWadError, NodeRef};
+use super::error::{Cause, GltfToWadError, NodeRef, Record};
 use super::nodes::role;
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
 use crate::codes::Code;
 use crate::game::space::TURN;
 use crate::game::strats::{append_strat, TypeFields};
-use crate::gltf::read::number;
+use crate::gltf::read::{integer_in, number};
 use crate::gltf::wad_to_gltf::strat_node_name;
 use crate::level::{Level, Map};
 use crate::limits::{excerpt, MAX_STRATS, MAX_STRAT_REFERENCES};
@@ -82,7 +82,12 @@ pub(super) fn apply_strats(
                     &node.culprit(),
                     format!("names a strat the base level does not have ({count} strats)"),
                 )
-                .code(Code::UnknownStrat),
+                .code(Code::UnknownStrat)
+                .cause(Cause {
+                    strat: r.index,
+                    count: Some(count),
+                    ..Cause::default()
+                }),
             ),
         }
     }
@@ -92,7 +97,8 @@ pub(super) fn apply_strats(
             "the scene makes {} strats (the base's {count} and {copies} copies); a level written back holds at most {MAX_STRATS}",
             count + copies
         ))
-        .code(Code::LevelSize));
+        .code(Code::LevelSize)
+        .cause(Cause::too_many(count + copies, MAX_STRATS)));
     }
 
     let map = level.map_mut().expect("cloned from the base");
@@ -140,8 +146,8 @@ pub(super) fn apply_strats(
 /// the scene in all: each copy of a strat gets pool entries of its own, so a few copies of a
 /// strat of many parameters would make a pool of gigabytes.
 fn appending(report: &ChangeReport, n: usize) -> Result<(), GltfToWadError> {
-    let appended = (report.parameters_appended + n) as u64;
-    if appended <= MAX_STRAT_REFERENCES {
+    let appended = report.parameters_appended + n;
+    if appended as u64 <= MAX_STRAT_REFERENCES {
         return Ok(());
     }
     Err(GltfToWadError::level(format!(
@@ -149,7 +155,8 @@ fn appending(report: &ChangeReport, n: usize) -> Result<(), GltfToWadError> {
          and each changed shared one's are entries of its own); at most {MAX_STRAT_REFERENCES} \
          are appended"
     ))
-    .code(Code::LevelSize))
+    .code(Code::LevelSize)
+    .cause(Cause::too_many(appended, MAX_STRAT_REFERENCES as usize)))
 }
 
 /// The base's strat `i` as its node gives it.
@@ -291,7 +298,7 @@ fn read_node<'a>(
 ) -> Result<Given<'a>, Vec<GltfToWadError>> {
     let culprit = node.culprit();
     let mut errors = Vec::new();
-    let mut fields = Fields::of(node, &culprit, format!("strat {i}"), &mut errors);
+    let mut fields = Fields::of(node, &culprit, Record::Strat(i), &mut errors);
     let mut r = *base;
     if let Some(v) = fields.list("rotation", Some(3), U16) {
         r.rotation = [0, 1, 2].map(|k| v[k] as u16);
@@ -328,7 +335,7 @@ fn read_node<'a>(
         .list("parameters", Some(r.parameter_count as usize), U32_OR_I32)
         .map(|v| v.into_iter().map(|p| p as u32).collect());
 
-    let placed = placement(node, &culprit, &format!("strat {i}"), base.rotation, report);
+    let placed = placement(node, &culprit, Record::Strat(i), base.rotation, report);
     let (position, turn) = match placed {
         Ok(p) => p,
         Err(e) => {
@@ -355,7 +362,7 @@ fn read_node<'a>(
 pub(super) fn placement(
     node: &Node,
     culprit: &NodeRef,
-    what: &str,
+    what: Record,
     rotation: [u16; 3],
     report: &mut ChangeReport,
 ) -> Result<([i32; 3], u16), Vec<GltfToWadError>> {
@@ -376,7 +383,8 @@ pub(super) fn placement(
                     rotation[0], rotation[2]
                 ),
             )
-            .code(Code::StratTilted),
+            .code(Code::StratTilted)
+            .cause(what.cause()),
         );
     }
     let x_axis = turned * Vec3::X;
@@ -393,7 +401,8 @@ pub(super) fn placement(
                     "{what} stands at {translation}, past what its 20.12 position holds (±524,288 units)"
                 ),
             )
-            .code(Code::StratField),
+            .code(Code::StratField)
+            .cause(what.cause()),
         );
     }
     match errors.is_empty() {
@@ -423,7 +432,7 @@ fn quoted(value: &Value) -> String {
 pub(super) struct Fields<'a> {
     pub extras: Option<&'a Value>,
     pub culprit: &'a NodeRef,
-    pub what: String,
+    pub what: Record,
     pub errors: &'a mut Vec<GltfToWadError>,
 }
 
@@ -432,7 +441,7 @@ impl<'a> Fields<'a> {
     pub fn of(
         node: &'a Node,
         culprit: &'a NodeRef,
-        what: String,
+        what: Record,
         errors: &'a mut Vec<GltfToWadError>,
     ) -> Fields<'a> {
         Fields {
@@ -458,7 +467,12 @@ impl<'a> Fields<'a> {
                     quoted(value)
                 ),
             )
-            .code(Code::StratField),
+            .code(Code::StratField)
+            .cause(Cause {
+                field: Some(key.to_string()),
+                value: integer_in(value),
+                ..self.what.cause()
+            }),
         );
     }
 

@@ -9,7 +9,7 @@ use glam::{DAffine3, Mat4};
 use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::{collision_from_node, EditedCollision, GivenPolygon};
 use super::colours::{colours_differ, corner_colours, vertex_colours};
-use super::error::GltfToWadError;
+use super::error::{Cause, GltfToWadError};
 use super::model::{build_model, face_edits, matches_model, ModelSource, POSITION_TOLERANCE};
 use super::motion::{motion, moved_collision, to_mat4, Motion, FIT_TOLERANCE};
 use super::new_geometry::{NewCollision, NewGeometry};
@@ -17,7 +17,7 @@ use super::nodes::{placement, says_no_collision};
 use super::parts::Part;
 use super::report::{ChangeReport, TileEdit};
 use super::scene::Scene;
-use crate::game::cells::tile_cell;
+use crate::game::cells::{loader_col_row, tile_cell};
 use crate::geometry::decode_collision_polygon;
 use crate::gltf::fit::Fitter;
 use crate::gltf::read::Triangles;
@@ -143,7 +143,12 @@ impl Conversion<'_> {
                     position[0], -position[2]
                 ),
             )
-    .code(Code::TileOutsideGrid));
+            .code(Code::TileOutsideGrid)
+            .cause(Cause {
+                cell: Some(loader_col_row(tile.float.position).into()),
+                grid: Some([w, h]),
+                ..Cause::default()
+            }));
         }
 
         let grid = (base_map.width, base_map.height);

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::error::GltfToWadError;
+use super::error::{Cause, GltfToWadError, Record};
 use super::nodes::role;
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
@@ -55,7 +55,12 @@ pub(super) fn apply_waypoints(
                     &node.culprit(),
                     format!("names a waypoint the base level does not have ({count} waypoints)"),
                 )
-                .code(Code::UnknownWaypoint),
+                .code(Code::UnknownWaypoint)
+                .cause(Cause {
+                    waypoint: r.index,
+                    count: Some(count),
+                    ..Cause::default()
+                }),
             ),
         }
     }
@@ -65,7 +70,8 @@ pub(super) fn apply_waypoints(
             "the scene makes {} waypoints (the base's {count} and {copies} copies); a level written back holds at most {MAX_WAYPOINTS}",
             count + copies
         ))
-        .code(Code::LevelSize));
+        .code(Code::LevelSize)
+        .cause(Cause::too_many(count + copies, MAX_WAYPOINTS)));
     }
 
     let mut written = Vec::with_capacity(count + copies);
@@ -157,9 +163,9 @@ fn read_node(
     report: &mut ChangeReport,
 ) -> Result<Waypoint, Vec<GltfToWadError>> {
     let culprit = node.culprit();
-    let what = format!("waypoint {i}");
+    let what = Record::Waypoint(i);
     let mut errors = Vec::new();
-    let mut fields = Fields::of(node, &culprit, what.clone(), &mut errors);
+    let mut fields = Fields::of(node, &culprit, what, &mut errors);
     let mut w = *base;
     if let Some(v) = fields.whole("next", U32) {
         w.next = v as u32;
@@ -177,7 +183,7 @@ fn read_node(
         w.unknown_1a = [0, 1].map(|k| v[k] as u32);
     }
     // The node's place and turn win where they are no longer what export wrote.
-    match placement(node, &culprit, &what, w.rotation, report) {
+    match placement(node, &culprit, what, w.rotation, report) {
         Ok((position, turn)) => {
             if position != base.position {
                 w.position = position;

@@ -1,11 +1,11 @@
 //! The zones: each cell's zone from the Zones mesh, and the zone masks from the scene's extras.
 
 use super::attributes::per_triangle;
-use super::error::GltfToWadError;
+use super::error::{Cause, GltfToWadError};
 use super::report::ChangeReport;
 use super::scene::{Node, Scene};
 use crate::codes::Code;
-use crate::gltf::read::number;
+use crate::gltf::read::integer_in;
 use crate::level::map::REGION_COUNT;
 use crate::level::Level;
 
@@ -43,7 +43,11 @@ pub(super) fn apply_zones(
                 vec![t],
                 format!("zone {zone} is not 0 to 31"),
             )
-            .code(Code::ZoneNumber));
+            .code(Code::ZoneNumber)
+            .cause(Cause {
+                value: Some(zone),
+                ..Cause::default()
+            }));
         }
         if *slot != zone as u32 {
             *slot = zone as u32;
@@ -68,12 +72,19 @@ pub(super) fn apply_zone_masks(
     let Some(regions) = ours["regions"].as_array() else {
         return Ok(());
     };
-    let refuse = |message: String| Err(GltfToWadError::level(message).code(Code::ZoneMask));
+    let refuse = |message: String, cause: Cause| {
+        Err(GltfToWadError::level(message)
+            .code(Code::ZoneMask)
+            .cause(cause))
+    };
     if regions.len() > REGION_COUNT {
-        return refuse(format!(
-            "the scene's extras list {} zones; the zone table holds at most {REGION_COUNT}",
-            regions.len()
-        ));
+        return refuse(
+            format!(
+                "the scene's extras list {} zones; the zone table holds at most {REGION_COUNT}",
+                regions.len()
+            ),
+            Cause::too_many(regions.len(), REGION_COUNT),
+        );
     }
     let map = level.map_mut().expect("checked by the caller");
     for (k, (region, value)) in map.regions.iter_mut().zip(regions).enumerate() {
@@ -82,12 +93,18 @@ pub(super) fn apply_zone_masks(
             continue;
         }
         let (Some(mask), Some(val)) = (integer_in::<u32>(mask), integer_in::<i32>(val)) else {
-            return refuse(format!(
-                "zone {k}: mask {mask} and value {val} must be whole numbers, the mask 0 to {} and the value {} to {}",
-                u32::MAX,
-                i32::MIN,
-                i32::MAX
-            ));
+            return refuse(
+                format!(
+                    "zone {k}: mask {mask} and value {val} must be whole numbers, the mask 0 to {} and the value {} to {}",
+                    u32::MAX,
+                    i32::MIN,
+                    i32::MAX
+                ),
+                Cause {
+                    zone: Some(k),
+                    ..Cause::default()
+                },
+            );
         };
         if (mask, val) != (region.mask, region.value) {
             region.mask = mask;
@@ -96,11 +113,4 @@ pub(super) fn apply_zone_masks(
         }
     }
     Ok(())
-}
-
-/// A whole number of type `T` however a tool wrote it (a number, or a string of one), None for
-/// anything else: a fraction, NaN, a number `T` cannot hold.
-fn integer_in<T: TryFrom<i64>>(value: &serde_json::Value) -> Option<T> {
-    let v = number(value).filter(|v| v.fract() == 0.0 && v.abs() < 2f64.powi(63))?;
-    T::try_from(v as i64).ok()
 }

@@ -38,6 +38,13 @@ pub fn number(value: &serde_json::Value) -> Option<f64> {
     }
 }
 
+/// A whole number of type `T` however a tool wrote it (a number, or a string of one), None for
+/// anything else: a fraction, NaN, a number `T` cannot hold.
+pub fn integer_in<T: TryFrom<i64>>(value: &serde_json::Value) -> Option<T> {
+    let v = number(value).filter(|v| v.fract() == 0.0 && v.abs() < 2f64.powi(63))?;
+    T::try_from(v as i64).ok()
+}
+
 /// Parses a Python literal as `repr` writes it (dicts, lists, tuples, strings, integers,
 /// floats, `True`, `False`, `None`) into JSON. None for anything else.
 pub fn python_literal(text: &str) -> Option<serde_json::Value> {

@@ -27,7 +27,7 @@ use container::{check_attribute_indices, check_images_and_extras, parse_json, sp
 use nodes::node_forest;
 
 pub use attributes::{is_mapping_attribute, Triangles};
-pub use extras::{extras_json, number, python_literal, spelled_out};
+pub use extras::{extras_json, integer_in, number, python_literal, spelled_out};
 
 /// Nodes nested deeper than this are refused (a level's glTF nests three deep).
 pub const MAX_NODE_DEPTH: usize = 64;
