@@ -4,7 +4,7 @@
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Protocol, TypeVar, final
+from typing import Any, Literal, Protocol, Self, TypeVar, final
 
 from .answers import (
     BakeReport,
@@ -165,7 +165,7 @@ def fit_light(level: bytes, rays: int = 64) -> LightFit: ...
 @final
 class LightFitting:
     result: LightFit | None
-    def __new__(cls, level: bytes, rays: int = 64) -> LightFitting: ...
+    def __new__(cls, level: bytes, rays: int = 64) -> Self: ...
     def step(self) -> tuple[int, int] | None: ...
 
 def polygon_outlines(level: bytes, polygons: list[tuple[int, int]]) -> list[PolygonOutline | None]: ...
