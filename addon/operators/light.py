@@ -28,6 +28,10 @@ class _Stepped:
     _steps: Generator[tuple[int, int], None, Any] | None = None
     _timer = None
 
+    @classmethod
+    def poll(cls, context):
+        return level_scene.has_level(context.scene)
+
     def steps(self, context) -> Generator[tuple[int, int], None, Any] | None:
         """The work's steps, or None with the reason reported."""
         raise NotImplementedError
@@ -107,10 +111,6 @@ class LLAMAWAD_OT_bake_light(_Stepped, bpy.types.Operator):
     failed = "Not baked"
     stopped = "Bake stopped: the colours are as they were"
 
-    @classmethod
-    def poll(cls, context):
-        return level_scene.has_level(context.scene)
-
     def steps(self, context):
         objects = light.targets(context, self.whole_level)
         if not objects:
@@ -139,10 +139,6 @@ class LLAMAWAD_OT_fit_light(_Stepped, bpy.types.Operator):
     doing = "Fitting lighting"
     failed = "No fit"
     stopped = "Fit stopped: the light is as it was"
-
-    @classmethod
-    def poll(cls, context):
-        return level_scene.has_level(context.scene)
 
     def steps(self, context):
         return light.fitting(context)

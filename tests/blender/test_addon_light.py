@@ -190,6 +190,17 @@ def mesh_colours() -> dict[str, list]:
     return out
 
 
+def stepped(steps):
+    """Each step's progress of a stepped job (``light.baking``, ``light.fitting``), and what it
+    returns."""
+    seen = []
+    while True:
+        try:
+            seen.append(next(steps))
+        except StopIteration as finished:
+            return seen, finished.value
+
+
 def test_a_bake_goes_a_step_at_a_time_and_one_stopped_leaves_the_scene_as_it_was(level, monkeypatch):
     """The panel's bake runs step by step (progress in the status bar, Esc between steps): the
     steps cover every point, and a bake stopped after its first leaves every colour as it was;
@@ -204,14 +215,7 @@ def test_a_bake_goes_a_step_at_a_time_and_one_stopped_leaves_the_scene_as_it_was
     assert done == 256 < total
     steps.close()
     assert mesh_colours() == before
-    seen = []
-    steps = light.baking(bpy.context, objects)
-    while True:
-        try:
-            seen.append(next(steps))
-        except StopIteration as finished:
-            baked = finished.value
-            break
+    seen, baked = stepped(light.baking(bpy.context, objects))
     assert [d for d, _ in seen] == [min(k + 256, total) for k in range(0, total, 256)]
     assert baked.vertices == total and mesh_colours() != before
     stepped = mesh_colours()
@@ -234,14 +238,7 @@ def test_a_fit_goes_a_step_at_a_time_and_one_stopped_leaves_the_light_as_it_was(
     assert 0 < done < total
     steps.close()
     assert tuple(props.light_sun_direction) == before
-    seen = []
-    steps = light.fitting(bpy.context)
-    while True:
-        try:
-            seen.append(next(steps))
-        except StopIteration as finished:
-            found = finished.value
-            break
+    seen, found = stepped(light.fitting(bpy.context))
     assert len(seen) > 10 and all(a[0] < b[0] for a, b in zip(seen, seen[1:]))
     stepped = tuple(props.light_sun_direction)
     assert stepped != before
