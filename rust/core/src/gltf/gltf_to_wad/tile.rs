@@ -8,8 +8,8 @@ use glam::{DAffine3, Mat4};
 
 use super::attributes::{face_flags, node_triangles, per_triangle};
 use super::collision::{collision_from_node, EditedCollision, GivenPolygon};
-use super::colours::{colours_differ, corner_colours, vertex_colours};
-use super::error::{Cause, GltfToWadError};
+use super::colours::{colours_differ, corner_colours, vertex_colours, CornerColour};
+use super::error::{Cause, GltfToWadError, NodeRef};
 use super::model::{build_model, face_edits, matches_model, ModelSource, POSITION_TOLERANCE};
 use super::motion::{motion, moved_collision, to_mat4, Motion, FIT_TOLERANCE};
 use super::new_geometry::{NewCollision, NewGeometry};
@@ -22,7 +22,8 @@ use crate::geometry::decode_collision_polygon;
 use crate::gltf::fit::Fitter;
 use crate::gltf::read::Triangles;
 use crate::gltf::shown_position;
-use crate::level::{Level, Model};
+use crate::level::map::Rgba;
+use crate::level::{Level, Map, Model, Tile};
 use crate::raw::CollisionPolygon;
 
 /// The state of one conversion: the level being written and what it gains.
@@ -124,37 +125,134 @@ impl Conversion<'_> {
             None => &part.tris,
         };
 
-        let (position, rotation) = placement(&frame, &culprit)?;
-        let mut tile = base_tile.clone();
-        // Against the base as the glTF shows it (a stored NaN shows as 0 and stays stored).
-        let shown = shown_position(base_tile.float.position);
-        let moved = (0..3).any(|k| (position[k] - shown[k]).abs() > POSITION_TOLERANCE)
-            || rotation != base_tile.float.rotation % 4096;
-        if moved || copy {
-            tile.set_placement(position, rotation);
-            follow_swap(&mut tile, base_tile, base_map);
-        }
-        if tile_cell(&tile, base_map.width, base_map.height).is_none() {
-            let (w, h) = (base_map.width, base_map.height);
-            return Err(GltfToWadError::node(
-                &culprit,
-                format!(
-                    "stands at x {:.2}, z {:.2}, outside the {w}×{h} grid; move it inside (0 ≤ x < {w}, 0 ≤ z < {h})",
-                    position[0], -position[2]
-                ),
-            )
-            .code(Code::TileOutsideGrid)
-            .cause(Cause {
-                cell: Some(loader_col_row(tile.float.position).into()),
-                grid: Some([w, h]),
-                ..Cause::default()
-            }));
+        let (tile, moved) = placed(base_tile, base_map, &frame, copy, &culprit)?;
+        let given = self.given_collision(scene, part, &frame, base_model)?;
+        let TileCollision {
+            collision,
+            followed: collision_followed,
+            kept: collision_kept,
+        } = self.tile_collision(i, given, motion, base_model, &culprit)?;
+        if !geometry_same && far_from_origin(tris, &frame) {
+            if !copy {
+                // What its faces' collision did, though other tiles draw them now.
+                self.report_collision(i, collision_followed, collision_kept);
+            }
+            let collision = collision.as_ref().unwrap_or(&base_model.collision);
+            return Ok(Some(self.retile(part, tris, frame, collision)));
         }
 
+        let painted = painted(tris, &flags, base_tile, base_model);
+        // Corners of one vertex painted apart need vertices of their own: a new model. (A model
+        // built anew splits them anyway.)
+        let painted_apart =
+            geometry_same && colours_differ(&painted.corners, &painted.vertex_of_corner);
+        let mut edits = if geometry_same {
+            Vec::new()
+        } else {
+            face_edits(tris, base_model, &flags, &textures, &self.fitter.entries)
+        };
+        if painted_apart {
+            edits.push(TileEdit::ColoursApart);
+        }
+        if collision.is_some() {
+            edits.push(TileEdit::Collision);
+        }
+        let geometry_same = geometry_same && !painted_apart;
+        let faces = TileFaces {
+            tris,
+            flags: &flags,
+            textures: &textures,
+            geometry_same,
+        };
+        let (model_index, colours, fitted) =
+            self.model_and_colours(part, faces, &painted, collision)?;
+
+        let written = Written {
+            model_index,
+            colours,
+            moved,
+            edits,
+            fitted,
+        };
+        let index = self.write_tile(part, tile, base_tile.model_index, written);
+        self.report_collision(index, collision_followed, collision_kept);
+        Ok(None)
+    }
+
+    /// The tile's model and colours: the base model (its copy with the tile's collision where
+    /// that changed) where its faces are the base's, else one built from them; whether texture
+    /// entries were fitted.
+    fn model_and_colours(
+        &mut self,
+        part: &Part<'_>,
+        faces: TileFaces<'_>,
+        painted: &Painted,
+        collision: Option<[Vec<CollisionPolygon>; 3]>,
+    ) -> Result<(u32, Vec<Rgba>, bool), GltfToWadError> {
+        let TileFaces {
+            tris,
+            flags,
+            textures,
+            geometry_same,
+        } = faces;
+        let base_tile = &self.base.map().expect("checked by gltf_to_wad").tiles[part.tile];
+        let base_model = &self.base.trak().expect("checked by gltf_to_wad").models
+            [base_tile.model_index as usize];
+        Ok(if geometry_same {
+            let colours = vertex_colours(
+                &painted.corners,
+                &painted.vertex_of_corner,
+                base_model.vertices.len(),
+                painted.frames,
+                Some(&base_tile.colours),
+            );
+            let model_index = match collision {
+                None => base_tile.model_index,
+                Some(groups) => {
+                    let mut model = base_model.clone();
+                    model.collision = groups;
+                    self.add_model(base_tile.model_index, model)
+                }
+            };
+            (model_index, colours, false)
+        } else {
+            let source = ModelSource {
+                tris,
+                flags,
+                textures,
+                culprit: &part.node.culprit(),
+                object: &part.node.raw_name(),
+                base: Some(base_model),
+                frames: painted.frames,
+            };
+            let built = build_model(source, &mut self.fitter, &mut self.report)
+                .map_err(|e| e.in_source_faces(tris))?;
+            let mut model = built.model;
+            model.collision = collision.unwrap_or_else(|| base_model.collision.clone());
+            let fitted = built.fitted > 0;
+            (
+                self.add_model(base_tile.model_index, model),
+                built.colours,
+                fitted,
+            )
+        })
+    }
+
+    /// The collision the tile's node gives: unchanged, or edited (the polygons and how many
+    /// changed), compared in the frame of its faces and, where it moved, of where it now stands.
+    fn given_collision(
+        &self,
+        scene: &Scene,
+        part: &Part<'_>,
+        frame: &Mat4,
+        base_model: &Model,
+    ) -> Result<Given, GltfToWadError> {
+        let (copy, culprit) = (part.copy, part.node.culprit());
+        let base_map = self.base.map().expect("checked by gltf_to_wad");
         let grid = (base_map.width, base_map.height);
-        let given = match part.collision {
+        Ok(match part.collision {
             // Marked as decoration: whatever collision it came with, it has none.
-            _ if says_no_collision(node) => match base_model.collision_count() {
+            _ if says_no_collision(part.node) => match base_model.collision_count() {
                 0 => Given::Unchanged,
                 n => Given::Edited((Default::default(), n)),
             },
@@ -169,7 +267,7 @@ impl Conversion<'_> {
                 // tile now stands in (where it is unchanged, it moved with the tile).
                 match edited(&part.frame)? {
                     None => Given::Unchanged,
-                    Some(_) if frame != part.frame => match edited(&frame)? {
+                    Some(_) if *frame != part.frame => match edited(frame)? {
                         None => Given::Unchanged,
                         Some(groups) => Given::Edited(groups),
                     },
@@ -183,18 +281,30 @@ impl Conversion<'_> {
                 Given::Edited((Default::default(), base_model.collision_count()))
             }
             None => Given::Unchanged,
-        };
-        let mut collision_followed = false;
-        let mut collision_kept = false;
+        })
+    }
+
+    /// The tile's collision as written: as given where edited, else following its faces (moved
+    /// whole, or copied by a modifier), else None (the model's own); whether it followed its
+    /// faces, or was kept where faces were reshaped.
+    fn tile_collision(
+        &mut self,
+        i: usize,
+        given: Given,
+        motion: Motion,
+        base_model: &Model,
+        culprit: &NodeRef,
+    ) -> Result<TileCollision, GltfToWadError> {
+        let (mut followed, mut kept) = (false, false);
         let collision = match (given, motion) {
             (Given::Edited((groups, changed)), _) => {
                 self.report.collision_polygons_changed += changed;
                 Some(groups)
             }
             (Given::Unchanged, Motion::Whole(t)) if base_model.collision_count() > 0 => {
-                collision_followed = true;
+                followed = true;
                 self.report.collision_polygons_changed += base_model.collision_count();
-                Some(moved_collision(base_model, &t, &culprit)?)
+                Some(moved_collision(base_model, &t, culprit)?)
             }
             (Given::Unchanged, Motion::Copies(ts)) if base_model.collision_count() > 0 => {
                 self.report.collision_copied.push(i);
@@ -203,7 +313,7 @@ impl Conversion<'_> {
                     let moved = if t.abs_diff_eq(DAffine3::IDENTITY, FIT_TOLERANCE) {
                         base_model.collision.clone()
                     } else {
-                        moved_collision(base_model, t, &culprit)?
+                        moved_collision(base_model, t, culprit)?
                     };
                     for (group, polygons) in groups.iter_mut().zip(moved) {
                         group.extend(polygons);
@@ -214,88 +324,38 @@ impl Conversion<'_> {
                 Some(groups)
             }
             (Given::Unchanged, Motion::Reshaped) => {
-                collision_kept = base_model.collision_count() > 0;
+                kept = base_model.collision_count() > 0;
                 None
             }
             (Given::Unchanged, _) => None,
         };
-        if !geometry_same && far_from_origin(tris, &frame) {
-            if !copy {
-                // What its faces' collision did, though other tiles draw them now.
-                self.report_collision(i, collision_followed, collision_kept);
-            }
-            let collision = collision.as_ref().unwrap_or(&base_model.collision);
-            return Ok(Some(self.retile(part, tris, frame, collision)));
-        }
+        Ok(TileCollision {
+            collision,
+            followed,
+            kept,
+        })
+    }
 
-        let nv_base = base_model.vertices.len();
-        let frames = base_tile
-            .colours
-            .len()
-            .checked_div(nv_base)
-            .unwrap_or(1)
-            .max(1);
-        let corners = corner_colours(tris, frames, &flags);
-        // Matched triangles all carry vertex indices; a model without faces has no corners.
-        let vertex_of_corner: Vec<usize> = tris
-            .scalar("VERTEX")
-            .unwrap_or(&[])
-            .iter()
-            .map(|&v| v.round() as usize)
-            .collect();
-        // Corners of one vertex painted apart need vertices of their own: a new model. (A model
-        // built anew splits them anyway.)
-        let painted_apart = geometry_same && colours_differ(&corners, &vertex_of_corner);
-        let mut edits = if geometry_same {
-            Vec::new()
-        } else {
-            face_edits(tris, base_model, &flags, &textures, &self.fitter.entries)
-        };
-        if painted_apart {
-            edits.push(TileEdit::ColoursApart);
-        }
-        if collision.is_some() {
-            edits.push(TileEdit::Collision);
-        }
-        let geometry_same = geometry_same && !painted_apart;
-        let mut fitted = false;
-        let (model_index, colours) = if geometry_same {
-            let colours = vertex_colours(
-                &corners,
-                &vertex_of_corner,
-                nv_base,
-                frames,
-                Some(&base_tile.colours),
-            );
-            let model_index = match collision {
-                None => base_tile.model_index,
-                Some(groups) => {
-                    let mut model = base_model.clone();
-                    model.collision = groups;
-                    self.add_model(base_tile.model_index, model)
-                }
-            };
-            (model_index, colours)
-        } else {
-            let source = ModelSource {
-                tris,
-                flags: &flags,
-                textures: &textures,
-                culprit: &culprit,
-                object: &node.raw_name(),
-                base: Some(base_model),
-                frames,
-            };
-            let built = build_model(source, &mut self.fitter, &mut self.report)
-                .map_err(|e| e.in_source_faces(tris))?;
-            fitted = built.fitted > 0;
-            let mut model = built.model;
-            model.collision = collision.unwrap_or_else(|| base_model.collision.clone());
-            (self.add_model(base_tile.model_index, model), built.colours)
-        };
-
+    /// The tile written (in place, or appended for a copy) with its model and colours, and what
+    /// changed reported; its index.
+    fn write_tile(
+        &mut self,
+        part: &Part<'_>,
+        mut tile: Tile,
+        base_model: u32,
+        written: Written,
+    ) -> usize {
+        let Written {
+            model_index,
+            colours,
+            moved,
+            edits,
+            fitted,
+        } = written;
+        let (i, copy) = (part.tile, part.copy);
+        let base_tile = &self.base.map().expect("checked by gltf_to_wad").tiles[i];
         let report = &mut self.report;
-        if model_index != base_tile.model_index {
+        if model_index != base_model {
             follow_model(&mut tile, model_index);
             tile.model_index = model_index;
             tile.float.model = model_index;
@@ -306,7 +366,7 @@ impl Conversion<'_> {
         let recoloured = colours != base_tile.colours;
         if recoloured {
             tile.colours = colours;
-            if model_index == base_tile.model_index && !copy {
+            if model_index == base_model && !copy {
                 report.tiles_recoloured.push(i);
             }
         }
@@ -326,15 +386,14 @@ impl Conversion<'_> {
             map.tiles[i] = tile;
             i
         };
-        report.sources.push((index, node.raw_name()));
-        if model_index != base_tile.model_index {
+        report.sources.push((index, part.node.raw_name()));
+        if model_index != base_model {
             report.tile_edits.push((index, edits));
         }
         if fitted {
             report.tiles_fitted.push(index);
         }
-        self.report_collision(index, collision_followed, collision_kept);
-        Ok(None)
+        index
     }
 
     fn report_collision(&mut self, tile: usize, followed: bool, kept: bool) {
@@ -390,6 +449,101 @@ impl Conversion<'_> {
 /// How far (units, x or z) a face's centre may lie from its tile's origin and still be drawn
 /// from the tile's cell: the original levels' models reach 2.4 (note 001 §1).
 const DRAWN_FROM_CELL: f32 = 2.5;
+
+/// The base tile placed where the node's frame puts it (moved, or a copy); refused outside the
+/// grid. Whether it moved.
+fn placed(
+    base_tile: &Tile,
+    base_map: &Map,
+    frame: &Mat4,
+    copy: bool,
+    culprit: &NodeRef,
+) -> Result<(Tile, bool), GltfToWadError> {
+    let (position, rotation) = placement(frame, culprit)?;
+    let mut tile = base_tile.clone();
+    // Against the base as the glTF shows it (a stored NaN shows as 0 and stays stored).
+    let shown = shown_position(base_tile.float.position);
+    let moved = (0..3).any(|k| (position[k] - shown[k]).abs() > POSITION_TOLERANCE)
+        || rotation != base_tile.float.rotation % 4096;
+    if moved || copy {
+        tile.set_placement(position, rotation);
+        follow_swap(&mut tile, base_tile, base_map);
+    }
+    if tile_cell(&tile, base_map.width, base_map.height).is_none() {
+        let (w, h) = (base_map.width, base_map.height);
+        return Err(GltfToWadError::node(
+                culprit,
+                format!(
+                    "stands at x {:.2}, z {:.2}, outside the {w}×{h} grid; move it inside (0 ≤ x < {w}, 0 ≤ z < {h})",
+                    position[0], -position[2]
+                ),
+            )
+            .code(Code::TileOutsideGrid)
+            .cause(Cause {
+                cell: Some(loader_col_row(tile.float.position).into()),
+                grid: Some([w, h]),
+                ..Cause::default()
+            }));
+    }
+    Ok((tile, moved))
+}
+
+/// A tile's corner colours as its faces carry them, in as many sets as the base tile has, and
+/// the base vertex each corner is.
+struct Painted {
+    frames: usize,
+    corners: Vec<CornerColour>,
+    vertex_of_corner: Vec<usize>,
+}
+
+fn painted(
+    tris: &Triangles,
+    flags: &[Option<u16>],
+    base_tile: &Tile,
+    base_model: &Model,
+) -> Painted {
+    let frames = base_tile
+        .colours
+        .len()
+        .checked_div(base_model.vertices.len())
+        .unwrap_or(1)
+        .max(1);
+    Painted {
+        frames,
+        corners: corner_colours(tris, frames, flags),
+        // Matched triangles all carry vertex indices; a model without faces has no corners.
+        vertex_of_corner: tris
+            .scalar("VERTEX")
+            .unwrap_or(&[])
+            .iter()
+            .map(|&v| v.round() as usize)
+            .collect(),
+    }
+}
+
+/// A tile's faces as its node gives them, and whether they are its base model's.
+struct TileFaces<'t> {
+    tris: &'t Triangles,
+    flags: &'t [Option<u16>],
+    textures: &'t [Option<i64>],
+    geometry_same: bool,
+}
+
+/// A tile's collision as written, and how it came to be.
+struct TileCollision {
+    collision: Option<[Vec<CollisionPolygon>; 3]>,
+    followed: bool,
+    kept: bool,
+}
+
+/// What a tile is written with.
+struct Written {
+    model_index: u32,
+    colours: Vec<Rgba>,
+    moved: bool,
+    edits: Vec<TileEdit>,
+    fitted: bool,
+}
 
 /// Whether a face of `tris` (in `frame`) has its centre farther from the frame's origin than
 /// the original levels' models reach: the game would draw it from a cell it does not lie in.
