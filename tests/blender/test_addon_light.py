@@ -190,7 +190,7 @@ def mesh_colours() -> dict[str, list]:
     return out
 
 
-def stepped(steps):
+def run_steps(steps):
     """Each step's progress of a stepped job (``light.baking``, ``light.fitting``), and what it
     returns."""
     seen = []
@@ -215,7 +215,7 @@ def test_a_bake_goes_a_step_at_a_time_and_one_stopped_leaves_the_scene_as_it_was
     assert done == 256 < total
     steps.close()
     assert mesh_colours() == before
-    seen, baked = stepped(light.baking(bpy.context, objects))
+    seen, baked = run_steps(light.baking(bpy.context, objects))
     assert [d for d, _ in seen] == [min(k + 256, total) for k in range(0, total, 256)]
     assert baked.vertices == total and mesh_colours() != before
     stepped = mesh_colours()
@@ -238,7 +238,7 @@ def test_a_fit_goes_a_step_at_a_time_and_one_stopped_leaves_the_light_as_it_was(
     assert 0 < done < total
     steps.close()
     assert tuple(props.light_sun_direction) == before
-    seen, found = stepped(light.fitting(bpy.context))
+    seen, found = run_steps(light.fitting(bpy.context))
     assert len(seen) > 10 and all(a[0] < b[0] for a, b in zip(seen, seen[1:]))
     stepped = tuple(props.light_sun_direction)
     assert stepped != before
