@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use glam::Vec3;
 
 use super::attributes::{integer, FILE_CORNER};
-use super::colours::{corner_colours, same_colour, vertex_colours};
+use super::colours::{corner_colours, same_colour, vertex_colours, CornerColour};
 use super::error::{Cause, GltfToWadError, NodeRef};
 use super::look::{export_uvs, needs_fit, page_material};
 use super::recut::recut_quads;
@@ -230,26 +230,7 @@ pub(super) fn build_model(
         report,
     )?;
     let entries = &fitter.entries;
-    let out_of_range: Vec<usize> = (0..tris.count())
-        .filter(|&t| textures[t].is_some_and(|i| i < 0 || i as usize >= entries.len()))
-        .collect();
-    if let Some(&first) = out_of_range.first() {
-        let entry = textures[first].unwrap_or(0);
-        return Err(GltfToWadError::faces(
-            culprit,
-            out_of_range,
-            format!(
-                "texture entry {entry} does not exist: the level's table has entries 0 to {}",
-                entries.len().saturating_sub(1)
-            ),
-        )
-        .code(Code::TextureEntry)
-        .cause(Cause {
-            value: Some(entry),
-            count: Some(entries.len()),
-            ..Cause::default()
-        }));
-    }
+    entries_exist(tris, &textures, entries, culprit)?;
     let face_attr = tris.scalar("FACE");
     let vertex_attr = tris.scalar("VERTEX");
     let base_vertex = |c: usize| vertex_attr.and_then(|a| integer(a[c])).filter(|v| *v >= 0);
@@ -284,13 +265,134 @@ pub(super) fn build_model(
             .find(|&r| (0..3).all(|k| vertices[(k + r) % 3] == Some(face.corners[k] as i64)))
             .map_or(plain, |r| [0, 1, 2].map(|k| plain[(k + r) % 3]))
     };
-    let position = |c: usize| {
-        let p = tris.positions[c];
-        Vec3::new(p.x, p.y, -p.z)
-    };
-    // Vertices: one per position, base vertex and colour asked for; numbered like the base where
-    // they say which base vertex they were, the others after them in order of appearance.
     let corners = corner_colours(tris, frames, &flags);
+    let (positions, vertex_of_corner) =
+        number_vertices(tris, &order, &corner_order, &base_vertex, &corners);
+    let (mut faces, degenerate) = faces_of(
+        tris,
+        &order,
+        &corner_order,
+        &vertex_of_corner,
+        (&flags, &textures),
+    );
+    within_limits(positions.len(), faces.len(), culprit)?;
+    if degenerate > 0 {
+        report.warnings.push(format!(
+            "{culprit}: {degenerate} faces without area were left out"
+        ));
+    }
+    sort_into_batches(&mut faces, entries);
+    let colours = vertex_colours(&corners, &vertex_of_corner, positions.len(), frames, None);
+    Ok(BuiltModel {
+        model: model_of(&positions, faces),
+        colours,
+        fitted: rotation.iter().filter(|r| r.is_some()).count(),
+    })
+}
+
+/// The faces of the triangles in `order`, their corners the vertices of theirs, with their flags
+/// (the batch flag left to the batching), entry and plane; faces without area are left out, and
+/// counted.
+fn faces_of(
+    tris: &Triangles,
+    order: &[usize],
+    corner_order: &dyn Fn(usize) -> [usize; 3],
+    vertex_of_corner: &[usize],
+    (flags, textures): (&[Option<u16>], &[Option<i64>]),
+) -> (Vec<Face>, usize) {
+    let position = |c: usize| export_position(tris, c);
+    let mut faces = Vec::with_capacity(tris.count());
+    let mut degenerate = 0usize;
+    for &t in order {
+        let cs = corner_order(t);
+        let mut ids = [0u16; 3];
+        for (k, &c) in cs.iter().enumerate() {
+            ids[k] = vertex_of_corner[c].min(u16::MAX as usize) as u16;
+        }
+        let plane = face_plane(position(cs[0]), position(cs[1]), position(cs[2]));
+        if plane == [0.0; 4] {
+            degenerate += 1;
+            continue;
+        }
+        faces.push(Face {
+            flags: flags[t].unwrap_or(0) & !face_flags::NEW_BATCH,
+            corners: ids,
+            texture: textures[t].unwrap_or(0) as u16,
+            reserved: 0,
+            plane,
+        });
+    }
+    (faces, degenerate)
+}
+
+/// A model of these vertices and faces: smooth vertex normals, its box about them, no collision.
+fn model_of(positions: &[[f32; 3]], faces: Vec<Face>) -> Model {
+    let normals = smooth_normals(positions, &faces);
+    let (centre, box_corners) = bounding_box(positions, BOX_MARGIN);
+    Model {
+        centre,
+        box_corners,
+        vertices: positions
+            .iter()
+            .zip(normals)
+            .map(|(p, n)| Vertex {
+                position: *p,
+                normal: n,
+            })
+            .collect(),
+        faces,
+        collision: Default::default(),
+        slots: Default::default(),
+    }
+}
+
+/// A corner's position as the model stores it (file space, z negated back).
+fn export_position(tris: &Triangles, c: usize) -> Vec3 {
+    let p = tris.positions[c];
+    Vec3::new(p.x, p.y, -p.z)
+}
+
+/// Refuses faces naming a texture entry the table does not have.
+fn entries_exist(
+    tris: &Triangles,
+    textures: &[Option<i64>],
+    entries: &[TextureEntry],
+    culprit: &NodeRef,
+) -> Result<(), GltfToWadError> {
+    let out_of_range: Vec<usize> = (0..tris.count())
+        .filter(|&t| textures[t].is_some_and(|i| i < 0 || i as usize >= entries.len()))
+        .collect();
+    let Some(&first) = out_of_range.first() else {
+        return Ok(());
+    };
+    let entry = textures[first].unwrap_or(0);
+    Err(GltfToWadError::faces(
+        culprit,
+        out_of_range,
+        format!(
+            "texture entry {entry} does not exist: the level's table has entries 0 to {}",
+            entries.len().saturating_sub(1)
+        ),
+    )
+    .code(Code::TextureEntry)
+    .cause(Cause {
+        value: Some(entry),
+        count: Some(entries.len()),
+        ..Cause::default()
+    }))
+}
+
+/// The model's vertices, one per position, base vertex and colour asked for (the triangles in
+/// `order`, each's corners in `corner_order`), numbered like the base where they say which base
+/// vertex they were, the others after them in order of appearance; and each corner's vertex.
+fn number_vertices(
+    tris: &Triangles,
+    order: &[usize],
+    corner_order: &dyn Fn(usize) -> [usize; 3],
+    base_vertex: &dyn Fn(usize) -> Option<i64>,
+    corners: &[CornerColour],
+) -> (Vec<[f32; 3]>, Vec<usize>) {
+    let position = |c: usize| export_position(tris, c);
     // A vertex's place: its position's bits and the base vertex it was.
     type Place = ([u32; 3], Option<i64>);
     let mut colour_groups: HashMap<Place, Vec<[u8; 3]>> = HashMap::new();
@@ -312,7 +414,7 @@ pub(super) fn build_model(
     let mut keys: Vec<([u32; 3], Option<i64>, usize)> = Vec::new();
     let mut key_index: HashMap<([u32; 3], Option<i64>, usize), usize> = HashMap::new();
     let mut key_of_corner = vec![None; tris.positions.len()];
-    for &t in &order {
+    for &t in order {
         for c in corner_order(t) {
             let key = vertex_key(c);
             key_of_corner[c] = Some(key);
@@ -333,80 +435,36 @@ pub(super) fn build_model(
         .map(|&k| keys[k].0.map(f32::from_bits))
         .collect();
     let mut vertex_of_corner = vec![usize::MAX; tris.positions.len()];
-    let mut faces = Vec::with_capacity(tris.count());
-    let mut degenerate = 0usize;
-    for &t in &order {
-        let cs = corner_order(t);
-        let mut ids = [0u16; 3];
-        for (k, &c) in cs.iter().enumerate() {
-            let key = key_of_corner[c].expect("every corner was keyed");
-            let v = vertex_of_key[key_index[&key]];
-            vertex_of_corner[c] = v;
-            ids[k] = v.min(u16::MAX as usize) as u16;
+    for (c, key) in key_of_corner.iter().enumerate() {
+        if let Some(key) = key {
+            vertex_of_corner[c] = vertex_of_key[key_index[key]];
         }
-        let plane = face_plane(position(cs[0]), position(cs[1]), position(cs[2]));
-        if plane == [0.0; 4] {
-            degenerate += 1;
-            continue;
-        }
-        faces.push(Face {
-            flags: flags[t].unwrap_or(0) & !face_flags::NEW_BATCH,
-            corners: ids,
-            texture: textures[t].unwrap_or(0) as u16,
-            reserved: 0,
-            plane,
-        });
     }
-    if positions.len() > MAX_MODEL_VERTICES {
+    (positions, vertex_of_corner)
+}
+
+/// Refuses a model past the vertices the engine transforms or the faces a u16 counts.
+fn within_limits(vertices: usize, faces: usize, culprit: &NodeRef) -> Result<(), GltfToWadError> {
+    if vertices > MAX_MODEL_VERTICES {
         return Err(GltfToWadError::node(
             culprit,
             format!(
                 "has {} vertices; a tile model can have at most {MAX_MODEL_VERTICES}: split it into smaller tiles",
-                positions.len()
+                vertices
             ),
         )
         .code(Code::VertexLimit)
-        .cause(Cause::too_many(positions.len(), MAX_MODEL_VERTICES)));
+        .cause(Cause::too_many(vertices, MAX_MODEL_VERTICES)));
     }
-    if faces.len() > u16::MAX as usize {
+    if faces > u16::MAX as usize {
         return Err(GltfToWadError::node(
             culprit,
-            format!(
-                "has {} faces; a tile model can have at most 65,535",
-                faces.len()
-            ),
+            format!("has {} faces; a tile model can have at most 65,535", faces),
         )
         .code(Code::FaceLimit)
-        .cause(Cause::too_many(faces.len(), u16::MAX as usize)));
+        .cause(Cause::too_many(faces, u16::MAX as usize)));
     }
-    if degenerate > 0 {
-        report.warnings.push(format!(
-            "{culprit}: {degenerate} faces without area were left out"
-        ));
-    }
-    sort_into_batches(&mut faces, entries);
-    let normals = smooth_normals(&positions, &faces);
-    let colours = vertex_colours(&corners, &vertex_of_corner, positions.len(), frames, None);
-    let (centre, box_corners) = bounding_box(&positions, BOX_MARGIN);
-    Ok(BuiltModel {
-        model: Model {
-            centre,
-            box_corners,
-            vertices: positions
-                .iter()
-                .zip(normals)
-                .map(|(p, n)| Vertex {
-                    position: *p,
-                    normal: n,
-                })
-                .collect(),
-            faces,
-            collision: Default::default(),
-            slots: Default::default(),
-        },
-        colours,
-        fitted: rotation.iter().filter(|r| r.is_some()).count(),
-    })
+    Ok(())
 }
 
 /// Faces that need an entry get one fitted to their UVs on their material's page: the entry, its
