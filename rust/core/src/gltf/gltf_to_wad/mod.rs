@@ -49,7 +49,7 @@ use cover::cover;
 use images::{add_new_images, write_page_images};
 use lights::apply_lights;
 use new_geometry::add_new_geometry;
-use nodes::sort_nodes;
+use nodes::{sort_nodes, Nodes};
 use object_models::apply_object_models;
 use parts::claim_parts;
 use scene::Scene;
@@ -149,47 +149,7 @@ fn convert_scene(
         report,
         tile_collision_given: options.tile_collision_given,
     };
-
-    // Every node is tried: a refusal names every culprit, not the first.
-    let mut refused = Vec::new();
-    let claims = claim_parts(scene, &nodes, base_map, &mut refused);
-    for i in (0..base_map.tiles.len()).filter(|&i| !claims.claimed[i]) {
-        c.empty_tile(i);
-    }
-    c.report.warnings.extend(claims.warnings);
-    let mut new_geometry = claims.new_geometry;
-    for part in &claims.parts {
-        match c.tile(scene, part) {
-            Ok(Some(retiled)) => new_geometry.push(retiled),
-            Ok(None) => {}
-            Err(e) => refused.push(e),
-        }
-    }
-    add_new_geometry(
-        scene,
-        &new_geometry,
-        &mut c.level,
-        &mut c.new_models,
-        c.model_count,
-        &mut c.fitter,
-        options.generate_collision,
-        &mut c.report,
-        &mut refused,
-    )?;
-    apply_strats(scene, base, &mut c.level, &mut c.report, &mut refused)?;
-    apply_waypoints(scene, base, &mut c.level, &mut c.report, &mut refused)?;
-    apply_lights(scene, base, &mut c.level, &mut c.report, &mut refused);
-    apply_object_models(
-        scene,
-        base,
-        &mut c.level,
-        &mut c.fitter,
-        &mut c.report,
-        &mut refused,
-    );
-    if let Some(e) = GltfToWadError::all(refused) {
-        return Err(e);
-    }
+    c.read_nodes(scene, &nodes, options)?;
 
     let Conversion {
         mut level,
@@ -198,8 +158,81 @@ fn convert_scene(
         mut report,
         ..
     } = c;
+    append_entries(&mut level, &fitter, &mut report)?;
+    if let Some(node) = nodes.zones {
+        apply_zones(scene, node, &mut level, &mut report)?;
+    }
+    apply_zone_masks(scene, &mut level, &mut report)?;
+    if !new_models.is_empty() {
+        level
+            .trak_mut()
+            .expect("cloned from the base")
+            .models
+            .extend(new_models);
+    }
+    cover(base, &mut level, &mut report)?;
+    report.sort();
+    let check = judge(base, &level, &mut report)?;
+    Ok((level, report, check))
+}
+
+impl Conversion<'_> {
+    /// Every node read back into the level: tiles (a tile without a node emptied), new
+    /// geometry, strats, waypoints, lights and object models. Every node is tried: a refusal
+    /// names every culprit, not the first.
+    fn read_nodes(
+        &mut self,
+        scene: &Scene,
+        nodes: &Nodes<'_>,
+        options: GltfToWadOptions,
+    ) -> Result<(), GltfToWadError> {
+        let base = self.base;
+        let base_map = base.map().expect("checked by convert_scene");
+        let mut refused = Vec::new();
+        let claims = claim_parts(scene, nodes, base_map, &mut refused);
+        for i in (0..base_map.tiles.len()).filter(|&i| !claims.claimed[i]) {
+            self.empty_tile(i);
+        }
+        self.report.warnings.extend(claims.warnings);
+        let mut new_geometry = claims.new_geometry;
+        for part in &claims.parts {
+            match self.tile(scene, part) {
+                Ok(Some(retiled)) => new_geometry.push(retiled),
+                Ok(None) => {}
+                Err(e) => refused.push(e),
+            }
+        }
+        add_new_geometry(
+            scene,
+            &new_geometry,
+            &mut self.level,
+            &mut self.new_models,
+            self.model_count,
+            &mut self.fitter,
+            options.generate_collision,
+            &mut self.report,
+            &mut refused,
+        )?;
+        let (level, report) = (&mut self.level, &mut self.report);
+        apply_strats(scene, base, level, report, &mut refused)?;
+        apply_waypoints(scene, base, level, report, &mut refused)?;
+        apply_lights(scene, base, level, report, &mut refused);
+        apply_object_models(scene, base, level, &mut self.fitter, report, &mut refused);
+        match GltfToWadError::all(refused) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The texture entries fitted to faces appended to the level's table.
+fn append_entries(
+    level: &mut Level,
+    fitter: &Fitter,
+    report: &mut ChangeReport,
+) -> Result<(), GltfToWadError> {
     let appended = fitter.appended().to_vec();
-    check_entry_count(fitter.entries.len(), &mut report)?;
+    check_entry_count(fitter.entries.len(), report)?;
     if !appended.is_empty() {
         let text = level.text_mut().ok_or_else(|| {
             GltfToWadError::level(
@@ -211,39 +244,24 @@ fn convert_scene(
     }
     report.texture_entries_appended = appended.len();
     report.fit = fitter.report();
+    Ok(())
+}
 
-    if let Some(node) = nodes.zones {
-        apply_zones(scene, node, &mut level, &mut report)?;
-    }
-    apply_zone_masks(scene, &mut level, &mut report)?;
-
-    if !new_models.is_empty() {
-        level
-            .trak_mut()
-            .expect("cloned from the base")
-            .models
-            .extend(new_models);
-    }
-    cover(base, &mut level, &mut report)?;
-    report.tiles_moved.sort_unstable();
-    report.tiles_reshaped.sort_unstable();
-    report.tiles_recoloured.sort_unstable();
-    report.tile_edits.sort_unstable();
-    report.collision_followed.sort_unstable();
-    report.collision_copied.sort_unstable();
-    report.collision_kept.sort_unstable();
-    report.strats_removed.sort_unstable();
-
-    // What the game would do with the level: new errors refuse it, new warnings are reported.
-    // An unchanged level is the base, whose problems are all its own.
-    let check = (!report.is_empty()).then(|| crate::game::check_against(&level, base));
+/// What the game would do with the level: new errors refuse it, new warnings are reported. An
+/// unchanged level is the base, whose problems are all its own.
+fn judge(
+    base: &Level,
+    level: &Level,
+    report: &mut ChangeReport,
+) -> Result<Option<Report>, GltfToWadError> {
+    let check = (!report.is_empty()).then(|| crate::game::check_against(level, base));
     let (errors, warnings): (Vec<&Problem>, Vec<&Problem>) = check
         .iter()
         .flat_map(Report::new_problems)
         .partition(|p| p.severity == Severity::Error);
     if !errors.is_empty() {
         let mut errors: Vec<Problem> = errors.into_iter().cloned().collect();
-        causes::attribute(base, &level, &report, &mut errors);
+        causes::attribute(base, level, report, &mut errors);
         return Err(GltfToWadError::rules(
             errors,
             &report.sources,
@@ -255,7 +273,7 @@ fn convert_scene(
             .warnings
             .push(format!("{} ({})", problem.message, problem.code));
     }
-    Ok((level, report, check))
+    Ok(check)
 }
 
 /// The pages' total size as stored in the file.

@@ -162,6 +162,18 @@ pub struct ChangeReport {
 }
 
 impl ChangeReport {
+    /// The lists of tiles and strats in ascending order, however the conversion met them.
+    pub(super) fn sort(&mut self) {
+        self.tiles_moved.sort_unstable();
+        self.tiles_reshaped.sort_unstable();
+        self.tiles_recoloured.sort_unstable();
+        self.tile_edits.sort_unstable();
+        self.collision_followed.sort_unstable();
+        self.collision_copied.sort_unstable();
+        self.collision_kept.sort_unstable();
+        self.strats_removed.sort_unstable();
+    }
+
     pub fn is_empty(&self) -> bool {
         self.tiles_moved.is_empty()
             && self.tiles_reshaped.is_empty()
