@@ -116,7 +116,6 @@ pub(super) fn claim_parts<'a>(
     let mut own = Vec::new();
     let mut joined = Vec::new();
     let mut new_geometry = Vec::new();
-    let mut warnings = Vec::new();
     let mut unread = Vec::new();
     // Faces of tile k a node holds, in k's own frame where the base has it: unmoved since they
     // were joined, they are k's model as it was.
@@ -203,7 +202,21 @@ pub(super) fn claim_parts<'a>(
             });
         }
     }
-    let mut claimed = vec![false; map.tiles.len()];
+    claims_of(own, joined, unread, new_geometry, nodes, map.tiles.len())
+}
+
+/// The parts claimed (each tile's own faces first, then faces joined into other nodes), which
+/// tiles are claimed (a further claim is a copy), and each part's collision node.
+fn claims_of<'a>(
+    own: Vec<Part<'a>>,
+    joined: Vec<Part<'a>>,
+    unread: Vec<usize>,
+    new_geometry: Vec<NewGeometry<'a>>,
+    nodes: &Nodes<'a>,
+    tile_count: usize,
+) -> Claims<'a> {
+    let mut warnings = Vec::new();
+    let mut claimed = vec![false; tile_count];
     for i in unread {
         claimed[i] = true;
     }
