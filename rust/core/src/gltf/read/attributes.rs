@@ -247,14 +247,7 @@ impl Document {
         let Some(position) = prim.get(&Semantic::Positions) else {
             return Err(ReadError::new(format!("primitive {p} has no POSITION")));
         };
-        expect_type(
-            &position,
-            p,
-            "POSITION",
-            &[Dimensions::Vec3],
-            |t, _| t == DataType::F32,
-            "VEC3 FLOAT",
-        )?;
+        vec3_floats(&position, p, "POSITION")?;
         let n = position.count();
         let corners = prim.indices().map_or(n, |acc| acc.count());
         if (before + corners) / 3 > MAX_MESH_TRIANGLES {
@@ -314,14 +307,7 @@ impl Document {
     ) -> Result<(Option<Vec<f32>>, Option<Colours>), ReadError> {
         let p = prim.index();
         if let Some(acc) = prim.get(&Semantic::Normals) {
-            expect_type(
-                &acc,
-                p,
-                "NORMAL",
-                &[Dimensions::Vec3],
-                |t, _| t == DataType::F32,
-                "VEC3 FLOAT",
-            )?;
+            vec3_floats(&acc, p, "NORMAL")?;
             same_count(&acc, p, "NORMAL", n)?;
             bad.check("NORMAL", &self.floats(&acc)?, 3);
         }
@@ -393,6 +379,19 @@ impl Document {
         }
         Ok(customs)
     }
+}
+
+/// POSITION and NORMAL: three floats a vertex.
+fn vec3_floats(acc: &gltf::Accessor, p: usize, semantic: &str) -> Result<(), ReadError> {
+    let is_float = |t: DataType, _| t == DataType::F32;
+    expect_type(
+        acc,
+        p,
+        semantic,
+        &[Dimensions::Vec3],
+        is_float,
+        "VEC3 FLOAT",
+    )
 }
 
 /// COLOR_0's values and how many a vertex has (3 or 4).
